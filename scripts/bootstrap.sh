@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Installs, idempotently, everything a fresh Debian 12 machine lacks to build,
+# run and test foehn: Debian packages (compilers, Open MPI, parallel netCDF/HDF5,
+# pugixml, GoogleTest, ecCodes, CDO/NCO) and a Python venv (.venv) for the tests.
+set -euo pipefail
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+
+apt_packages=(
+  g++ cmake ninja-build gfortran pkg-config
+  openmpi-bin libopenmpi-dev
+  libnetcdf-mpi-dev libhdf5-openmpi-dev netcdf-bin
+  libpugixml-dev libgtest-dev libbenchmark-dev
+  pybind11-dev libeccodes-dev libaec-dev
+  cdo nco
+)
+missing=()
+for p in "${apt_packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "bootstrap: installing Debian packages: ${missing[*]}"
+  sudo_cmd=""
+  [ "$(id -u)" -ne 0 ] && sudo_cmd="sudo"
+  export DEBIAN_FRONTEND=noninteractive
+  $sudo_cmd apt-get update -qq
+  $sudo_cmd apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+venv="$here/.venv"
+python_packages=(numpy mpi4py netCDF4 xarray pytest cfchecker)
+if [ ! -x "$venv/bin/python" ]; then
+  echo "bootstrap: creating Python venv in $venv"
+  python3 -m venv "$venv"
+fi
+if ! "$venv/bin/python" -c "import numpy, mpi4py, netCDF4, xarray, pytest, cfchecker" 2>/dev/null; then
+  echo "bootstrap: installing Python packages: ${python_packages[*]}"
+  "$venv/bin/pip" install -q --disable-pip-version-check "${python_packages[@]}"
+fi

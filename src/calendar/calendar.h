@@ -1,0 +1,113 @@
+// Calendars, dates, durations and exact time arithmetic.
+//
+// Instants are kept as integer microseconds since the calendar's epoch
+// (0001-01-01 00:00:00 of that calendar), never as accumulated floating point.
+#pragma once
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+namespace foehn::calendar {
+
+enum class CalendarType {
+  gregorian,            // CF "standard": Julian before 1582-10-15, Gregorian after
+  proleptic_gregorian,
+  julian,
+  noleap,               // 365_day
+  all_leap,             // 366_day
+  d360,                 // 360_day: 12 months of 30 days
+  none,                 // no dates: only elapsed time (days of 86400 s, no months or years)
+};
+
+// Accepts the XIOS names (Gregorian, ProlepticGregorian, Julian, NoLeap,
+// AllLeap, D360, None) and the CF names (standard, gregorian,
+// proleptic_gregorian, julian, noleap, 365_day, all_leap, 366_day, 360_day,
+// none), case-insensitively. Throws TimeError on anything else.
+CalendarType parse_calendar_type(std::string_view text);
+// The CF name written in the "calendar" attribute.
+std::string cf_calendar_name(CalendarType type);
+
+struct TimeError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+constexpr std::int64_t kMicrosPerSecond = 1'000'000;
+
+struct Date {
+  std::int64_t year = 1;
+  int month = 1, day = 1, hour = 0, minute = 0, second = 0;
+  std::int64_t microsecond = 0;
+  friend bool operator==(const Date&, const Date&) = default;
+};
+
+// "2012-02-27 15:00:00", "2012-02-27 15:00", "2012-02-27", "2012-02-27T15:00:00",
+// with optional fractional seconds ("15:00:00.25"). Field ranges are checked
+// against the calendar by Calendar::validate, not here. Throws TimeError.
+Date parse_date(std::string_view text);
+// "YYYY-MM-DD hh:mm:ss" (fractional seconds appended only when non-zero).
+std::string format_date(const Date& date);
+
+// A duration in calendar units. Years and months are whole numbers; the rest
+// is exact in microseconds; timesteps are whole model time steps.
+struct Duration {
+  std::int64_t months = 0;        // years are stored as 12 months
+  std::int64_t microseconds = 0;  // days, hours, minutes, seconds
+  std::int64_t timesteps = 0;
+  bool is_zero() const { return months == 0 && microseconds == 0 && timesteps == 0; }
+  friend bool operator==(const Duration&, const Duration&) = default;
+};
+Duration operator*(const Duration& d, std::int64_t k);
+Duration operator+(const Duration& a, const Duration& b);
+
+// "1y 2mo 3d 1.5h 30mi 6s 2ts", "6h", "1d", "1ts", "0.5s", also without
+// spaces ("1d12h"). Units: y, mo, d, h, mi, s, ts. Fractions are allowed for
+// d, h, mi and s when exact to the microsecond; y, mo and ts must be whole.
+// Throws TimeError naming the bad part.
+Duration parse_duration(std::string_view text);
+std::string format_duration(const Duration& d);
+
+class Calendar {
+ public:
+  explicit Calendar(CalendarType type);
+  CalendarType type() const { return type_; }
+
+  bool is_leap_year(std::int64_t year) const;
+  int days_in_month(std::int64_t year, int month) const;
+  int days_in_year(std::int64_t year) const;
+
+  // Throws TimeError if the date does not exist in this calendar (e.g. Feb 29
+  // in noleap, day 31 in 360_day, the skipped days 1582-10-05..14 in gregorian).
+  void validate(const Date& date) const;
+
+  std::int64_t to_instant(const Date& date) const;  // microseconds since epoch
+  Date to_date(std::int64_t instant) const;
+
+  // Adds months first (the day is clamped to the end of the target month, so
+  // Jan 31 + 1mo = Feb 28/29), then the exact part, then timesteps * timestep.
+  std::int64_t add(std::int64_t instant, const Duration& d, std::int64_t timestep_us) const;
+
+ private:
+  CalendarType type_;
+};
+
+// The instants start + offset + k * period, for k = 1, 2, ...: each computed
+// from the start (never by repeated addition, so month ends do not drift).
+class Schedule {
+ public:
+  Schedule(const Calendar& calendar, std::int64_t start, Duration period, Duration offset,
+           std::int64_t timestep_us);
+  // The k-th instant (k >= 0; k = 0 is start + offset).
+  std::int64_t instant(std::int64_t k) const;
+  // The smallest k >= 0 with instant(k) >= t.
+  std::int64_t first_at_or_after(std::int64_t t) const;
+
+ private:
+  const Calendar* calendar_;
+  std::int64_t start_;
+  Duration period_, offset_;
+  std::int64_t timestep_us_;
+};
+
+}  // namespace foehn::calendar

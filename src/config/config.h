@@ -1,0 +1,143 @@
+// The resolved configuration: what an XIOS-dialect XML file says, after
+// includes, groups, inheritance and references have been applied.
+//
+// Every element remembers where it was defined (file and line), so that any
+// later check (at close of definition, on the server) can point the user at
+// the line to fix.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace foehn::config {
+
+struct Location {
+  std::string file;
+  int line = 0;
+  std::string str() const;  // "iodef.xml:12" (or "iodef.xml" if line is 0)
+};
+
+// what() is "<file>:<line>: <message>".
+struct ConfigError : std::runtime_error {
+  ConfigError(Location where, const std::string& message);
+  Location where;
+  std::string message;
+};
+
+struct Variable {
+  std::string id;
+  std::string type;   // bool, int, double, string (XIOS spellings accepted and normalised)
+  std::string value;  // checked against the type at parse time
+  Location where;
+};
+
+struct CalendarDef {
+  bool present = false;
+  std::string type;        // as written; checked with calendar::parse_calendar_type
+  std::string timestep;    // duration text, may be empty (the API may set it)
+  std::string start_date;  // date text, may be empty
+  std::string time_origin; // date text, may be empty (defaults to start_date)
+  Location where;
+};
+
+struct AxisDef {
+  std::string id, name, long_name, standard_name, unit, positive;
+  std::optional<std::int64_t> n_glo;
+  std::vector<double> value;  // optional values given in the XML
+  Location where;
+};
+
+struct DomainDef {
+  std::string id, name, long_name, standard_name;
+  std::string type;  // rectilinear (default), curvilinear, gaussian, unstructured
+  std::optional<std::int64_t> ni_glo, nj_glo;
+  Location where;
+};
+
+struct GridComponent {
+  enum class Kind { domain, axis, scalar } kind;
+  std::string ref;  // id of the domain/axis/scalar
+  Location where;
+};
+
+struct GridDef {
+  std::string id, name;
+  std::vector<GridComponent> components;  // in declared order
+  Location where;
+};
+
+struct FieldDef {
+  std::string id, name, long_name, standard_name, unit, comment;
+  std::string operation;  // instant (default), average, accumulate, minimum, maximum, once
+  std::string freq_op, freq_offset;  // duration texts, may be empty
+  std::string field_ref, grid_ref, domain_ref, axis_ref, scalar_ref;
+  std::string expression;  // text content, trimmed; empty if none
+  int prec = 4;            // 4 (float) or 8 (double); 2 is refused for now
+  bool enabled = true;
+  std::optional<double> default_value, valid_min, valid_max;
+  bool detect_missing_value = false;
+  std::optional<int> compression_level;
+  std::optional<int> level;
+  Location where;
+  // The name written to the file: name if set, else id.
+  const std::string& output_name() const { return name.empty() ? id : name; }
+};
+
+struct FileDef {
+  std::string id, name, name_suffix, description;
+  std::string output_freq;  // duration text (required for an enabled file)
+  std::string split_freq, split_freq_format, sync_freq;
+  std::string type = "one_file";  // one_file | multiple_file
+  std::string format = "netcdf4"; // netcdf4 | netcdf4_classic
+  std::string par_access = "collective";
+  std::optional<int> output_level, compression_level, min_digits;
+  bool append = false;
+  bool enabled = true;
+  std::vector<FieldDef> fields;       // resolved, enabled or not, in document order
+  std::vector<Variable> variables;    // file-level <variable>s (become global attributes)
+  Location where;
+  const std::string& output_name() const { return name.empty() ? id : name; }
+};
+
+struct ContextDef {
+  std::string id;
+  CalendarDef calendar;
+  std::vector<Variable> variables;
+  std::vector<AxisDef> axes;
+  std::vector<DomainDef> domains;
+  std::vector<GridDef> grids;
+  std::vector<FieldDef> fields;  // field_definition, resolved
+  std::vector<FileDef> files;
+  Location where;
+
+  const AxisDef* find_axis(std::string_view id) const;
+  const DomainDef* find_domain(std::string_view id) const;
+  const GridDef* find_grid(std::string_view id) const;
+  const FieldDef* find_field(std::string_view id) const;
+  const FileDef* find_file(std::string_view id) const;
+  const Variable* find_variable(std::string_view id) const;
+};
+
+struct Simulation {
+  std::vector<ContextDef> contexts;
+  const ContextDef* find_context(std::string_view id) const;
+};
+
+// Reads a file (and the files it includes with src="..." relative to it).
+// Throws ConfigError with file and line on any error.
+Simulation parse_file(const std::string& path);
+// Reads XML text; `name` is used in error messages, includes are relative to base_dir.
+Simulation parse_string(std::string_view xml, const std::string& name, const std::string& base_dir);
+
+// Typed access to variables; throw ConfigError (at the variable's line) when
+// the value does not fit the type. Return the fallback when absent.
+bool variable_bool(const ContextDef& ctx, std::string_view id, bool fallback);
+std::int64_t variable_int(const ContextDef& ctx, std::string_view id, std::int64_t fallback);
+double variable_double(const ContextDef& ctx, std::string_view id, double fallback);
+std::string variable_string(const ContextDef& ctx, std::string_view id, std::string fallback);
+
+}  // namespace foehn::config
