@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -33,7 +34,13 @@ struct Variable {
   std::string type;   // bool, int, double, string (XIOS spellings accepted and normalised)
   std::string value;  // checked against the type at parse time
   Location where;
+  std::string name;   // optional name= (file/field variables: the attribute name written)
+  const std::string& output_name() const { return name.empty() ? id : name; }
 };
+
+// Attributes that the reader accepts and type-checks but that have no member
+// of their own (yet): name -> value as written, after inheritance.
+using ExtraAttributes = std::map<std::string, std::string>;
 
 struct CalendarDef {
   bool present = false;
@@ -49,6 +56,7 @@ struct AxisDef {
   std::optional<std::int64_t> n_glo;
   std::vector<double> value;  // optional values given in the XML
   Location where;
+  ExtraAttributes extra;      // comment, axis_type, dim_name, bounds_name, prec, ...
 };
 
 struct DomainDef {
@@ -56,6 +64,15 @@ struct DomainDef {
   std::string type;  // rectilinear (default), curvilinear, gaussian, unstructured
   std::optional<std::int64_t> ni_glo, nj_glo;
   Location where;
+  ExtraAttributes extra;  // comment, lon_name, lat_name, dim_i_name, nvertex, radius, prec, ...
+};
+
+// A scalar (0-d grid component), from <scalar_definition>.
+struct ScalarDef {
+  std::string id, name, long_name, standard_name, unit, label;
+  std::optional<double> value;
+  Location where;
+  ExtraAttributes extra;  // comment, axis_type, positive, bounds_name, prec
 };
 
 struct GridComponent {
@@ -68,6 +85,7 @@ struct GridDef {
   std::string id, name;
   std::vector<GridComponent> components;  // in declared order
   Location where;
+  ExtraAttributes extra;  // description, comment
 };
 
 struct FieldDef {
@@ -83,6 +101,13 @@ struct FieldDef {
   std::optional<int> compression_level;
   std::optional<int> level;
   Location where;
+  // Added beyond the first interface (CF packing and metadata in common use).
+  std::optional<double> add_offset, scale_factor;
+  std::string cell_methods;
+  std::string cell_methods_mode;  // overwrite | prefix | suffix | none; empty if unset
+  bool check_if_active = false;   // accepted for XIOS compatibility; foehn always checks
+  std::vector<Variable> variables;  // <variable>s inside the field (become variable attributes)
+  ExtraAttributes extra;  // read_access, grid_path, compression_type, ts_enabled, ...
   // The name written to the file: name if set, else id.
   const std::string& output_name() const { return name.empty() ? id : name; }
 };
@@ -100,6 +125,14 @@ struct FileDef {
   std::vector<FieldDef> fields;       // resolved, enabled or not, in document order
   std::vector<Variable> variables;    // file-level <variable>s (become global attributes)
   Location where;
+  // Added beyond the first interface; empty when not set in the XML.
+  std::string comment;
+  std::string mode;          // read | write
+  std::string convention;    // CF | UGRID
+  std::string time_counter;  // centered | instant | record | exclusive | centered_exclusive | instant_exclusive | none
+  std::string time_units;    // seconds | days
+  std::string timeseries;    // none | only | both | exclusive
+  ExtraAttributes extra;     // split_start_offset, time_counter_name, uuid_name, writer, ...
   const std::string& output_name() const { return name.empty() ? id : name; }
 };
 
@@ -109,6 +142,7 @@ struct ContextDef {
   std::vector<Variable> variables;
   std::vector<AxisDef> axes;
   std::vector<DomainDef> domains;
+  std::vector<ScalarDef> scalars;  // added: <scalar_definition>
   std::vector<GridDef> grids;
   std::vector<FieldDef> fields;  // field_definition, resolved
   std::vector<FileDef> files;
@@ -120,6 +154,7 @@ struct ContextDef {
   const FieldDef* find_field(std::string_view id) const;
   const FileDef* find_file(std::string_view id) const;
   const Variable* find_variable(std::string_view id) const;
+  const ScalarDef* find_scalar(std::string_view id) const;
 };
 
 struct Simulation {

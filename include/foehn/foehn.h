@@ -1,0 +1,93 @@
+/* foehn: asynchronous MPI I/O server for weather and climate models.
+ *
+ * The one public header. Every call returns FOEHN_OK (0) or an error code;
+ * foehn_last_error() gives the message of the last error on this rank.
+ *
+ * Typical use (see docs/api.md):
+ *   foehn_init("atmosphere", "iodef.xml", MPI_COMM_WORLD, &model_comm);
+ *   foehn_context_open("atm", model_comm, &ctx);
+ *   foehn_set_calendar(ctx, "gregorian", "2000-01-01", NULL, "600s");
+ *   foehn_set_domain_rectilinear(ctx, "grid_t", ...);  foehn_set_axis(ctx, "lev", ...);
+ *   foehn_close_definition(ctx);
+ *   for (step = 1; ...; ++step) { foehn_update_calendar(ctx, step); foehn_write_double(ctx, "t", t, n); }
+ *   foehn_context_close(ctx);  foehn_finalize();
+ *
+ * Field data is laid out like a Fortran array of the grid's components:
+ * for a grid (domain, axis) the local array is (ni, nj, nlev) with i fastest.
+ */
+#ifndef FOEHN_FOEHN_H
+#define FOEHN_FOEHN_H
+
+#include <mpi.h>
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum foehn_status {
+  FOEHN_OK = 0,
+  FOEHN_ERR_ARGUMENT = 1, /* a bad argument: wrong size, unknown id, bad value */
+  FOEHN_ERR_CONFIG = 2,   /* the XML configuration is wrong (message has file:line) */
+  FOEHN_ERR_STATE = 3,    /* a call out of order (e.g. write before close_definition) */
+  FOEHN_ERR_MPI = 4,      /* communication failed (e.g. a server died) */
+  FOEHN_ERR_IO = 5,       /* writing a file failed */
+  FOEHN_ERR_INTERNAL = 6
+};
+
+typedef struct foehn_context_impl* foehn_context;
+
+/* Collective over `world`. Model ranks pass their code id; ranks running
+ * foehn-server join the same call internally. Returns in *model_comm the
+ * communicator of the ranks with the same code id (use it instead of world).
+ * config_path is the XML file (e.g. "iodef.xml"). Without server ranks in
+ * `world`, foehn runs attached: the model ranks write the files themselves. */
+int foehn_init(const char* code_id, const char* config_path, MPI_Comm world, MPI_Comm* model_comm);
+/* Ends foehn on this rank: every context must be closed. Servers exit once
+ * every model rank has finalized. Prints the performance report. */
+int foehn_finalize(void);
+/* The message of the last error on this rank ("" if none). */
+const char* foehn_last_error(void);
+
+/* Collective over comm (the model communicator). */
+int foehn_context_open(const char* context_id, MPI_Comm comm, foehn_context* ctx);
+/* Overrides the XML calendar; pass NULL to keep a value from the XML.
+ * type: gregorian, noleap, 360_day, ... ; dates "2000-01-01 00:00:00";
+ * timestep a duration such as "600s" or "1h". */
+int foehn_set_calendar(foehn_context ctx, const char* type, const char* start_date,
+                       const char* time_origin, const char* timestep);
+/* A rectilinear lon/lat domain. This rank holds i in [ibegin, ibegin+ni) and
+ * j in [jbegin, jbegin+nj) (0-based); lon has ni values, lat has nj values. */
+int foehn_set_domain_rectilinear(foehn_context ctx, const char* domain_id, int ni_glo, int nj_glo,
+                                 int ibegin, int ni, int jbegin, int nj, const double* lon,
+                                 const double* lat);
+/* A whole (undecomposed) axis, e.g. model levels. units and positive may be NULL. */
+int foehn_set_axis(foehn_context ctx, const char* axis_id, int n, const double* values,
+                   const char* units, const char* positive);
+/* Collective: checks the definitions, computes decompositions, pack plans and
+ * schedules, and creates the output files. */
+int foehn_close_definition(foehn_context ctx);
+
+/* Sets the model time to start_date + step * timestep. Steps increase. */
+int foehn_update_calendar(foehn_context ctx, int step);
+/* Sets *active to 1 if the field is needed at the current step, else 0. */
+int foehn_field_is_active(foehn_context ctx, const char* field_id, int* active);
+/* A precomputed handle for a field id (no string lookup in the write). */
+int foehn_field_handle(foehn_context ctx, const char* field_id, int* handle);
+
+/* Hands the local data of a field for the current step. n is the number of
+ * values (it must equal the local size of the field's grid). Returns at once
+ * when the field is not needed now. */
+int foehn_write_float(foehn_context ctx, const char* field_id, const float* data, size_t n);
+int foehn_write_double(foehn_context ctx, const char* field_id, const double* data, size_t n);
+int foehn_write_float_h(foehn_context ctx, int handle, const float* data, size_t n);
+int foehn_write_double_h(foehn_context ctx, int handle, const double* data, size_t n);
+
+/* Collective: flushes everything, closes the files (servers close theirs). */
+int foehn_context_close(foehn_context ctx);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* FOEHN_FOEHN_H */

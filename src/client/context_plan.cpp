@@ -1,0 +1,291 @@
+// Close of definition, step by step: resolve the XML against the model's
+// settings, exchange the decomposition, then precompute everything the
+// per-step path needs (schedules, pack plans, send buffers).
+#include <algorithm>
+#include <filesystem>
+#include <numeric>
+
+#include "client/agree.h"
+#include "client/context.h"
+#include "client/errors.h"
+#include "transport/event.h"
+
+namespace foehn::client {
+
+namespace {
+
+[[noreturn]] void config_error(const config::Location& where, const std::string& message) {
+  throw config::ConfigError(where, message);
+}
+
+
+}  // namespace
+
+int Context::plan_domain(const std::string& id, const config::Location& where) {
+  auto it = std::find(plan_domain_ids_.begin(), plan_domain_ids_.end(), id);
+  if (it != plan_domain_ids_.end()) return static_cast<int>(it - plan_domain_ids_.begin());
+  const config::DomainDef* d = def_.find_domain(id);
+  if (!d) config_error(where, "unknown domain '" + id + "'");
+  if (!d->type.empty() && d->type != "rectilinear")
+    config_error(d->where, "domain '" + id + "' has type '" + d->type + "'; only rectilinear domains are supported so far");
+  if (!domains_.count(id))
+    config_error(where, "domain '" + id + "' is used by an output field but the model never described it "
+                        "(call foehn_set_domain_rectilinear before foehn_close_definition)");
+  const DomainSetting& s = domains_.at(id);
+  output::DomainInfo info;
+  info.id = id;
+  info.name = d->name;
+  info.long_name = d->long_name;
+  info.ni_glo = s.ni_glo;
+  info.nj_glo = s.nj_glo;
+  plan_.domains.push_back(std::move(info));
+  plan_domain_ids_.push_back(id);
+  return static_cast<int>(plan_domain_ids_.size() - 1);
+}
+
+int Context::plan_axis(const std::string& id, const config::Location& where) {
+  auto it = std::find(plan_axis_ids_.begin(), plan_axis_ids_.end(), id);
+  if (it != plan_axis_ids_.end()) return static_cast<int>(it - plan_axis_ids_.begin());
+  const config::AxisDef* a = def_.find_axis(id);
+  if (!a) config_error(where, "unknown axis '" + id + "'");
+  output::AxisInfo info;
+  info.id = id;
+  info.name = a->name;
+  info.long_name = a->long_name;
+  info.standard_name = a->standard_name;
+  info.units = a->unit;
+  info.positive = a->positive;
+  if (auto s = axes_.find(id); s != axes_.end()) {
+    info.values = s->second.values;
+    if (!s->second.units.empty()) info.units = s->second.units;
+    if (!s->second.positive.empty()) info.positive = s->second.positive;
+  } else if (!a->value.empty()) {
+    info.values = a->value;
+  } else {
+    config_error(where, "axis '" + id + "' has no values: give value= in the XML or call foehn_set_axis");
+  }
+  if (!info.positive.empty() && info.positive != "up" && info.positive != "down")
+    config_error(a->where, "axis '" + id + "': positive must be 'up' or 'down', not '" + info.positive + "'");
+  plan_.axes.push_back(std::move(info));
+  plan_axis_ids_.push_back(id);
+  return static_cast<int>(plan_axis_ids_.size() - 1);
+}
+
+void Context::resolve_field(const config::FileDef& file, int file_index, const config::FieldDef& f) {
+  const std::string source = f.field_ref.empty() ? f.id : f.field_ref;
+  if (!f.expression.empty())
+    config_error(f.where, "field '" + source + "': expressions are not supported yet");
+  if (!f.operation.empty() && f.operation != "instant")
+    config_error(f.where, "field '" + source + "': operation '" + f.operation +
+                              "' is not supported yet (only 'instant')");
+  // The grid's components in Fortran order (fastest first), then the
+  // variable's dimensions in C order (slowest first).
+  std::vector<config::GridComponent> components;
+  if (!f.grid_ref.empty()) {
+    const config::GridDef* g = def_.find_grid(f.grid_ref);
+    if (!g) config_error(f.where, "unknown grid '" + f.grid_ref + "'");
+    components = g->components;
+  } else {
+    if (!f.domain_ref.empty()) components.push_back({config::GridComponent::Kind::domain, f.domain_ref, f.where});
+    if (!f.axis_ref.empty()) components.push_back({config::GridComponent::Kind::axis, f.axis_ref, f.where});
+  }
+  if (components.empty())
+    config_error(f.where, "field '" + source + "' has no grid: set grid_ref, domain_ref or axis_ref");
+  output::VariableInfo v;
+  std::int64_t local = 1;
+  std::string shape;
+  std::vector<output::Dim> fortran_dims;
+  for (const auto& c : components) {
+    if (c.kind == config::GridComponent::Kind::scalar)
+      config_error(c.where, "field '" + source + "': scalar grid components are not supported yet");
+    if (c.kind == config::GridComponent::Kind::domain) {
+      const int d = plan_domain(c.ref, c.where);
+      fortran_dims.push_back({output::Dim::domain_i, d});
+      fortran_dims.push_back({output::Dim::domain_j, d});
+      const auto& blk = domains_.at(c.ref).block;
+      local *= blk.ni * blk.nj;
+      shape += (shape.empty() ? "" : " x ") + std::to_string(blk.ni) + " x " + std::to_string(blk.nj);
+    } else {
+      const int a = plan_axis(c.ref, c.where);
+      fortran_dims.push_back({output::Dim::axis, a});
+      const auto n = static_cast<std::int64_t>(plan_.axes[a].values.size());
+      local *= n;
+      shape += (shape.empty() ? "" : " x ") + std::to_string(n);
+    }
+  }
+  v.dims.assign(fortran_dims.rbegin(), fortran_dims.rend());
+  v.field_id = source;
+  v.name = f.output_name().empty() ? source : f.output_name();
+  v.long_name = f.long_name;
+  v.standard_name = f.standard_name;
+  v.units = f.unit;
+  v.operation = f.operation.empty() ? "instant" : f.operation;
+  v.prec = f.prec;
+  v.file = file_index;
+  for (int other : plan_.files[file_index].variables)
+    if (plan_.variables[other].name == v.name)
+      config_error(f.where, "file '" + file.id + "' already has a variable named '" + v.name +
+                                "' (set name= to tell them apart)");
+  const int vi = static_cast<int>(plan_.variables.size());
+  plan_.variables.push_back(std::move(v));
+  plan_.files[file_index].variables.push_back(vi);
+
+  auto [it, inserted] = field_index_.try_emplace(source, static_cast<int>(fields_.size()));
+  if (inserted) fields_.push_back(Field{source, local, shape, {}});
+  Field& field = fields_[it->second];
+  if (field.local_size >= 0 && field.local_size != local)
+    config_error(f.where, "field '" + source + "' is output on two grids of different sizes (" + field.shape_text +
+                              " and " + shape + ")");
+  field.local_size = local;
+  field.shape_text = shape;
+  OutputVar out;
+  out.plan_index = vi;
+  out.file = file_index;
+  out.elem = plan_.variables[vi].prec == 8 ? 8 : 4;
+  field.outputs.push_back(static_cast<int>(outputs_.size()));
+  outputs_.push_back(std::move(out));
+}
+
+void Context::resolve_definitions() {
+  // Calendar: the model's settings over the XML's.
+  const auto& c = calendar_def_;
+  const std::string where = c.where.file.empty() ? "context '" + id_ + "'" : c.where.str();
+  if (c.type.empty()) fail(FOEHN_ERR_CONFIG, where + ": no calendar type (set <calendar type=...> or foehn_set_calendar)");
+  if (c.start_date.empty()) fail(FOEHN_ERR_CONFIG, where + ": no calendar start_date");
+  if (c.timestep.empty()) fail(FOEHN_ERR_CONFIG, where + ": no calendar timestep");
+  calendar_ = std::make_unique<calendar::Calendar>(calendar::parse_calendar_type(c.type));
+  const calendar::Date start_date = calendar::parse_date(c.start_date);
+  const calendar::Date origin_date = calendar::parse_date(c.time_origin.empty() ? c.start_date : c.time_origin);
+  calendar_->validate(start_date);
+  calendar_->validate(origin_date);
+  start_ = calendar_->to_instant(start_date);
+  origin_ = calendar_->to_instant(origin_date);
+  const calendar::Duration ts = calendar::parse_duration(c.timestep);
+  if (ts.months != 0 || ts.timesteps != 0 || ts.microseconds <= 0)
+    fail(FOEHN_ERR_CONFIG, where + ": the timestep '" + c.timestep + "' must be a positive duration in d/h/mi/s");
+  timestep_us_ = ts.microseconds;
+
+  plan_ = {};
+  plan_.context_id = id_;
+  plan_.key = key_;
+  plan_.calendar = calendar::cf_calendar_name(calendar_->type());
+  plan_.time_units = "seconds since " + calendar::format_date(origin_date);
+  plan_.start_date = calendar::format_date(start_date);
+  for (int c2 = 0; c2 < size_; ++c2) {
+    int world_rank = 0;
+    MPI_Group g1, g2;
+    MPI_Comm_group(comm_, &g1);
+    MPI_Comm_group(world_->comm, &g2);
+    MPI_Group_translate_ranks(g1, 1, &c2, g2, &world_rank);
+    MPI_Group_free(&g1);
+    MPI_Group_free(&g2);
+    plan_.client_ranks.push_back(world_rank);
+  }
+
+  for (const config::FileDef& file : def_.files) {
+    if (!file.enabled) continue;
+    if (file.output_freq.empty()) config_error(file.where, "file '" + file.id + "' has no output_freq");
+    const calendar::Duration freq = calendar::parse_duration(file.output_freq);
+    if (freq.is_zero() || freq.months < 0 || freq.microseconds < 0 || freq.timesteps < 0)
+      config_error(file.where, "file '" + file.id + "': output_freq '" + file.output_freq + "' must be positive");
+    output::FileInfo info;
+    info.id = file.id;
+    std::filesystem::path path = file.output_name() + file.name_suffix + ".nc";
+    info.path = std::filesystem::absolute(path).string();
+    info.title = file.description.empty() ? "foehn output file '" + file.id + "' of context '" + id_ + "'"
+                                          : file.description;
+    info.output_freq = file.output_freq;
+    info.one_file = file.type != "multiple_file";
+    for (const auto& var : file.variables) info.attributes.emplace_back(var.id, var.value);
+    const int fi = static_cast<int>(plan_.files.size());
+    plan_.files.push_back(std::move(info));
+    FileSchedule fs;
+    fs.schedule = std::make_unique<calendar::Schedule>(*calendar_, start_, freq, calendar::Duration{}, timestep_us_);
+    files_.push_back(std::move(fs));
+    for (const config::FieldDef& f : file.fields)
+      if (f.enabled) resolve_field(file, fi, f);
+    if (plan_.files[fi].variables.empty())
+      config_error(file.where, "file '" + file.id + "' has no enabled field");
+  }
+  // Fields the model may write that no file uses are still known ids.
+  for (const config::FieldDef& f : def_.fields)
+    if (!field_index_.count(f.id)) {
+      field_index_.emplace(f.id, static_cast<int>(fields_.size()));
+      fields_.push_back(Field{f.id, -1, "", {}});
+    }
+}
+
+void Context::exchange_domains() {
+  for (size_t d = 0; d < plan_.domains.size(); ++d) {
+    output::DomainInfo& info = plan_.domains[d];
+    const DomainSetting& mine = domains_.at(info.id);
+    info.clients.resize(size_);
+    MPI_Allgather(&mine.block, 4, MPI_INT64_T, info.clients.data(), 4, MPI_INT64_T, comm_);
+    // Global coordinates: every rank contributes its own rows and columns;
+    // where blocks overlap the values are assumed equal.
+    std::vector<int> ni(size_), nj(size_), di(size_), dj(size_);
+    for (int r = 0; r < size_; ++r) {
+      ni[r] = static_cast<int>(info.clients[r].ni);
+      nj[r] = static_cast<int>(info.clients[r].nj);
+    }
+    std::partial_sum(ni.begin(), ni.end() - 1, di.begin() + 1);
+    std::partial_sum(nj.begin(), nj.end() - 1, dj.begin() + 1);
+    std::vector<double> all_lon(std::accumulate(ni.begin(), ni.end(), 0)), all_lat(std::accumulate(nj.begin(), nj.end(), 0));
+    MPI_Allgatherv(mine.lon.data(), ni[rank_], MPI_DOUBLE, all_lon.data(), ni.data(), di.data(), MPI_DOUBLE, comm_);
+    MPI_Allgatherv(mine.lat.data(), nj[rank_], MPI_DOUBLE, all_lat.data(), nj.data(), dj.data(), MPI_DOUBLE, comm_);
+    info.lon.assign(info.ni_glo, 0.0);
+    info.lat.assign(info.nj_glo, 0.0);
+    for (int r = 0; r < size_; ++r) {
+      const auto& b = info.clients[r];
+      std::copy_n(all_lon.begin() + di[r], ni[r], info.lon.begin() + b.ibegin);
+      std::copy_n(all_lat.begin() + dj[r], nj[r], info.lat.begin() + b.jbegin);
+    }
+  }
+}
+
+void Context::prepare_outputs() {
+  for (const auto& d : plan_.domains)
+    for (int r = 0; r < size_; ++r)
+      if (d.clients[r].ibegin + d.clients[r].ni > d.ni_glo || d.clients[r].jbegin + d.clients[r].nj > d.nj_glo)
+        fail(FOEHN_ERR_ARGUMENT, "domain '" + d.id + "': model rank " + std::to_string(r) +
+                                     " describes a block outside the global size (ranks disagree on ni_glo/nj_glo?)");
+  const bool attached = world_->attached();
+  const int nservers = attached ? 1 : static_cast<int>(world_->server_ranks.size());
+  std::vector<std::size_t> bytes_per_server(nservers, sizeof(transport::BufferHeader));
+  std::size_t largest_local = 0;
+  for (OutputVar& out : outputs_) {
+    const auto& v = plan_.variables[out.plan_index];
+    const grid::Box local = plan_.client_box(v, rank_);
+    out.dest.resize(nservers);
+    for (int s = 0; s < nservers; ++s) {
+      const grid::Box target = attached ? local : plan_.server_block(v, s, nservers);
+      const grid::Box region = grid::intersect(local, target);
+      Destination& d = out.dest[s];
+      d.runs = grid::make_runs(local, region);
+      for (const auto& r : d.runs) {
+        d.run_first.push_back(d.total);
+        d.total += r.length;
+      }
+      if (d.total) bytes_per_server[s] += transport::event_bytes(d.total * out.elem);
+    }
+    largest_local = std::max(largest_local, static_cast<std::size_t>(local.size()) * out.elem);
+  }
+  if (attached) {
+    scratch_.resize(largest_local);
+    return;
+  }
+  // Buffers hold everything a server gets in one output step ("performance"
+  // sizing), within [min_buffer_size, max_buffer_size].
+  const std::int64_t min_size = config::variable_int(def_, "min_buffer_size", 1 << 16);
+  const std::int64_t max_size = config::variable_int(def_, "max_buffer_size", 1 << 26);
+  const double factor = config::variable_double(def_, "buffer_size_factor", 1.0);
+  if (min_size < 1024 || max_size < min_size || factor <= 0)
+    fail(FOEHN_ERR_CONFIG, "context '" + id_ + "': need 1024 <= min_buffer_size <= max_buffer_size and buffer_size_factor > 0");
+  for (int s = 0; s < nservers; ++s) {
+    const auto want = static_cast<std::int64_t>(factor * static_cast<double>(bytes_per_server[s] + 16 * sizeof(transport::EventHeader)));
+    const auto capacity = static_cast<std::size_t>(std::clamp(want, min_size, max_size));
+    channels_.emplace_back(world_->comm, world_->server_ranks[s], capacity, 2, *counters_);
+  }
+}
+
+}  // namespace foehn::client

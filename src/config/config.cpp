@@ -1,0 +1,119 @@
+// The public entry points of the reader and the small helpers of config.h.
+// The work is done in stages; see internal.h for the map.
+#include <filesystem>
+
+#include "config/internal.h"
+#include "config/values.h"
+
+namespace foehn::config {
+
+std::string Location::str() const { return line > 0 ? file + ":" + std::to_string(line) : file; }
+
+ConfigError::ConfigError(Location where_, const std::string& message_)
+    : std::runtime_error(where_.str() + ": " + message_), where(std::move(where_)), message(message_) {}
+
+namespace detail {
+void fail(const Location& where, const std::string& message) { throw ConfigError(where, message); }
+}  // namespace detail
+
+namespace {
+
+template <typename T>
+const T* find_by_id(const std::vector<T>& items, std::string_view id) {
+  for (const T& item : items)
+    if (item.id == id) return &item;
+  return nullptr;
+}
+
+Simulation read(std::string_view xml, const std::string& name, const std::string& base_dir,
+                const std::string& key) {
+  using namespace detail;
+  const Node root = read_tree(xml, name, base_dir, key);
+  if (root.name != "simulation") fail(root.where, "the root element must be <simulation>, not <" + root.name + ">");
+  check_attributes(root, Schema::simulation);
+  check_no_text(root);
+
+  Simulation sim;
+  for (const Node& child : root.children) {
+    if (child.name != "context") unknown_element(child, root, {"context"});
+    const Attr* id = child.attr("id");
+    if (!id || trim(id->value).empty()) fail(child.where, "a <context> needs an id");
+    for (const ContextDef& other : sim.contexts)
+      if (other.id == trim(id->value))
+        fail(child.where, "duplicate context id '" + other.id + "' (first defined at " + other.where.str() + ")");
+    RawContext raw = collect_context(child);
+    sim.contexts.push_back(resolve_context(raw));
+  }
+  return sim;
+}
+
+const Variable& checked(const ContextDef& ctx, std::string_view id, const char* wanted,
+                        const Variable* v, bool ok) {
+  if (!ok)
+    throw ConfigError(v->where, "variable '" + std::string(id) + "' of context '" + ctx.id + "' is '" +
+                                    v->value + "', not " + wanted);
+  return *v;
+}
+
+}  // namespace
+
+const AxisDef* ContextDef::find_axis(std::string_view id) const { return find_by_id(axes, id); }
+const DomainDef* ContextDef::find_domain(std::string_view id) const { return find_by_id(domains, id); }
+const ScalarDef* ContextDef::find_scalar(std::string_view id) const { return find_by_id(scalars, id); }
+const GridDef* ContextDef::find_grid(std::string_view id) const { return find_by_id(grids, id); }
+const FieldDef* ContextDef::find_field(std::string_view id) const { return find_by_id(fields, id); }
+const FileDef* ContextDef::find_file(std::string_view id) const { return find_by_id(files, id); }
+const Variable* ContextDef::find_variable(std::string_view id) const { return find_by_id(variables, id); }
+
+const ContextDef* Simulation::find_context(std::string_view id) const {
+  for (const ContextDef& c : contexts)
+    if (c.id == id) return &c;
+  return nullptr;
+}
+
+Simulation parse_file(const std::string& path) {
+  std::string text;
+  if (!detail::read_text_file(path, text)) throw ConfigError(Location{path, 0}, "cannot read file");
+  const std::string dir = std::filesystem::path(path).parent_path().string();
+  return read(text, path, dir, detail::canonical_key(path));
+}
+
+Simulation parse_string(std::string_view xml, const std::string& name, const std::string& base_dir) {
+  // In-memory text has no path of its own; its name stands in for include
+  // cycle detection.
+  return read(xml, name, base_dir, "<string>" + name);
+}
+
+// Typed access: the value is read as the type asked for, whatever type the
+// variable was declared with, as long as the text fits (an int variable can
+// be read as a double, a string "true" as a bool).
+bool variable_bool(const ContextDef& ctx, std::string_view id, bool fallback) {
+  const Variable* v = ctx.find_variable(id);
+  if (!v) return fallback;
+  const auto b = detail::parse_bool(v->value);
+  checked(ctx, id, "a boolean (true, false, .true., .false., 1 or 0)", v, b.has_value());
+  return *b;
+}
+
+std::int64_t variable_int(const ContextDef& ctx, std::string_view id, std::int64_t fallback) {
+  const Variable* v = ctx.find_variable(id);
+  if (!v) return fallback;
+  const auto i = detail::parse_int(v->value);
+  checked(ctx, id, "an integer", v, i.has_value());
+  return *i;
+}
+
+double variable_double(const ContextDef& ctx, std::string_view id, double fallback) {
+  const Variable* v = ctx.find_variable(id);
+  if (!v) return fallback;
+  const auto d = detail::parse_double(v->value);
+  checked(ctx, id, "a number", v, d.has_value());
+  return *d;
+}
+
+std::string variable_string(const ContextDef& ctx, std::string_view id, std::string fallback) {
+  const Variable* v = ctx.find_variable(id);
+  return v ? v->value : fallback;
+}
+
+}  // namespace foehn::config

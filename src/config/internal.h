@@ -1,0 +1,116 @@
+// Internal stages of the reader, in the order they run:
+//
+//   xml_tree.cpp  text -> Node tree (pugixml; line numbers; src= includes)
+//   schema.cpp    which attributes each element takes and their value types
+//   collect.cpp   Node tree of one context -> Elements per kind, with the
+//                 attributes of enclosing *_definition/*_group elements
+//                 inherited (the element's own attribute wins); duplicate ids
+//   resolve.cpp   *_ref inheritance (field_ref, domain_ref, ...), reference
+//                 checks, conversion to the structs of config.h
+//
+// Every attribute keeps the Location of the element it was written on, so an
+// error found late (a bad reference inherited from a group, say) still points
+// at the line where the user wrote it.
+#pragma once
+
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "config/config.h"
+
+namespace foehn::config::detail {
+
+struct Attr {
+  std::string name;
+  std::string value;
+  Location where;  // the element the attribute is written on
+};
+
+// One XML element after includes have been spliced in.
+struct Node {
+  std::string name;
+  std::vector<Attr> attrs;  // document order; never contains src
+  std::string text;         // character data, trimmed
+  Location text_where;      // where non-blank character data starts (if any)
+  Location where;
+  std::vector<Node> children;  // elements only
+
+  const Attr* attr(std::string_view attr_name) const;
+};
+
+[[noreturn]] void fail(const Location& where, const std::string& message);
+
+// Parses `xml` (named `name` in messages) and every file it includes. Include
+// paths are relative to `base_dir`; `key` identifies this text for include
+// cycle detection (a canonical path, or the name for in-memory text).
+Node read_tree(std::string_view xml, const std::string& name, const std::string& base_dir,
+               const std::string& key);
+// Reads a whole regular file; false if it cannot be read.
+bool read_text_file(const std::string& path, std::string& out);
+// A key that is the same for every spelling of a path (for cycle detection).
+std::string canonical_key(const std::string& path);
+
+// ---- schema ----------------------------------------------------------------
+
+// The attribute sets. Groups and *_definition roots take the attributes of
+// their element kind.
+enum class Schema {
+  simulation, context, calendar,
+  variable, variable_group,
+  axis, domain, scalar, grid,
+  grid_domain, grid_axis, grid_scalar,  // components inside <grid>
+  field, file_field_group,              // file_field_group = field + group_ref
+  file,
+};
+
+// Throws on an unknown attribute (with a suggestion), a repeated attribute,
+// or a value that does not fit the attribute's type.
+void check_attributes(const Node& node, Schema schema);
+// Throws "unknown element <x> in <parent>", suggesting the closest allowed
+// name, or saying that a known XIOS element is not supported.
+[[noreturn]] void unknown_element(const Node& child, const Node& parent,
+                                  const std::vector<std::string_view>& allowed);
+// Throws if the node has non-blank character data (only <field> and
+// <variable> carry text).
+void check_no_text(const Node& node);
+
+// ---- collect ---------------------------------------------------------------
+
+using AttrMap = std::map<std::string, Attr, std::less<>>;
+
+// One element of a kind with the attributes it inherits from its enclosing
+// groups already applied.
+struct Element {
+  const Node* node = nullptr;  // null for fields included by group_ref
+  AttrMap attrs;               // includes the element's own id, never a group's
+  Location where;
+  const Element* ref_target = nullptr;  // set by resolve: the *_ref target, if any
+
+  const std::string* get(std::string_view attr_name) const;
+};
+
+struct RawFile {
+  Element file;
+  std::vector<Element> fields;       // in document order, group_ref expanded
+  std::vector<const Node*> variables;
+};
+
+struct RawContext {
+  const Node* node = nullptr;
+  const Node* calendar = nullptr;
+  std::vector<const Node*> variables;
+  std::vector<Element> axes, domains, scalars, grids, fields;
+  std::vector<RawFile> files;
+};
+
+RawContext collect_context(const Node& context);
+
+// ---- resolve ---------------------------------------------------------------
+
+ContextDef resolve_context(RawContext& raw);
+// Checks a <variable>'s type and value and returns it.
+Variable make_variable(const Node& node);
+
+}  // namespace foehn::config::detail

@@ -1,0 +1,66 @@
+// One NetCDF-4 output file with CF metadata, written by one rank or
+// collectively by all ranks of a communicator (parallel NetCDF-4 over
+// HDF5-MPI). Every rank of the communicator calls every write in the same
+// order; a rank with nothing to write passes an empty box.
+#pragma once
+
+#include <mpi.h>
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "grid/box.h"
+#include "output/output_plan.h"
+
+namespace foehn::output {
+
+struct IoError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// Which part of the global data a file holds: whole domains (one_file), or
+// one block of each domain (multiple_file: a server's band, an attached
+// client's block), with the part number for the stitching attributes.
+struct FilePart {
+  bool whole = true;
+  std::vector<LocalBlock> blocks;  // by domain index, when !whole
+  int number = 0, total = 1;
+};
+
+class NetcdfFile {
+ public:
+  NetcdfFile(const ContextPlan& plan, int file_index, MPI_Comm comm, FilePart part);
+  NetcdfFile(const NetcdfFile&) = delete;
+  NetcdfFile& operator=(const NetcdfFile&) = delete;
+  ~NetcdfFile();
+
+  const std::string& path() const { return path_; }
+  void write_time(std::int64_t record, double value);
+  // Writes the block `box` (global indices, C order) of plan variable
+  // `variable` at `record`; `data` holds box.size() values of the variable's
+  // precision.
+  void write(int variable, std::int64_t record, const grid::Box& box, const void* data);
+  void sync();
+  void close();
+  std::uint64_t bytes_written() const { return bytes_written_; }
+
+ private:
+  void define(const ContextPlan& plan, int file_index);
+  void write_coordinates(const ContextPlan& plan);
+  void check(int status, const char* what) const;
+
+  std::string path_;
+  int ncid_ = -1;
+  bool parallel_ = false;
+  bool is_root_ = true;
+  FilePart part_;
+  int time_var_ = -1;
+  std::vector<int> varids_;                       // by plan variable index (-1: not in this file)
+  std::vector<std::vector<std::int64_t>> offset_; // by plan variable: start of the part per dim
+  std::vector<std::int32_t> prec_;
+  std::uint64_t bytes_written_ = 0;
+};
+
+}  // namespace foehn::output

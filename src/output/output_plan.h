@@ -1,0 +1,80 @@
+// What a writer needs to know about a context's output, resolved on the
+// clients at close of definition and sent to the servers: the domains and
+// axes with their global coordinates, each output variable with its
+// dimensions, and each file. Nothing here refers to XML any more.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "grid/box.h"
+
+namespace foehn::output {
+
+struct LocalBlock {  // the part of a domain one client holds (0-based)
+  std::int64_t ibegin = 0, ni = 0, jbegin = 0, nj = 0;
+};
+
+struct DomainInfo {
+  std::string id, name, long_name;
+  std::int64_t ni_glo = 0, nj_glo = 0;
+  std::vector<double> lon, lat;      // ni_glo and nj_glo values
+  std::vector<LocalBlock> clients;   // by client index (model rank)
+};
+
+struct AxisInfo {
+  std::string id, name, long_name, standard_name, units, positive;
+  std::vector<double> values;
+};
+
+// One dimension of a variable, slowest first (C order), time excluded.
+struct Dim {
+  enum Kind : std::int32_t { domain_j = 0, domain_i = 1, axis = 2 };
+  std::int32_t kind = axis;
+  std::int32_t index = 0;  // into domains or axes
+};
+
+struct VariableInfo {
+  std::string field_id, name, long_name, standard_name, units, operation;
+  std::int32_t prec = 4;      // 4: float, 8: double
+  std::int32_t file = 0;      // index into files
+  std::vector<Dim> dims;
+};
+
+struct FileInfo {
+  std::string id, path, title, output_freq;
+  bool one_file = true;
+  std::vector<std::int32_t> variables;  // indices into variables, in file order
+  std::vector<std::pair<std::string, std::string>> attributes;  // extra global attributes
+};
+
+struct ContextPlan {
+  std::string context_id;
+  std::uint32_t key = 0;                  // tags this context's events
+  std::string calendar;                   // CF calendar name
+  std::string time_units;                 // "seconds since <time origin>"
+  std::string start_date;
+  std::vector<std::int32_t> client_ranks; // world rank of each client (by model rank)
+  std::vector<DomainInfo> domains;
+  std::vector<AxisInfo> axes;
+  std::vector<VariableInfo> variables;
+  std::vector<FileInfo> files;
+
+  std::vector<std::int64_t> shape(const VariableInfo& v) const;
+  // The dimension servers split along: the first domain's j, else the slowest.
+  int split_dim(const VariableInfo& v) const;
+  // The block of a variable that client c sends. A variable with no domain
+  // (an axis profile) is taken from client 0 only.
+  grid::Box client_box(const VariableInfo& v, int client) const;
+  // The block of a variable that server s of n owns: a balanced band of the
+  // split dimension; a variable with no domain belongs whole to server 0.
+  grid::Box server_block(const VariableInfo& v, int server, int nservers) const;
+  bool has_domain(const VariableInfo& v) const;
+};
+
+std::vector<char> encode(const ContextPlan& plan);
+ContextPlan decode_plan(const char* data, std::size_t size);  // throws transport::WireError
+
+}  // namespace foehn::output

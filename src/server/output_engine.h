@@ -1,0 +1,98 @@
+// Assembles the fragments of each output variable that the clients send,
+// and writes complete records in one canonical order.
+//
+// The same engine runs on a server rank (its block is a balanced band of
+// each domain, the data arrives from all clients) and inside a client in
+// attached mode (its block is the client's own part). Writes follow the
+// order of the announced records and, within a record, the file's variable
+// order, so the collective writes of all writers of a file always match,
+// whatever order the fragments arrive in.
+#pragma once
+
+#include <mpi.h>
+
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "grid/box.h"
+#include "output/netcdf_file.h"
+#include "output/output_plan.h"
+#include "transport/event.h"
+
+namespace foehn::server {
+
+struct WriterRole {
+  bool attached = false;  // true: this rank is client `index` writing its own block
+  int index = 0;          // server index among `count` servers, or client index
+  int count = 1;
+  MPI_Comm comm = MPI_COMM_SELF;  // the writers of one_file files
+};
+
+class OutputEngine {
+ public:
+  OutputEngine(output::ContextPlan plan, WriterRole role);
+  ~OutputEngine();
+
+  const output::ContextPlan& plan() const { return plan_; }
+  // The block of variable v this writer holds (global indices).
+  const grid::Box& block(int v) const { return vars_.at(v).block; }
+
+  // A fragment from `client`: values [offset, offset+count) of its packed
+  // stream for this writer. Throws std::runtime_error on values that do not
+  // belong (a protocol error).
+  void on_data(int client, const transport::EventHeader& h, const std::byte* payload);
+  void on_announce(int file, std::int64_t record, double time);
+  void on_client_closed(int client);
+  bool all_clients_closed() const { return closed_clients_ == plan_.client_ranks.size(); }
+  // Writes the remaining records (incomplete ones as fill values, with a
+  // warning) and closes the files.
+  void close();
+
+  std::uint64_t bytes_written() const;
+  const std::vector<std::string>& warnings() const { return warnings_; }
+
+ private:
+  struct ClientPlan {
+    std::vector<grid::Run> runs;           // packed stream -> block
+    std::vector<std::int64_t> run_first;   // packed offset of each run's first value
+    std::int64_t total = 0;
+  };
+  struct VarState {
+    grid::Box block;
+    std::vector<ClientPlan> clients;
+    std::int64_t expected = 0;  // values this writer receives per record
+    std::size_t elem = 4;
+  };
+  struct Pending {
+    std::vector<std::byte> data;
+    std::int64_t received = 0;
+  };
+  struct Announce {
+    int file;
+    std::int64_t record;
+    double time;
+  };
+
+  Pending& pending(int var, std::int64_t record);
+  void advance(bool closing);
+  void write_record_of(int var, std::int64_t record, bool closing);
+
+  output::ContextPlan plan_;
+  WriterRole role_;
+  std::vector<VarState> vars_;
+  std::vector<std::unique_ptr<output::NetcdfFile>> files_;
+  std::map<std::pair<int, std::int64_t>, Pending> pending_;
+  std::vector<std::vector<std::byte>> spare_;  // recycled record buffers
+  std::deque<Announce> announced_;
+  int next_in_file_ = -1;  // position in the front announce: -1 time not yet written
+  std::vector<char> client_closed_;
+  std::size_t closed_clients_ = 0;
+  std::vector<std::string> warnings_;
+  std::vector<std::byte> fill_;
+};
+
+}  // namespace foehn::server

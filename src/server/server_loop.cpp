@@ -1,0 +1,174 @@
+#include "server/server_loop.h"
+
+#include <chrono>
+#include <cstdint>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "report/report.h"
+#include "server/output_engine.h"
+#include "transport/event.h"
+#include "transport/wire.h"
+#include "transport/world.h"
+
+namespace foehn::server {
+
+namespace {
+
+using transport::EventHeader;
+using transport::EventType;
+
+struct ContextSlot {
+  std::unique_ptr<OutputEngine> engine;
+  std::vector<int> client_of_rank;  // world rank -> client index, -1 if not a client
+  std::string error;                // first error; later data for this context is dropped
+  int root = 0;                     // world rank acknowledgements go to
+  std::string id;
+};
+
+void send_ack(MPI_Comm comm, int dest, const std::string& error) {
+  transport::WireWriter w;
+  w.put<std::int32_t>(error.empty() ? 0 : 1);
+  w.put(error);
+  MPI_Send(w.bytes().data(), static_cast<int>(w.bytes().size()), MPI_BYTE, dest, transport::kTagAck, comm);
+}
+
+class Server {
+ public:
+  explicit Server(transport::World& w) : w_(w) {
+    MPI_Comm_rank(w_.local, &index_);
+    MPI_Comm_size(w_.local, &count_);
+  }
+
+  int run() {
+    const double t0 = MPI_Wtime();
+    auto idle = std::chrono::microseconds(20);
+    std::vector<std::byte> buffer;
+    while (finalized_ < w_.client_ranks.size()) {
+      int flag = 0;
+      MPI_Message msg;
+      MPI_Status st;
+      MPI_Improbe(MPI_ANY_SOURCE, MPI_ANY_TAG, w_.comm, &flag, &msg, &st);
+      if (!flag) {
+        std::this_thread::sleep_for(idle);
+        idle = std::min(idle * 2, std::chrono::microseconds(1000));
+        continue;
+      }
+      idle = std::chrono::microseconds(20);
+      const double b0 = MPI_Wtime();
+      int bytes = 0;
+      MPI_Get_count(&st, MPI_BYTE, &bytes);
+      if (buffer.size() < static_cast<size_t>(bytes)) buffer.resize(bytes);
+      MPI_Mrecv(buffer.data(), bytes, MPI_BYTE, &msg, MPI_STATUS_IGNORE);
+      ++figures_.messages_received;
+      if (st.MPI_TAG == transport::kTagPlan) on_plan(st.MPI_SOURCE, buffer.data(), bytes);
+      else if (st.MPI_TAG == transport::kTagEvents) on_events(st.MPI_SOURCE, buffer.data(), bytes);
+      else fail_run("unexpected message tag " + std::to_string(st.MPI_TAG) + " from rank " + std::to_string(st.MPI_SOURCE));
+      figures_.busy_seconds += MPI_Wtime() - b0;
+    }
+    figures_.wall_seconds = MPI_Wtime() - t0;
+    figures_.cpu_seconds = report::process_cpu_seconds();
+    const auto all = report::gather(figures_, w_.local);
+    if (index_ == 0) report::print_servers(std::cout, all);
+    return failed_ ? 1 : 0;
+  }
+
+ private:
+  void fail_run(const std::string& message) {
+    std::cerr << "foehn-server " << index_ << ": error: " << message << std::endl;
+    failed_ = true;
+  }
+
+  void on_plan(int source, const std::byte* data, int bytes) {
+    auto slot = std::make_unique<ContextSlot>();
+    slot->root = source;
+    std::uint32_t key = 0;
+    try {
+      output::ContextPlan plan = output::decode_plan(reinterpret_cast<const char*>(data), bytes);
+      key = plan.key;
+      slot->id = plan.context_id;
+      slot->client_of_rank.assign(w_.size, -1);
+      for (size_t c = 0; c < plan.client_ranks.size(); ++c) slot->client_of_rank.at(plan.client_ranks[c]) = static_cast<int>(c);
+      slot->engine = std::make_unique<OutputEngine>(std::move(plan), WriterRole{false, index_, count_, w_.local});
+    } catch (const std::exception& e) {
+      slot->error = e.what();
+      fail_run("context '" + slot->id + "': " + slot->error);
+    }
+    send_ack(w_.comm, source, slot->error);
+    contexts_[key] = std::move(slot);
+  }
+
+  void on_events(int source, const std::byte* data, int bytes) {
+    try {
+      transport::decode_buffer(data, static_cast<size_t>(bytes), [&](const EventHeader& h, const std::byte* payload) {
+        if (h.type == EventType::finalize) {
+          ++finalized_;
+          return;
+        }
+        auto it = contexts_.find(h.context);
+        if (it == contexts_.end()) throw std::runtime_error("event for unknown context key " + std::to_string(h.context));
+        ContextSlot& slot = *it->second;
+        const int client = slot.client_of_rank.at(source);
+        if (h.type == EventType::context_close) {
+          if (slot.engine) slot.engine->on_client_closed(client);
+          if (!slot.engine || slot.engine->all_clients_closed()) close_context(it);
+          return;
+        }
+        if (!slot.error.empty() || !slot.engine) return;
+        try {
+          if (h.type == EventType::data) slot.engine->on_data(client, h, payload);
+          else if (h.type == EventType::announce) slot.engine->on_announce(static_cast<int>(h.item), h.record, h.time);
+          else throw std::runtime_error("unknown event type " + std::to_string(static_cast<unsigned>(h.type)));
+        } catch (const std::exception& e) {
+          slot.error = e.what();
+          fail_run("context '" + slot.id + "': " + slot.error);
+        }
+      });
+    } catch (const std::exception& e) {
+      fail_run("message from rank " + std::to_string(source) + ": " + e.what());
+    }
+  }
+
+  void close_context(std::map<std::uint32_t, std::unique_ptr<ContextSlot>>::iterator it) {
+    ContextSlot& slot = *it->second;
+    if (slot.engine) {
+      try {
+        slot.engine->close();
+        for (const auto& w : slot.engine->warnings())
+          std::cerr << "foehn-server " << index_ << ": warning: context '" << slot.id << "': " << w << std::endl;
+        figures_.bytes_written += static_cast<double>(slot.engine->bytes_written());
+      } catch (const std::exception& e) {
+        if (slot.error.empty()) slot.error = e.what();
+        fail_run("context '" + slot.id + "': " + e.what());
+      }
+    }
+    send_ack(w_.comm, slot.root, slot.error);
+    contexts_.erase(it);
+  }
+
+  transport::World& w_;
+  int index_ = 0, count_ = 1;
+  std::size_t finalized_ = 0;
+  bool failed_ = false;
+  std::map<std::uint32_t, std::unique_ptr<ContextSlot>> contexts_;
+  report::ServerFigures figures_;
+};
+
+}  // namespace
+
+int run_server(MPI_Comm world) {
+  transport::World w = transport::join_world(world, transport::kServerCodeId);
+  int code = 0;
+  {
+    Server server(w);
+    code = server.run();
+  }
+  transport::leave_world(w);
+  return code;
+}
+
+}  // namespace foehn::server

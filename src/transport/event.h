@@ -1,0 +1,61 @@
+// The events that travel from clients to servers inside send buffers.
+//
+// A buffer is a BufferHeader followed by events; each event is an
+// EventHeader followed by `count * elem_size` payload bytes, padded to 8.
+// Decoding checks every length against the buffer size and the version, so
+// a corrupt or foreign message is reported, never read past its end.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <stdexcept>
+
+namespace foehn::transport {
+
+constexpr std::uint32_t kBufferMagic = 0x6e686f66;  // "fohn"
+constexpr std::uint16_t kProtocolVersion = 1;
+
+// MPI tags on foehn's private duplicate of the world communicator.
+enum Tag : int { kTagEvents = 1, kTagPlan = 2, kTagAck = 3 };
+
+enum class EventType : std::uint32_t {
+  data = 1,           // a fragment of a variable's values for one record
+  announce = 2,       // a file's record exists, with its time value
+  context_close = 3,  // this client closed the context
+  finalize = 4,       // this client finalized foehn
+};
+
+struct BufferHeader {
+  std::uint32_t magic = kBufferMagic;
+  std::uint16_t version = kProtocolVersion;
+  std::uint16_t reserved = 0;
+  std::uint64_t bytes = 0;  // whole buffer including this header
+};
+
+struct EventHeader {
+  EventType type;
+  std::uint32_t context = 0;    // context key
+  std::uint32_t item = 0;       // variable index (data) or file index (announce)
+  std::uint32_t elem_size = 0;  // bytes per value (data)
+  std::int64_t record = 0;      // record index in the file
+  std::int64_t offset = 0;      // first value of this fragment in the client's packed stream
+  std::int64_t count = 0;       // number of values in this fragment
+  double time = 0;              // announce: time value of the record
+};
+static_assert(sizeof(EventHeader) == 48);
+static_assert(sizeof(BufferHeader) == 16);
+
+constexpr std::size_t padded(std::size_t n) { return (n + 7) & ~std::size_t{7}; }
+inline std::size_t event_bytes(std::size_t payload) { return sizeof(EventHeader) + padded(payload); }
+
+struct DecodeError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// Calls handle(header, payload) for each event of a received buffer.
+// Throws DecodeError on a bad magic, version or length.
+void decode_buffer(const std::byte* data, std::size_t size,
+                   const std::function<void(const EventHeader&, const std::byte*)>& handle);
+
+}  // namespace foehn::transport
