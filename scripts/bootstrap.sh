@@ -36,3 +36,21 @@ if ! "$venv/bin/python" -c "import numpy, mpi4py, netCDF4, xarray, pytest, cfche
   echo "bootstrap: installing Python packages: ${python_packages[*]}"
   "$venv/bin/pip" install -q --disable-pip-version-check "${python_packages[@]}"
 fi
+
+# cfchecks reads the CF standard name table from the network by default;
+# this machine has none, so take the table that the compliance-checker
+# package ships (PyPI) and keep it in the venv.
+table="$venv/share/cf-standard-name-table.xml"
+if [ ! -s "$table" ]; then
+  echo "bootstrap: fetching the CF standard name table (from the compliance-checker wheel)"
+  tmp=$(mktemp -d)
+  "$venv/bin/pip" download -q --disable-pip-version-check --no-deps -d "$tmp" compliance-checker==6.1.0
+  mkdir -p "$venv/share"
+  "$venv/bin/python" - "$tmp"/compliance_checker-*.whl "$table" <<'PY'
+import sys, zipfile
+with zipfile.ZipFile(sys.argv[1]) as z:
+    data = z.read("compliance_checker/data/cf-standard-name-table.xml")
+open(sys.argv[2], "wb").write(data)
+PY
+  rm -rf "$tmp"
+fi

@@ -127,6 +127,7 @@ int foehn_finalize(void) {
     mine.wall_seconds = MPI_Wtime() - r.start_time;
     mine.inside_seconds = r.inside_seconds;
     mine.wait_seconds = r.counters.wait_seconds;
+    mine.close_seconds = r.counters.close_seconds;
     mine.bytes_sent = static_cast<double>(r.counters.bytes_sent);
     mine.messages_sent = static_cast<double>(r.counters.messages_sent);
     const auto all = foehn::report::gather(mine, r.world.local);

@@ -16,6 +16,7 @@ struct ClientFigures {
   double wall_seconds = 0;    // from init to finalize
   double inside_seconds = 0;  // inside foehn API calls
   double wait_seconds = 0;    // blocked on a full send buffer
+  double close_seconds = 0;   // waiting for the last buffers at context close
   double bytes_sent = 0;
   double messages_sent = 0;
 };

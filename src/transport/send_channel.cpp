@@ -101,7 +101,7 @@ void SendChannel::drain() {
   const double t0 = MPI_Wtime();
   for (auto& b : buffers_)
     if (b.request != MPI_REQUEST_NULL) MPI_Wait(&b.request, MPI_STATUS_IGNORE);
-  counters_->wait_seconds += MPI_Wtime() - t0;
+  counters_->close_seconds += MPI_Wtime() - t0;
   if (current_ < 0) current_ = find_free();
 }
 

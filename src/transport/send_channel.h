@@ -15,7 +15,8 @@
 namespace foehn::transport {
 
 struct ClientCounters {
-  double wait_seconds = 0;      // blocked waiting for a free buffer
+  double wait_seconds = 0;      // blocked waiting for a free buffer during the run
+  double close_seconds = 0;     // waiting for the last buffers to leave at context close
   std::uint64_t bytes_sent = 0;
   std::uint64_t messages_sent = 0;
   std::uint64_t waits = 0;      // how many times a buffer was not free
