@@ -80,7 +80,7 @@ class Context {
   void resolve_definitions();  // local checks; builds plan_ without the exchanged parts
   void exchange_domains();     // collective: every rank's blocks, global lon/lat
   void prepare_outputs();      // local: schedules, pack plans, buffers, channels
-  void resolve_field(const config::FileDef& file, int file_index, const config::FieldDef& f);
+  void resolve_field(int file_index, const config::FieldDef& f);
   int plan_domain(const std::string& id, const config::Location& where);
   int plan_axis(const std::string& id, const config::Location& where);
   void send_plan_and_wait();

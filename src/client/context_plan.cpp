@@ -19,6 +19,51 @@ namespace {
 }
 
 
+// Attributes the reader accepts but the writer does not act on yet are
+// refused here, at their line, rather than silently ignored.
+void refuse_unsupported_field(const config::FieldDef& f, const std::string& id) {
+  auto refuse = [&](const std::string& attr) {
+    config_error(f.where, "field '" + id + "': attribute '" + attr + "' is not supported yet");
+  };
+  // Sampling every time step is what instant output does anyway.
+  if (!f.freq_op.empty() && f.freq_op != "1ts") refuse("freq_op");
+  if (!f.freq_offset.empty()) refuse("freq_offset");
+  if (f.default_value) refuse("default_value");
+  if (f.valid_min) refuse("valid_min");
+  if (f.valid_max) refuse("valid_max");
+  if (f.detect_missing_value) refuse("detect_missing_value");
+  if (f.compression_level) refuse("compression_level");
+  if (f.add_offset) refuse("add_offset");
+  if (f.scale_factor) refuse("scale_factor");
+  if (!f.cell_methods_mode.empty() && f.cell_methods_mode != "overwrite") refuse("cell_methods_mode");
+  if (!f.variables.empty()) refuse("<variable> inside a field");
+  if (!f.scalar_ref.empty()) refuse("scalar_ref");
+  for (const auto& [name, value] : f.extra)
+    if (name != "comment") refuse(name);
+}
+
+void refuse_unsupported_file(const config::FileDef& f, const std::string& id) {
+  auto refuse = [&](const std::string& what) {
+    config_error(f.where, "file '" + id + "': " + what + " is not supported yet");
+  };
+  if (!f.split_freq.empty()) refuse("split_freq");
+  if (!f.sync_freq.empty()) refuse("sync_freq");
+  if (f.compression_level) refuse("compression_level");
+  if (f.append) refuse("append=\"true\"");
+  if (f.format != "netcdf4") refuse("format=\"" + f.format + "\"");
+  if (f.par_access != "collective") refuse("par_access=\"" + f.par_access + "\"");
+  if (!f.mode.empty() && f.mode != "write") refuse("mode=\"" + f.mode + "\"");
+  if (!f.convention.empty() && f.convention != "CF") refuse("convention=\"" + f.convention + "\"");
+  if (!f.time_counter.empty() && f.time_counter != "instant" && f.time_counter != "centered")
+    refuse("time_counter=\"" + f.time_counter + "\"");
+  if (!f.time_units.empty() && f.time_units != "seconds") refuse("time_units=\"" + f.time_units + "\"");
+  if (!f.timeseries.empty() && f.timeseries != "none") refuse("timeseries=\"" + f.timeseries + "\"");
+  if (f.output_level) refuse("output_level");
+  if (f.min_digits) refuse("min_digits");
+  for (const auto& [name, value] : f.extra)
+    if (name != "comment") refuse("attribute '" + name + "'");
+}
+
 }  // namespace
 
 int Context::plan_domain(const std::string& id, const config::Location& where) {
@@ -71,8 +116,9 @@ int Context::plan_axis(const std::string& id, const config::Location& where) {
   return static_cast<int>(plan_axis_ids_.size() - 1);
 }
 
-void Context::resolve_field(const config::FileDef& file, int file_index, const config::FieldDef& f) {
+void Context::resolve_field(int file_index, const config::FieldDef& f) {
   const std::string source = f.field_ref.empty() ? f.id : f.field_ref;
+  refuse_unsupported_field(f, source);
   if (!f.expression.empty())
     config_error(f.where, "field '" + source + "': expressions are not supported yet");
   if (!f.operation.empty() && f.operation != "instant")
@@ -120,11 +166,12 @@ void Context::resolve_field(const config::FileDef& file, int file_index, const c
   v.standard_name = f.standard_name;
   v.units = f.unit;
   v.operation = f.operation.empty() ? "instant" : f.operation;
+  v.cell_methods = f.cell_methods.empty() ? "time: point" : f.cell_methods;
   v.prec = f.prec;
   v.file = file_index;
   for (int other : plan_.files[file_index].variables)
     if (plan_.variables[other].name == v.name)
-      config_error(f.where, "file '" + file.id + "' already has a variable named '" + v.name +
+      config_error(f.where, "file '" + plan_.files[file_index].id + "' already has a variable named '" + v.name +
                                 "' (set name= to tell them apart)");
   const int vi = static_cast<int>(plan_.variables.size());
   plan_.variables.push_back(std::move(v));
@@ -184,28 +231,30 @@ void Context::resolve_definitions() {
 
   for (const config::FileDef& file : def_.files) {
     if (!file.enabled) continue;
-    if (file.output_freq.empty()) config_error(file.where, "file '" + file.id + "' has no output_freq");
+    const std::string file_id = file.id.empty() ? file.output_name() : file.id;
+    refuse_unsupported_file(file, file_id);
+    if (file.output_freq.empty()) config_error(file.where, "file '" + file_id + "' has no output_freq");
     const calendar::Duration freq = calendar::parse_duration(file.output_freq);
     if (freq.is_zero() || freq.months < 0 || freq.microseconds < 0 || freq.timesteps < 0)
-      config_error(file.where, "file '" + file.id + "': output_freq '" + file.output_freq + "' must be positive");
+      config_error(file.where, "file '" + file_id + "': output_freq '" + file.output_freq + "' must be positive");
     output::FileInfo info;
-    info.id = file.id;
+    info.id = file_id;
     std::filesystem::path path = file.output_name() + file.name_suffix + ".nc";
     info.path = std::filesystem::absolute(path).string();
-    info.title = file.description.empty() ? "foehn output file '" + file.id + "' of context '" + id_ + "'"
+    info.title = file.description.empty() ? "foehn output file '" + file_id + "' of context '" + id_ + "'"
                                           : file.description;
     info.output_freq = file.output_freq;
     info.one_file = file.type != "multiple_file";
-    for (const auto& var : file.variables) info.attributes.emplace_back(var.id, var.value);
+    for (const auto& var : file.variables) info.attributes.emplace_back(var.output_name(), var.value);
     const int fi = static_cast<int>(plan_.files.size());
     plan_.files.push_back(std::move(info));
     FileSchedule fs;
     fs.schedule = std::make_unique<calendar::Schedule>(*calendar_, start_, freq, calendar::Duration{}, timestep_us_);
     files_.push_back(std::move(fs));
     for (const config::FieldDef& f : file.fields)
-      if (f.enabled) resolve_field(file, fi, f);
+      if (f.enabled) resolve_field(fi, f);
     if (plan_.files[fi].variables.empty())
-      config_error(file.where, "file '" + file.id + "' has no enabled field");
+      config_error(file.where, "file '" + file_id + "' has no enabled field");
   }
   // Fields the model may write that no file uses are still known ids.
   for (const config::FieldDef& f : def_.fields)

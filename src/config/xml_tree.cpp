@@ -92,7 +92,7 @@ class TreeReader {
       if (attr_name == "src")
         src = a.value();
       else
-        node.attrs.push_back(Attr{attr_name, a.value(), node.where});
+        node.attrs.push_back(Attr{attr_name, trim(a.value()), node.where});  // " t " and "t" are one id
     }
 
     for (pugi::xml_node c : x.children()) {

@@ -133,7 +133,7 @@ void NetcdfFile::define(const ContextPlan& plan, int file_index) {
     put_text(ncid_, var, "long_name", v.long_name);
     put_text(ncid_, var, "units", v.units);
     put_text(ncid_, var, "online_operation", v.operation);
-    put_text(ncid_, var, "cell_methods", "time: point");
+    put_text(ncid_, var, "cell_methods", v.cell_methods);
     varids_[vi] = var;
     offset_[vi] = std::move(offset);
     prec_[vi] = v.prec;

@@ -37,7 +37,7 @@ struct Dim {
 };
 
 struct VariableInfo {
-  std::string field_id, name, long_name, standard_name, units, operation;
+  std::string field_id, name, long_name, standard_name, units, operation, cell_methods;
   std::int32_t prec = 4;      // 4: float, 8: double
   std::int32_t file = 0;      // index into files
   std::vector<Dim> dims;

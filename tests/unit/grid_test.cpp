@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <iostream>
 #include <numeric>
 #include <random>
 #include <stdexcept>
@@ -90,19 +91,22 @@ std::int64_t total_length(const std::vector<Run>& runs) {
   return n;
 }
 
-// A random box inside [0, global): sometimes empty, sometimes whole.
+// A random box inside [0, global): whole extents are common (to exercise
+// merging), and about one box in twenty is empty.
 Box random_box(std::mt19937& rng, const Shape& global) {
   Box b;
   for (auto g : global) {
+    if (std::uniform_int_distribution<int>(0, 3)(rng) == 0) {
+      b.start.push_back(0);
+      b.count.push_back(g);
+      continue;
+    }
     const auto s = std::uniform_int_distribution<std::int64_t>(0, g - 1)(rng);
-    // Count 0 is rare, a full extent is common enough to exercise merging.
-    std::int64_t c;
-    const int kind = std::uniform_int_distribution<int>(0, 9)(rng);
-    if (kind == 0) c = 0;
-    else if (kind <= 2) { b.start.push_back(0); b.count.push_back(g); continue; }
-    else c = std::uniform_int_distribution<std::int64_t>(1, g - s)(rng);
     b.start.push_back(s);
-    b.count.push_back(c);
+    b.count.push_back(std::uniform_int_distribution<std::int64_t>(1, g - s)(rng));
+  }
+  if (std::uniform_int_distribution<int>(0, 19)(rng) == 0) {
+    b.count[std::uniform_int_distribution<size_t>(0, global.size() - 1)(rng)] = 0;
   }
   return b;
 }
@@ -196,7 +200,9 @@ TEST(ServerSlab, ServersBeyondTheExtentGetEmptyBands) {
       const Box b = server_slab({4, n, 6}, 1, s, nservers);
       SCOPED_TRACE(::testing::Message() << "n=" << n << " server=" << s);
       EXPECT_EQ(b.count[1], s < n ? 1 : 0);
-      if (s < n) EXPECT_EQ(b.start[1], s);
+      if (s < n) {
+        EXPECT_EQ(b.start[1], s);
+      }
       EXPECT_EQ(b.empty(), s >= n);
       EXPECT_EQ(b.size(), s < n ? 4 * 6 : 0);
     }
@@ -377,7 +383,7 @@ TEST_P(MakeRunsRandom, CopiesExactlyTheIntersection) {
   const int rank = GetParam();
   std::mt19937 rng(12345u + static_cast<unsigned>(rank));
   std::int64_t nonempty = 0, multi_run = 0;
-  for (int trial = 0; trial < 300; ++trial) {
+  for (int trial = 0; trial < 1000; ++trial) {
     Shape global;
     for (int d = 0; d < rank; ++d) global.push_back(std::uniform_int_distribution<std::int64_t>(1, 7)(rng));
     const Box from_box = random_box(rng, global);
@@ -390,8 +396,11 @@ TEST_P(MakeRunsRandom, CopiesExactlyTheIntersection) {
   }
   // The random cases must actually exercise copies (and, beyond 1-D, copies
   // made of several runs).
-  EXPECT_GT(nonempty, 100);
-  if (rank > 1) EXPECT_GT(multi_run, 20);
+  EXPECT_GT(nonempty, 200);
+  if (rank > 1) {
+    EXPECT_GT(multi_run, 100);
+  }
+  std::cout << "[ info     ] " << nonempty << " non-empty intersections, " << multi_run << " multi-run copies\n";
 }
 
 INSTANTIATE_TEST_SUITE_P(Ranks, MakeRunsRandom, ::testing::Values(1, 2, 3, 4),
@@ -436,7 +445,8 @@ void check_pack_unpack(const PackCase& pc) {
   // The clients tile the space exactly (a precondition of the test itself).
   std::int64_t covered = 0;
   for (const Box& c : pc.clients) covered += c.size();
-  ASSERT_EQ(covered, Box{Shape(pc.global.size(), 0), pc.global}.size());
+  const Box whole{Shape(pc.global.size(), 0), pc.global};
+  ASSERT_EQ(covered, whole.size());
 
   for (int s = 0; s < pc.nservers; ++s) {
     SCOPED_TRACE(::testing::Message() << "server " << s);

@@ -83,6 +83,7 @@ ContextPlan sample_plan() {
   v0.standard_name = "sea_water_potential_temperature";
   v0.units = "degC";
   v0.operation = "average";
+  v0.cell_methods = "time: mean";
   v0.prec = 4;
   v0.file = 0;
   v0.dims = {dim(Dim::axis, 0), dim(Dim::domain_j, 0), dim(Dim::domain_i, 0)};
@@ -91,6 +92,7 @@ ContextPlan sample_plan() {
   v1.name = "tauuo";
   v1.units = "N m-2";
   v1.operation = "instant";
+  v1.cell_methods = "time: point";
   v1.prec = 8;
   v1.file = 1;
   v1.dims = {dim(Dim::domain_j, 1), dim(Dim::domain_i, 1)};
@@ -179,6 +181,7 @@ void expect_same(const ContextPlan& a, const ContextPlan& b) {
     EXPECT_EQ(x.standard_name, y.standard_name);
     EXPECT_EQ(x.units, y.units);
     EXPECT_EQ(x.operation, y.operation);
+    EXPECT_EQ(x.cell_methods, y.cell_methods);
     EXPECT_EQ(x.prec, y.prec);
     EXPECT_EQ(x.file, y.file);
     ASSERT_EQ(x.dims.size(), y.dims.size());
@@ -222,6 +225,8 @@ TEST(PlanEncoding, RoundTripKeepsEveryField) {
   EXPECT_EQ(q.axes[0].values, (std::vector<double>{5.0, 15.5, 1e4}));
   ASSERT_EQ(q.variables.size(), 3u);
   EXPECT_EQ(q.variables[1].prec, 8);
+  EXPECT_EQ(q.variables[0].cell_methods, "time: mean");
+  EXPECT_EQ(q.variables[2].cell_methods, "");
   EXPECT_EQ(q.variables[0].dims.size(), 3u);
   EXPECT_EQ(q.variables[0].dims[1].kind, Dim::domain_j);
   ASSERT_EQ(q.files.size(), 2u);
