@@ -70,6 +70,10 @@ int foehn_close_definition(foehn_context ctx);
 
 /* Sets the model time to start_date + step * timestep. Steps increase. */
 int foehn_update_calendar(foehn_context ctx, int step);
+/* Dynamic time stepping (instead of foehn_update_calendar): the model time
+ * in seconds since start_date; each call is a new step and times increase.
+ * Averages then weigh each sample by the time it stands for. */
+int foehn_set_model_time(foehn_context ctx, double seconds);
 /* Sets *active to 1 if the field is needed at the current step, else 0. */
 int foehn_field_is_active(foehn_context ctx, const char* field_id, int* active);
 /* A precomputed handle for a field id (no string lookup in the write). */
@@ -85,6 +89,15 @@ int foehn_write_double_h(foehn_context ctx, int handle, const double* data, size
 
 /* Collective: flushes everything, closes the files (servers close theirs). */
 int foehn_context_close(foehn_context ctx);
+
+/* ---- Fortran-integer communicators ----------------------------------------
+ * The same calls for callers that hold communicators as Fortran integers
+ * (MPI_Fint): the Fortran module `foehn` and the Python package, which gets
+ * them from mpi4py (comm.py2f() / MPI.Comm.f2py). Converted with
+ * MPI_Comm_f2c / MPI_Comm_c2f; otherwise exactly foehn_init and
+ * foehn_context_open. */
+int foehn_init_f(const char* code_id, const char* config_path, MPI_Fint world, MPI_Fint* model_comm);
+int foehn_context_open_f(const char* context_id, MPI_Fint comm, foehn_context* ctx);
 
 #ifdef __cplusplus
 }

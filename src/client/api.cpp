@@ -200,6 +200,10 @@ int foehn_update_calendar(foehn_context ctx, int step) {
   return api_call([&] { context_of(ctx, "foehn_update_calendar").update_calendar(step); });
 }
 
+int foehn_set_model_time(foehn_context ctx, double seconds) {
+  return api_call([&] { context_of(ctx, "foehn_set_model_time").set_model_time(seconds); });
+}
+
 int foehn_field_handle(foehn_context ctx, const char* field_id, int* handle) {
   return api_call([&] {
     Context& c = context_of(ctx, "foehn_field_handle");

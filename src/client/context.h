@@ -1,11 +1,13 @@
 // A model's context on the client side: what the model defines through the
 // API, what close of definition turns it into (output plan, pack plans,
-// schedules), and the per-step path: update_calendar and write.
+// schedules, the filter graph), and the per-step path: update_calendar and
+// write.
 #pragma once
 
 #include <mpi.h>
 
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <string>
@@ -14,6 +16,8 @@
 
 #include "calendar/calendar.h"
 #include "config/config.h"
+#include "filters/expression.h"
+#include "filters/temporal.h"
 #include "grid/box.h"
 #include "output/output_plan.h"
 #include "server/output_engine.h"
@@ -33,6 +37,15 @@ struct AxisSetting {
   std::string units, positive;
 };
 
+// The instants of a period (output_freq, freq_op) and whether the current
+// step reached one.
+struct Sampler {
+  std::unique_ptr<calendar::Schedule> schedule;  // null: every step
+  std::int64_t next_k = 1;
+  bool due = false;
+  void advance(std::int64_t now);
+};
+
 class Context {
  public:
   Context(const std::string& id, MPI_Comm comm, const config::ContextDef& def, transport::World& world,
@@ -44,6 +57,8 @@ class Context {
   void set_axis(const std::string& id, AxisSetting setting);
   void close_definition();
   void update_calendar(std::int64_t step);
+  // Dynamic time stepping: the model time, in seconds since the start date.
+  void set_model_time(double seconds);
   int handle(const std::string& field_id) const;  // throws for an unknown field
   bool is_active(int handle) const;
   template <class T>
@@ -61,35 +76,86 @@ class Context {
     int file = 0;
     std::size_t elem = 4;
     std::vector<Destination> dest;  // by server (one entry when attached)
+    std::int64_t local_size = 0;    // values per step from this rank (the grid's local size)
+    filters::TemporalOp op = filters::TemporalOp::instant;
+    bool on_server = false;         // samples go to the servers, which reduce them
+    int stream = -1;                // fed by this filter stream; -1: by its field's writes
+    double missing = std::numeric_limits<double>::quiet_NaN();  // detect_missing_value
+    Sampler sampling;               // freq_op
+    filters::Accumulator acc;       // reducing on the client
     std::int64_t last_record = -1;  // to refuse a second write in one step
+    std::int64_t last_sample_step = -1;
+    std::int64_t last_sample_time = 0;  // for the weights of irregular steps
+    bool once_done = false;
   };
   struct Field {
     std::string id;
     std::int64_t local_size = -1;  // -1: not used by any enabled file
     std::string shape_text;        // e.g. "40 x 20 x 3", for messages
-    std::vector<int> outputs;      // indices into outputs_
+    std::vector<int> outputs;      // output vars fed directly by its writes
+    int stream = -1;               // its cached copy, when expressions use it
+    double missing = std::numeric_limits<double>::quiet_NaN();
+  };
+  // A node of the filter graph in the local layout: a cached source, an
+  // expression, or a chained temporal operation (@id).
+  struct Stream {
+    enum class Kind { source, expression, chain } kind = Kind::source;
+    int field = -1;                                  // source
+    std::shared_ptr<const filters::Expression> expr; // expression
+    std::vector<int> inputs;                         // expression: one stream per expression input; chain: one
+    filters::Accumulator acc;                        // chain
+    Sampler period;                                  // chain: emits at its period's ends
+    std::int64_t last_sample_time = 0;
+    std::vector<double> data;
+    std::int64_t step = -1;  // the step `data` belongs to
   };
   struct FileSchedule {
-    std::unique_ptr<calendar::Schedule> schedule;
-    std::int64_t next_k = 1;
+    Sampler sampler;
     std::int64_t records = 0;
-    bool due = false;
-    std::int64_t record = -1;
+    std::int64_t record = -1;  // the record due now
+    std::int64_t record_start = 0;  // start of the record's interval (instant, microseconds)
+  };
+  struct GridShape {
+    std::vector<output::Dim> dims;
+    std::int64_t local = 1;
+    std::string text;
   };
 
   void resolve_definitions();  // local checks; builds plan_ without the exchanged parts
   void exchange_domains();     // collective: every rank's blocks, global lon/lat
   void prepare_outputs();      // local: schedules, pack plans, buffers, channels
   void resolve_field(int file_index, const config::FieldDef& f);
+  std::string data_source(const config::FieldDef& f) const;
+  GridShape resolve_grid(const config::FieldDef& f, const std::string& id);
+  int register_field(const config::FieldDef& def, const GridShape& shape);
+  int stream_for_field(const std::string& id, const config::Location& where, std::vector<std::string>& path);
+  int stream_for_expression(const std::string& owner, const std::string& text, const std::string& self,
+                            const config::FieldDef& user, const GridShape& shape, std::vector<std::string>& path);
+  std::unique_ptr<calendar::Schedule> make_schedule(const std::string& period, const config::Location& where,
+                                                    const std::string& what) const;
+  std::string cell_methods(filters::TemporalOp op, const std::string& freq_op) const;
   int plan_domain(const std::string& id, const config::Location& where);
   int plan_axis(const std::string& id, const config::Location& where);
+
   void send_plan_and_wait();
   void collect_acks(const char* what);
+  void advance_time(std::int64_t now);
+  void end_step();
+  template <class T>
+  void feed(OutputVar& out, const T* data);
+  template <class T>
+  void send_values(OutputVar& out, const T* data, std::int64_t record);
+  template <class T>
+  void send_sample(OutputVar& out, const T* data, std::int64_t record, double weight);
+  void finish_record(OutputVar& out);
+  std::int64_t current_record(const OutputVar& out) const;
   template <class T, class U>
-  void pack(OutputVar& out, int server, const T* data, std::int64_t record);
+  void pack(OutputVar& out, int server, const T* data, std::int64_t record, std::uint16_t flags, double weight,
+            double missing);
   template <class T, class U>
   void pack_attached(OutputVar& out, const T* data, std::int64_t record);
-  void send_event_to_all(transport::EventType type, std::uint32_t item, std::int64_t record, double time);
+  void send_event_to_all(transport::EventType type, std::uint32_t item, std::int64_t record, double time,
+                         double time_start);
   void make_room(int server);
   void check_open(const char* call) const;
 
@@ -110,16 +176,24 @@ class Context {
   // Resolved at close of definition.
   std::unique_ptr<calendar::Calendar> calendar_;
   std::int64_t start_ = 0, origin_ = 0, timestep_us_ = 0;
+  bool reduce_on_server_ = false;
   output::ContextPlan plan_;
   std::vector<Field> fields_;
   std::unordered_map<std::string, int> field_index_;
   std::vector<std::string> plan_domain_ids_, plan_axis_ids_;
   std::vector<OutputVar> outputs_;
+  std::vector<Stream> streams_;  // inputs before the streams that use them
   std::vector<FileSchedule> files_;
   std::vector<transport::SendChannel> channels_;  // by server
   std::unique_ptr<server::OutputEngine> attached_;  // attached mode only
   std::vector<std::byte> scratch_;                  // attached packing
+  std::vector<double> result_;                      // client-side temporal results
+  std::unordered_map<std::string, int> expression_stream_;  // field id -> its expression's stream
+
+  // Time.
   std::int64_t step_ = -1;
+  std::int64_t now_ = 0;        // model time (instant, microseconds)
+  bool dynamic_steps_ = false;  // the model tells its time: averages weight by time
   double now_seconds_ = 0;
 };
 

@@ -25,13 +25,9 @@ void refuse_unsupported_field(const config::FieldDef& f, const std::string& id) 
   auto refuse = [&](const std::string& attr) {
     config_error(f.where, "field '" + id + "': attribute '" + attr + "' is not supported yet");
   };
-  // Sampling every time step is what instant output does anyway.
-  if (!f.freq_op.empty() && f.freq_op != "1ts") refuse("freq_op");
   if (!f.freq_offset.empty()) refuse("freq_offset");
-  if (f.default_value) refuse("default_value");
   if (f.valid_min) refuse("valid_min");
   if (f.valid_max) refuse("valid_max");
-  if (f.detect_missing_value) refuse("detect_missing_value");
   if (f.compression_level) refuse("compression_level");
   if (f.add_offset) refuse("add_offset");
   if (f.scale_factor) refuse("scale_factor");
@@ -116,14 +112,7 @@ int Context::plan_axis(const std::string& id, const config::Location& where) {
   return static_cast<int>(plan_axis_ids_.size() - 1);
 }
 
-void Context::resolve_field(int file_index, const config::FieldDef& f) {
-  const std::string source = f.field_ref.empty() ? f.id : f.field_ref;
-  refuse_unsupported_field(f, source);
-  if (!f.expression.empty())
-    config_error(f.where, "field '" + source + "': expressions are not supported yet");
-  if (!f.operation.empty() && f.operation != "instant")
-    config_error(f.where, "field '" + source + "': operation '" + f.operation +
-                              "' is not supported yet (only 'instant')");
+Context::GridShape Context::resolve_grid(const config::FieldDef& f, const std::string& id) {
   // The grid's components in Fortran order (fastest first), then the
   // variable's dimensions in C order (slowest first).
   std::vector<config::GridComponent> components;
@@ -136,39 +125,84 @@ void Context::resolve_field(int file_index, const config::FieldDef& f) {
     if (!f.axis_ref.empty()) components.push_back({config::GridComponent::Kind::axis, f.axis_ref, f.where});
   }
   if (components.empty())
-    config_error(f.where, "field '" + source + "' has no grid: set grid_ref, domain_ref or axis_ref");
-  output::VariableInfo v;
-  std::int64_t local = 1;
-  std::string shape;
+    config_error(f.where, "field '" + id + "' has no grid: set grid_ref, domain_ref or axis_ref");
+  GridShape shape;
   std::vector<output::Dim> fortran_dims;
   for (const auto& c : components) {
     if (c.kind == config::GridComponent::Kind::scalar)
-      config_error(c.where, "field '" + source + "': scalar grid components are not supported yet");
+      config_error(c.where, "field '" + id + "': scalar grid components are not supported yet");
     if (c.kind == config::GridComponent::Kind::domain) {
       const int d = plan_domain(c.ref, c.where);
       fortran_dims.push_back({output::Dim::domain_i, d});
       fortran_dims.push_back({output::Dim::domain_j, d});
       const auto& blk = domains_.at(c.ref).block;
-      local *= blk.ni * blk.nj;
-      shape += (shape.empty() ? "" : " x ") + std::to_string(blk.ni) + " x " + std::to_string(blk.nj);
+      shape.local *= blk.ni * blk.nj;
+      shape.text += (shape.text.empty() ? "" : " x ") + std::to_string(blk.ni) + " x " + std::to_string(blk.nj);
     } else {
       const int a = plan_axis(c.ref, c.where);
       fortran_dims.push_back({output::Dim::axis, a});
       const auto n = static_cast<std::int64_t>(plan_.axes[a].values.size());
-      local *= n;
-      shape += (shape.empty() ? "" : " x ") + std::to_string(n);
+      shape.local *= n;
+      shape.text += (shape.text.empty() ? "" : " x ") + std::to_string(n);
     }
   }
-  v.dims.assign(fortran_dims.rbegin(), fortran_dims.rend());
+  shape.dims.assign(fortran_dims.rbegin(), fortran_dims.rend());
+  return shape;
+}
+
+int Context::register_field(const config::FieldDef& def, const GridShape& shape) {
+  auto [it, inserted] = field_index_.try_emplace(def.id, static_cast<int>(fields_.size()));
+  if (inserted) fields_.push_back(Field{def.id, -1, "", {}, -1, std::numeric_limits<double>::quiet_NaN()});
+  Field& field = fields_[it->second];
+  if (field.local_size >= 0 && field.local_size != shape.local)
+    config_error(def.where, "field '" + def.id + "' is used on two grids of different sizes (" + field.shape_text +
+                                " and " + shape.text + ")");
+  field.local_size = shape.local;
+  field.shape_text = shape.text;
+  if (def.detect_missing_value && def.default_value) field.missing = *def.default_value;
+  return it->second;
+}
+
+std::string Context::data_source(const config::FieldDef& f) const {
+  // The model writes the root of a field_ref chain; the fields that refer
+  // to it (without an expression of their own) carry its data.
+  std::string source = f.field_ref.empty() ? f.id : f.field_ref;
+  for (int hops = 0; hops < 1000; ++hops) {
+    const config::FieldDef* def = def_.find_field(source);
+    if (!def || !def->expression.empty() || def->field_ref.empty()) break;
+    source = def->field_ref;
+  }
+  return source;
+}
+
+void Context::resolve_field(int file_index, const config::FieldDef& f) {
+  const std::string source = data_source(f);
+  refuse_unsupported_field(f, source);
+  filters::TemporalOp op;
+  try {
+    op = filters::parse_temporal_op(f.operation);
+  } catch (const std::invalid_argument& e) {
+    config_error(f.where, "field '" + source + "': " + e.what());
+  }
+  const GridShape shape = resolve_grid(f, source);
+  output::VariableInfo v;
+  v.dims = shape.dims;
   v.field_id = source;
   v.name = f.output_name().empty() ? source : f.output_name();
   v.long_name = f.long_name;
   v.standard_name = f.standard_name;
   v.units = f.unit;
-  v.operation = f.operation.empty() ? "instant" : f.operation;
-  v.cell_methods = f.cell_methods.empty() ? "time: point" : f.cell_methods;
+  v.comment = f.comment;
+  v.operation = std::string(filters::temporal_op_name(op));
+  v.op = static_cast<std::int32_t>(op);
+  v.cell_methods = f.cell_methods.empty() ? cell_methods(op, f.freq_op) : f.cell_methods;
   v.prec = f.prec;
   v.file = file_index;
+  v.reduce_on_server = reduce_on_server_ && filters::reduces(op);
+  if (f.default_value || f.detect_missing_value) {
+    v.has_fill = true;
+    v.fill_value = f.default_value.value_or(f.prec == 8 ? 9.9692099683868690e+36 : 9.96921e+36);
+  }
   for (int other : plan_.files[file_index].variables)
     if (plan_.variables[other].name == v.name)
       config_error(f.where, "file '" + plan_.files[file_index].id + "' already has a variable named '" + v.name +
@@ -177,20 +211,53 @@ void Context::resolve_field(int file_index, const config::FieldDef& f) {
   plan_.variables.push_back(std::move(v));
   plan_.files[file_index].variables.push_back(vi);
 
-  auto [it, inserted] = field_index_.try_emplace(source, static_cast<int>(fields_.size()));
-  if (inserted) fields_.push_back(Field{source, local, shape, {}});
-  Field& field = fields_[it->second];
-  if (field.local_size >= 0 && field.local_size != local)
-    config_error(f.where, "field '" + source + "' is output on two grids of different sizes (" + field.shape_text +
-                              " and " + shape + ")");
-  field.local_size = local;
-  field.shape_text = shape;
   OutputVar out;
   out.plan_index = vi;
   out.file = file_index;
-  out.elem = plan_.variables[vi].prec == 8 ? 8 : 4;
-  field.outputs.push_back(static_cast<int>(outputs_.size()));
+  out.elem = f.prec == 8 ? 8 : 4;
+  out.op = op;
+  out.on_server = plan_.variables[vi].reduce_on_server;
+  out.local_size = shape.local;
+  if (f.detect_missing_value && f.default_value) out.missing = *f.default_value;
+  if (filters::reduces(op)) out.sampling.schedule = make_schedule(f.freq_op, f.where, "freq_op");
+  const int oi = static_cast<int>(outputs_.size());
+  if (!f.expression.empty()) {
+    std::vector<std::string> path{source};
+    out.stream = stream_for_expression(source, f.expression, source, f, shape, path);
+  } else {
+    const config::FieldDef* def = def_.find_field(source);
+    config::FieldDef own = def ? *def : f;  // the model writes the referenced field
+    own.id = source;
+    fields_[register_field(own, shape)].outputs.push_back(oi);
+  }
   outputs_.push_back(std::move(out));
+}
+
+std::unique_ptr<calendar::Schedule> Context::make_schedule(const std::string& period, const config::Location& where,
+                                                           const std::string& what) const {
+  if (period.empty() || period == "1ts") return nullptr;  // every step
+  const calendar::Duration d = calendar::parse_duration(period);
+  if (d.is_zero() || d.months < 0 || d.microseconds < 0 || d.timesteps < 0)
+    config_error(where, what + " '" + period + "' must be positive");
+  return std::make_unique<calendar::Schedule>(*calendar_, start_, d, calendar::Duration{}, timestep_us_);
+}
+
+std::string Context::cell_methods(filters::TemporalOp op, const std::string& freq_op) const {
+  if (!filters::reduces(op)) return "time: point";
+  // The interval between samples: freq_op, or the model time step.
+  std::string interval = std::to_string(timestep_us_ / calendar::kMicrosPerSecond) + " s";
+  if (!freq_op.empty() && freq_op != "1ts") {
+    const calendar::Duration d = calendar::parse_duration(freq_op);
+    if (d.months == 0) {
+      const std::int64_t us = d.microseconds + d.timesteps * timestep_us_;
+      interval = std::to_string(us / calendar::kMicrosPerSecond) + " s";
+    } else if (d.microseconds == 0 && d.timesteps == 0) {
+      interval = d.months % 12 == 0 ? std::to_string(d.months / 12) + " year" : std::to_string(d.months) + " month";
+    } else {
+      interval = calendar::format_duration(d);
+    }
+  }
+  return "time: " + std::string(filters::cf_method(op)) + " (interval: " + interval + ")";
 }
 
 void Context::resolve_definitions() {
@@ -211,6 +278,12 @@ void Context::resolve_definitions() {
   if (ts.months != 0 || ts.timesteps != 0 || ts.microseconds <= 0)
     fail(FOEHN_ERR_CONFIG, where + ": the timestep '" + c.timestep + "' must be a positive duration in d/h/mi/s");
   timestep_us_ = ts.microseconds;
+  const std::string placement = config::variable_string(def_, "temporal_placement", "client");
+  if (placement != "client" && placement != "server") {
+    const auto* var = def_.find_variable("temporal_placement");
+    config_error(var->where, "temporal_placement must be 'client' or 'server', not '" + placement + "'");
+  }
+  reduce_on_server_ = placement == "server" && !world_->attached();
 
   plan_ = {};
   plan_.context_id = id_;
@@ -249,7 +322,8 @@ void Context::resolve_definitions() {
     const int fi = static_cast<int>(plan_.files.size());
     plan_.files.push_back(std::move(info));
     FileSchedule fs;
-    fs.schedule = std::make_unique<calendar::Schedule>(*calendar_, start_, freq, calendar::Duration{}, timestep_us_);
+    fs.sampler.schedule = std::make_unique<calendar::Schedule>(*calendar_, start_, freq, calendar::Duration{}, timestep_us_);
+    fs.record_start = start_;
     files_.push_back(std::move(fs));
     for (const config::FieldDef& f : file.fields)
       if (f.enabled) resolve_field(fi, f);
@@ -260,7 +334,7 @@ void Context::resolve_definitions() {
   for (const config::FieldDef& f : def_.fields)
     if (!field_index_.count(f.id)) {
       field_index_.emplace(f.id, static_cast<int>(fields_.size()));
-      fields_.push_back(Field{f.id, -1, "", {}});
+      fields_.push_back(Field{f.id, -1, "", {}, -1, std::numeric_limits<double>::quiet_NaN()});
     }
 }
 
@@ -301,7 +375,7 @@ void Context::prepare_outputs() {
   const bool attached = world_->attached();
   const int nservers = attached ? 1 : static_cast<int>(world_->server_ranks.size());
   std::vector<std::size_t> bytes_per_server(nservers, sizeof(transport::BufferHeader));
-  std::size_t largest_local = 0;
+  std::size_t largest_local = 0, result_size = 0;
   for (OutputVar& out : outputs_) {
     const auto& v = plan_.variables[out.plan_index];
     const grid::Box local = plan_.client_box(v, rank_);
@@ -317,12 +391,17 @@ void Context::prepare_outputs() {
       }
       if (d.total) bytes_per_server[s] += transport::event_bytes(d.total * out.elem);
     }
-    largest_local = std::max(largest_local, static_cast<std::size_t>(local.size()) * out.elem);
+    // Client-side results are computed in the local layout, in double.
+    largest_local = std::max(largest_local, static_cast<std::size_t>(local.size()) * sizeof(double));
+    if (filters::reduces(out.op) && !out.on_server)
+      out.acc = filters::Accumulator(out.op, static_cast<std::size_t>(out.local_size));
+    result_size = std::max(result_size, static_cast<std::size_t>(out.local_size));
+    out.last_sample_time = start_;
   }
-  if (attached) {
-    scratch_.resize(largest_local);
-    return;
-  }
+  for (Stream& st : streams_) st.last_sample_time = start_;
+  scratch_.resize(largest_local);
+  result_.resize(result_size);
+  if (attached) return;
   // Buffers hold everything a server gets in one output step ("performance"
   // sizing), within [min_buffer_size, max_buffer_size].
   const std::int64_t min_size = config::variable_int(def_, "min_buffer_size", 1 << 16);

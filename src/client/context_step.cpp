@@ -1,6 +1,9 @@
-// The per-step path of a client context: update_calendar, write (pack into
-// the send buffers by precomputed runs), and close.
+// The per-step path of a client context: the model's time (update_calendar
+// or set_model_time), write (sample, or pack into the send buffers by
+// precomputed runs), the end of a step (filter graph, records that end
+// now), and close.
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <iostream>
 
@@ -17,18 +20,26 @@ using transport::EventType;
 namespace {
 
 // Copies values [offset, offset+count) of the packed stream described by
-// runs/run_first out of `data`, converting T to U.
+// runs/run_first out of `data`, converting T to U; values equal to
+// `missing` become NaN (only when U is double: samples).
 template <class T, class U>
 void pack_values(const std::vector<grid::Run>& runs, const std::vector<std::int64_t>& run_first, const T* data,
-                 std::int64_t offset, std::int64_t count, U* out) {
+                 std::int64_t offset, std::int64_t count, U* out, double missing) {
   auto k = static_cast<std::size_t>(std::upper_bound(run_first.begin(), run_first.end(), offset) - run_first.begin() - 1);
+  const bool map_missing = !std::isnan(missing);
   std::int64_t done = 0;
   while (done < count) {
     const grid::Run& r = runs[k];
     const std::int64_t into = offset + done - run_first[k];
     const std::int64_t n = std::min(r.length - into, count - done);
     const T* src = data + r.from + into;
-    if constexpr (std::is_same_v<T, U>) std::memcpy(out + done, src, static_cast<std::size_t>(n) * sizeof(U));
+    if (map_missing)
+      for (std::int64_t i = 0; i < n; ++i) {
+        const double x = static_cast<double>(src[i]);
+        out[done + i] = static_cast<U>(x == missing ? std::nan("") : x);
+      }
+    else if constexpr (std::is_same_v<T, U>)
+      std::memcpy(out + done, src, static_cast<std::size_t>(n) * sizeof(U));
     else
       for (std::int64_t i = 0; i < n; ++i) out[done + i] = static_cast<U>(src[i]);
     done += n;
@@ -42,29 +53,68 @@ constexpr std::size_t kMinFragmentBytes = 4096;
 
 }  // namespace
 
+void Sampler::advance(std::int64_t now) {
+  if (!schedule) {
+    due = true;
+    return;
+  }
+  due = false;
+  // Every instant reached by this step counts once.
+  while (schedule->instant(next_k) <= now) {
+    due = true;
+    ++next_k;
+  }
+}
+
 void Context::update_calendar(std::int64_t step) {
   check_open("foehn_update_calendar");
   if (!closed_definition_)
     fail(FOEHN_ERR_STATE, "foehn_update_calendar: context '" + id_ + "' is still being defined (call foehn_close_definition)");
+  if (dynamic_steps_)
+    fail(FOEHN_ERR_STATE, "foehn_update_calendar: context '" + id_ + "' is driven by foehn_set_model_time; use one or the other");
   if (step < 0 || step <= step_)
     fail(FOEHN_ERR_ARGUMENT, "foehn_update_calendar: context '" + id_ + "': step " + std::to_string(step) +
                                  " does not follow the current step " + std::to_string(step_));
+  end_step();
   step_ = step;
-  const std::int64_t now = start_ + step * timestep_us_;
+  advance_time(start_ + step * timestep_us_);
+}
+
+void Context::set_model_time(double seconds) {
+  check_open("foehn_set_model_time");
+  if (!closed_definition_)
+    fail(FOEHN_ERR_STATE, "foehn_set_model_time: context '" + id_ + "' is still being defined (call foehn_close_definition)");
+  if (step_ >= 0 && !dynamic_steps_)
+    fail(FOEHN_ERR_STATE, "foehn_set_model_time: context '" + id_ + "' is driven by foehn_update_calendar; use one or the other");
+  const double us = std::round(seconds * static_cast<double>(calendar::kMicrosPerSecond));
+  const std::int64_t now = start_ + static_cast<std::int64_t>(us);
+  if (!std::isfinite(seconds) || seconds <= 0 || (step_ >= 0 && now <= now_))
+    fail(FOEHN_ERR_ARGUMENT, "foehn_set_model_time: context '" + id_ + "': time " + std::to_string(seconds) +
+                                 " s must be positive and after the current time");
+  dynamic_steps_ = true;
+  end_step();
+  ++step_;
+  advance_time(now);
+}
+
+void Context::advance_time(std::int64_t now) {
+  now_ = now;
   now_seconds_ = static_cast<double>(now - origin_) / static_cast<double>(calendar::kMicrosPerSecond);
   for (size_t f = 0; f < files_.size(); ++f) {
     FileSchedule& fs = files_[f];
-    fs.due = false;
-    // All output instants reached by this step make one record stamped now.
-    while (fs.schedule->instant(fs.next_k) <= now) {
-      fs.due = true;
-      ++fs.next_k;
-    }
-    if (!fs.due) continue;
+    fs.sampler.advance(now);
+    if (!fs.sampler.due) continue;
+    // All output instants reached by this step make one record stamped now,
+    // standing for the interval since the previous record.
     fs.record = fs.records++;
-    if (attached_) attached_->on_announce(static_cast<int>(f), fs.record, now_seconds_);
-    else if (rank_ == 0) send_event_to_all(EventType::announce, static_cast<std::uint32_t>(f), fs.record, now_seconds_);
+    const double start = static_cast<double>(fs.record_start - origin_) / static_cast<double>(calendar::kMicrosPerSecond);
+    fs.record_start = now;
+    if (attached_) attached_->on_announce(static_cast<int>(f), fs.record, now_seconds_, start);
+    else if (rank_ == 0) send_event_to_all(EventType::announce, static_cast<std::uint32_t>(f), fs.record, now_seconds_, start);
   }
+  for (auto& out : outputs_) out.sampling.advance(now);
+  for (auto& st : streams_)
+    if (st.kind == Stream::Kind::chain) st.period.advance(now);
   // What the previous step wrote leaves now, while the model computes.
   for (auto& ch : channels_) {
     ch.send_current();
@@ -83,10 +133,22 @@ int Context::handle(const std::string& field_id) const {
 }
 
 bool Context::is_active(int handle) const {
-  if (!closed_definition_ || closed_ || handle < 0 || handle >= static_cast<int>(fields_.size())) return false;
-  for (int o : fields_[handle].outputs)
-    if (files_[outputs_[o].file].due) return true;
+  if (!closed_definition_ || closed_ || step_ < 0 || handle < 0 || handle >= static_cast<int>(fields_.size())) return false;
+  const Field& field = fields_[handle];
+  if (field.stream >= 0) return true;  // expressions and chains read it every step
+  for (int o : field.outputs) {
+    const OutputVar& out = outputs_[o];
+    const bool file_due = files_[out.file].sampler.due;
+    if (out.op == filters::TemporalOp::instant && file_due) return true;
+    if (out.op == filters::TemporalOp::once && file_due && !out.once_done) return true;
+    if (filters::reduces(out.op) && out.sampling.due) return true;
+  }
   return false;
+}
+
+std::int64_t Context::current_record(const OutputVar& out) const {
+  const FileSchedule& fs = files_[out.file];
+  return fs.sampler.due ? fs.record : fs.records;
 }
 
 void Context::make_room(int server) {
@@ -100,7 +162,8 @@ void Context::make_room(int server) {
 }
 
 template <class T, class U>
-void Context::pack(OutputVar& out, int server, const T* data, std::int64_t record) {
+void Context::pack(OutputVar& out, int server, const T* data, std::int64_t record, std::uint16_t flags, double weight,
+                   double missing) {
   const Destination& d = out.dest[server];
   transport::SendChannel& ch = channels_[server];
   std::int64_t offset = 0;
@@ -111,9 +174,10 @@ void Context::pack(OutputVar& out, int server, const T* data, std::int64_t recor
       make_room(server);
     }
     const std::int64_t count = std::min<std::int64_t>(d.total - offset, ch.room() / sizeof(U));
-    EventHeader h{EventType::data, key_, static_cast<std::uint32_t>(out.plan_index), sizeof(U), record, offset, count, 0};
+    EventHeader h{EventType::data, key_, static_cast<std::uint32_t>(out.plan_index), sizeof(U), flags, record,
+                  offset, count, weight, 0};
     U* payload = reinterpret_cast<U*>(ch.append(h, count * sizeof(U)));
-    pack_values(d.runs, d.run_first, data, offset, count, payload);
+    pack_values(d.runs, d.run_first, data, offset, count, payload, missing);
     offset += count;
   }
 }
@@ -123,9 +187,54 @@ void Context::pack_attached(OutputVar& out, const T* data, std::int64_t record) 
   const Destination& d = out.dest[0];
   if (d.total == 0) return;
   U* packed = reinterpret_cast<U*>(scratch_.data());
-  pack_values(d.runs, d.run_first, data, 0, d.total, packed);
-  EventHeader h{EventType::data, key_, static_cast<std::uint32_t>(out.plan_index), sizeof(U), record, 0, d.total, 0};
+  pack_values(d.runs, d.run_first, data, 0, d.total, packed, std::nan(""));
+  EventHeader h{EventType::data, key_, static_cast<std::uint32_t>(out.plan_index), sizeof(U), 0, record, 0, d.total, 0, 0};
   attached_->on_data(rank_, h, reinterpret_cast<const std::byte*>(packed));
+}
+
+template <class T>
+void Context::send_values(OutputVar& out, const T* data, std::int64_t record) {
+  if (attached_) {
+    if (out.elem == 8) pack_attached<T, double>(out, data, record);
+    else pack_attached<T, float>(out, data, record);
+    return;
+  }
+  for (size_t s = 0; s < out.dest.size(); ++s) {
+    if (!out.dest[s].total) continue;
+    if (out.elem == 8) pack<T, double>(out, static_cast<int>(s), data, record, 0, 0, std::nan(""));
+    else pack<T, float>(out, static_cast<int>(s), data, record, 0, 0, std::nan(""));
+  }
+}
+
+template <class T>
+void Context::send_sample(OutputVar& out, const T* data, std::int64_t record, double weight) {
+  // Samples travel as double so that the server's result equals the client's.
+  for (size_t s = 0; s < out.dest.size(); ++s)
+    if (out.dest[s].total) pack<T, double>(out, static_cast<int>(s), data, record, transport::kSample, weight, out.missing);
+}
+
+template <class T>
+void Context::feed(OutputVar& out, const T* data) {
+  const FileSchedule& fs = files_[out.file];
+  const std::string& field = plan_.variables[out.plan_index].field_id;
+  if (out.op == filters::TemporalOp::instant || out.op == filters::TemporalOp::once) {
+    if (!fs.sampler.due || (out.op == filters::TemporalOp::once && out.once_done)) return;
+    if (out.last_record == fs.record)
+      fail(FOEHN_ERR_ARGUMENT, "field '" + field + "' in context '" + id_ + "' was already written at step " + std::to_string(step_));
+    out.last_record = fs.record;
+    out.once_done = true;
+    send_values(out, data, fs.record);
+    return;
+  }
+  if (!out.sampling.due) return;
+  if (out.last_sample_step == step_)
+    fail(FOEHN_ERR_ARGUMENT, "field '" + field + "' in context '" + id_ + "' was already written at step " + std::to_string(step_));
+  out.last_sample_step = step_;
+  // Regular steps weigh the same; irregular ones by the time they stand for.
+  const double weight = dynamic_steps_ ? static_cast<double>(now_ - out.last_sample_time) / calendar::kMicrosPerSecond : 1.0;
+  out.last_sample_time = now_;
+  if (out.on_server) send_sample(out, data, current_record(out), weight);
+  else out.acc.add(0, data, static_cast<std::size_t>(out.local_size), weight, out.missing);
 }
 
 template <class T>
@@ -135,6 +244,8 @@ void Context::write(int handle, const T* data, std::size_t n) {
     fail(FOEHN_ERR_STATE, "foehn_write: context '" + id_ + "' is still being defined (call foehn_close_definition)");
   if (handle < 0 || handle >= static_cast<int>(fields_.size()))
     fail(FOEHN_ERR_ARGUMENT, "foehn_write: invalid field handle " + std::to_string(handle) + " in context '" + id_ + "'");
+  if (step_ < 0)
+    fail(FOEHN_ERR_STATE, "foehn_write: context '" + id_ + "': set the time first (foehn_update_calendar)");
   Field& field = fields_[handle];
   if (field.local_size < 0) return;  // no enabled file uses this field
   if (static_cast<std::int64_t>(n) != field.local_size)
@@ -142,42 +253,92 @@ void Context::write(int handle, const T* data, std::size_t n) {
                                  std::to_string(field.local_size) + " values (local grid " + field.shape_text +
                                  "), given " + std::to_string(n));
   if (n > 0 && data == nullptr) fail(FOEHN_ERR_ARGUMENT, "field '" + field.id + "': data is NULL");
-  for (int o : field.outputs) {
-    OutputVar& out = outputs_[o];
-    const FileSchedule& fs = files_[out.file];
-    if (!fs.due) continue;
-    if (out.last_record == fs.record)
-      fail(FOEHN_ERR_ARGUMENT, "field '" + field.id + "' in context '" + id_ + "' was already written at step " +
-                                   std::to_string(step_));
-    out.last_record = fs.record;
-    for (size_t s = 0; s < out.dest.size(); ++s) {
-      if (attached_) {
-        if (out.elem == 8) pack_attached<T, double>(out, data, fs.record);
-        else pack_attached<T, float>(out, data, fs.record);
-      } else if (out.dest[s].total) {
-        if (out.elem == 8) pack<T, double>(out, static_cast<int>(s), data, fs.record);
-        else pack<T, float>(out, static_cast<int>(s), data, fs.record);
-      }
+  for (int o : field.outputs) feed(outputs_[o], data);
+  if (field.stream >= 0) {
+    // A copy for the expressions and chains evaluated at the end of the step.
+    Stream& st = streams_[field.stream];
+    if (st.step == step_)
+      fail(FOEHN_ERR_ARGUMENT, "field '" + field.id + "' in context '" + id_ + "' was already written at step " + std::to_string(step_));
+    const bool map_missing = !std::isnan(field.missing);
+    for (std::size_t i = 0; i < n; ++i) {
+      const double x = static_cast<double>(data[i]);
+      st.data[i] = map_missing && x == field.missing ? std::nan("") : x;
     }
+    st.step = step_;
   }
 }
 
 template void Context::write<float>(int, const float*, std::size_t);
 template void Context::write<double>(int, const double*, std::size_t);
 
-void Context::send_event_to_all(EventType type, std::uint32_t item, std::int64_t record, double time) {
+void Context::finish_record(OutputVar& out) {
+  const FileSchedule& fs = files_[out.file];
+  if (out.on_server) {
+    for (size_t s = 0; s < channels_.size(); ++s) {
+      if (!out.dest[s].total) continue;
+      if (!channels_[s].fits(0)) {
+        channels_[s].send_current();
+        make_room(static_cast<int>(s));
+      }
+      EventHeader h{EventType::data, key_, static_cast<std::uint32_t>(out.plan_index), sizeof(double),
+                    transport::kLastSample, fs.record, 0, 0, 0, 0};
+      channels_[s].append(h, 0);
+    }
+    return;
+  }
+  out.acc.result(0, result_.data(), static_cast<std::size_t>(out.local_size));
+  out.acc.reset();
+  send_values(out, result_.data(), fs.record);
+}
+
+void Context::end_step() {
+  if (step_ < 0) return;
+  for (Stream& st : streams_) {
+    if (st.kind == Stream::Kind::chain) {
+      const Stream& in = streams_[st.inputs[0]];
+      if (in.step == step_) {
+        const double w = dynamic_steps_ ? static_cast<double>(now_ - st.last_sample_time) / calendar::kMicrosPerSecond : 1.0;
+        st.last_sample_time = now_;
+        st.acc.add(0, in.data.data(), in.data.size(), w);
+      }
+      if (st.period.due) {
+        st.acc.result(0, st.data.data(), st.data.size());
+        st.acc.reset();
+        st.step = step_;
+      }
+    } else if (st.kind == Stream::Kind::expression) {
+      thread_local std::vector<const double*> inputs;
+      inputs.clear();
+      bool ready = true;
+      for (int i : st.inputs) {
+        ready = ready && streams_[i].step == step_;
+        inputs.push_back(streams_[i].data.data());
+      }
+      if (!ready) continue;
+      st.expr->evaluate(inputs, st.data.data(), st.data.size());
+      st.step = step_;
+    }
+  }
+  for (OutputVar& out : outputs_)
+    if (out.stream >= 0 && streams_[out.stream].step == step_) feed(out, streams_[out.stream].data.data());
+  for (OutputVar& out : outputs_)
+    if (filters::reduces(out.op) && files_[out.file].sampler.due) finish_record(out);
+}
+
+void Context::send_event_to_all(EventType type, std::uint32_t item, std::int64_t record, double time, double time_start) {
   for (size_t s = 0; s < channels_.size(); ++s) {
     if (!channels_[s].fits(0)) {
       channels_[s].send_current();
       make_room(static_cast<int>(s));
     }
-    EventHeader h{type, key_, item, 0, record, 0, 0, time};
+    EventHeader h{type, key_, item, 0, 0, record, 0, 0, time, time_start};
     channels_[s].append(h, 0);
   }
 }
 
 void Context::close() {
   check_open("foehn_context_close");
+  if (closed_definition_) end_step();  // the last step's records
   closed_ = true;
   if (!closed_definition_) return;  // nothing was sent or created
   if (attached_) {
@@ -188,7 +349,7 @@ void Context::close() {
     });
     return;
   }
-  send_event_to_all(EventType::context_close, 0, 0, 0);
+  send_event_to_all(EventType::context_close, 0, 0, 0, 0);
   for (auto& ch : channels_) ch.drain();
   collect_acks("writing the files");
 }

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <map>
 
+#include "filters/temporal.h"
 #include "foehn_version.h"
 
 namespace foehn::output {
@@ -55,15 +56,37 @@ NetcdfFile::~NetcdfFile() {
 
 void NetcdfFile::define(const ContextPlan& plan, int file_index) {
   const FileInfo& f = plan.files[file_index];
+  bool any_instant = false;
+  for (int vi : f.variables) {
+    const auto op = static_cast<filters::TemporalOp>(plan.variables[vi].op);
+    if (filters::reduces(op)) centered_ = true;
+    else if (op == filters::TemporalOp::instant) any_instant = true;
+  }
+  const std::string origin = plan.time_units.substr(plan.time_units.find("since ") + 6);
+  auto time_attributes = [&](int var, const char* long_name) {
+    put_text(ncid_, var, "standard_name", "time");
+    put_text(ncid_, var, "long_name", long_name);
+    put_text(ncid_, var, "units", plan.time_units);
+    put_text(ncid_, var, "calendar", plan.calendar);
+    put_text(ncid_, var, "time_origin", origin);
+  };
   int dim_time = -1;
   check(nc_def_dim(ncid_, "time_counter", NC_UNLIMITED, &dim_time), "nc_def_dim time_counter");
   check(nc_def_var(ncid_, "time_counter", NC_DOUBLE, 1, &dim_time, &time_var_), "nc_def_var time_counter");
-  put_text(ncid_, time_var_, "standard_name", "time");
-  put_text(ncid_, time_var_, "long_name", "Time axis");
+  time_attributes(time_var_, centered_ ? "Time axis (centre of each interval)" : "Time axis");
   put_text(ncid_, time_var_, "axis", "T");
-  put_text(ncid_, time_var_, "units", plan.time_units);
-  put_text(ncid_, time_var_, "calendar", plan.calendar);
-  put_text(ncid_, time_var_, "time_origin", plan.time_units.substr(plan.time_units.find("since ") + 6));
+  if (centered_) {
+    // Reduced values stand for an interval: CF bounds say which.
+    int dim_nb = -1;
+    check(nc_def_dim(ncid_, "axis_nbounds", 2, &dim_nb), "nc_def_dim axis_nbounds");
+    const int dims[2] = {dim_time, dim_nb};
+    check(nc_def_var(ncid_, "time_counter_bounds", NC_DOUBLE, 2, dims, &time_bounds_var_), "nc_def_var time bounds");
+    put_text(ncid_, time_var_, "bounds", "time_counter_bounds");
+    if (any_instant) {
+      check(nc_def_var(ncid_, "time_instant", NC_DOUBLE, 1, &dim_time, &time_instant_var_), "nc_def_var time_instant");
+      time_attributes(time_instant_var_, "Time of the instant values");
+    }
+  }
 
   // Dimensions and coordinate variables of the domains and axes this file uses.
   std::map<std::pair<int, int>, int> dimid;  // (kind, index) -> netCDF dim id
@@ -110,11 +133,15 @@ void NetcdfFile::define(const ContextPlan& plan, int file_index) {
   }
 
   varids_.assign(plan.variables.size(), -1);
+  timeless_.assign(plan.variables.size(), 0);
   offset_.assign(plan.variables.size(), {});
   prec_.assign(plan.variables.size(), 4);
   for (int vi : f.variables) {
     const VariableInfo& v = plan.variables[vi];
-    std::vector<int> dims{dim_time};
+    const auto op = static_cast<filters::TemporalOp>(v.op);
+    timeless_[vi] = op == filters::TemporalOp::once;
+    std::vector<int> dims;
+    if (!timeless_[vi]) dims.push_back(dim_time);
     std::vector<std::int64_t> offset;
     for (const Dim& d : v.dims) {
       dims.push_back(dimid.at(std::make_pair(static_cast<int>(d.kind), d.index)));
@@ -133,7 +160,20 @@ void NetcdfFile::define(const ContextPlan& plan, int file_index) {
     put_text(ncid_, var, "long_name", v.long_name);
     put_text(ncid_, var, "units", v.units);
     put_text(ncid_, var, "online_operation", v.operation);
-    put_text(ncid_, var, "cell_methods", v.cell_methods);
+    put_text(ncid_, var, "comment", v.comment);
+    if (!timeless_[vi]) put_text(ncid_, var, "cell_methods", v.cell_methods);
+    if (op == filters::TemporalOp::instant && time_instant_var_ >= 0) put_text(ncid_, var, "coordinates", "time_instant");
+    if (v.has_fill) {
+      // _FillValue must have the variable's type.
+      if (v.prec == 8) {
+        check(nc_def_var_fill(ncid_, var, 0, &v.fill_value), "nc_def_var_fill");
+        nc_put_att_double(ncid_, var, "missing_value", NC_DOUBLE, 1, &v.fill_value);
+      } else {
+        const float fill = static_cast<float>(v.fill_value);
+        check(nc_def_var_fill(ncid_, var, 0, &fill), "nc_def_var_fill");
+        nc_put_att_float(ncid_, var, "missing_value", NC_FLOAT, 1, &fill);
+      }
+    }
     varids_[vi] = var;
     offset_[vi] = std::move(offset);
     prec_[vi] = v.prec;
@@ -196,20 +236,30 @@ void NetcdfFile::write_coordinates(const ContextPlan& plan) {
   }
 }
 
-void NetcdfFile::write_time(std::int64_t record, double value) {
-  const size_t start = static_cast<size_t>(record), count = (is_root_ || !parallel_) ? 1 : 0;
-  check(nc_put_vara_double(ncid_, time_var_, &start, &count, &value), "writing time_counter");
+void NetcdfFile::write_time(std::int64_t record, double end, double start_time) {
+  const size_t start[2] = {static_cast<size_t>(record), 0};
+  const size_t count[2] = {is_root_ ? size_t{1} : 0, 2};
+  const double stamp = centered_ ? 0.5 * (start_time + end) : end;
+  check(nc_put_vara_double(ncid_, time_var_, start, count, &stamp), "writing time_counter");
+  if (time_bounds_var_ >= 0) {
+    const double bounds[2] = {start_time, end};
+    check(nc_put_vara_double(ncid_, time_bounds_var_, start, count, bounds), "writing time_counter_bounds");
+  }
+  if (time_instant_var_ >= 0) check(nc_put_vara_double(ncid_, time_instant_var_, start, count, &end), "writing time_instant");
 }
 
 void NetcdfFile::write(int variable, std::int64_t record, const grid::Box& box, const void* data) {
   const auto& offset = offset_.at(variable);
-  const size_t rank = box.start.size() + 1;
+  const size_t t = timeless_[variable] ? 0 : 1;  // leading time dimension, if any
+  const size_t rank = box.start.size() + t;
   size_t start[NC_MAX_VAR_DIMS], count[NC_MAX_VAR_DIMS];
-  start[0] = static_cast<size_t>(record);
-  count[0] = box.empty() ? 0 : 1;
-  for (size_t d = 1; d < rank; ++d) {
-    count[d] = box.empty() ? 0 : static_cast<size_t>(box.count[d - 1]);
-    start[d] = box.empty() ? 0 : static_cast<size_t>(box.start[d - 1] - offset[d - 1]);
+  if (t) {
+    start[0] = static_cast<size_t>(record);
+    count[0] = box.empty() ? 0 : 1;
+  }
+  for (size_t d = t; d < rank; ++d) {
+    count[d] = box.empty() ? 0 : static_cast<size_t>(box.count[d - t]);
+    start[d] = box.empty() ? 0 : static_cast<size_t>(box.start[d - t] - offset[d - t]);
   }
   const int var = varids_.at(variable);
   if (prec_[variable] == 8)

@@ -37,7 +37,10 @@ class NetcdfFile {
   ~NetcdfFile();
 
   const std::string& path() const { return path_; }
-  void write_time(std::int64_t record, double value);
+  // The record's time: its interval (start, end] in the time units. Files
+  // with reduced fields stamp records at the interval's centre, with
+  // bounds; instant fields in such a file point at time_instant.
+  void write_time(std::int64_t record, double end, double start);
   // Writes the block `box` (global indices, C order) of plan variable
   // `variable` at `record`; `data` holds box.size() values of the variable's
   // precision.
@@ -56,7 +59,9 @@ class NetcdfFile {
   bool parallel_ = false;
   bool is_root_ = true;
   FilePart part_;
-  int time_var_ = -1;
+  int time_var_ = -1, time_bounds_var_ = -1, time_instant_var_ = -1;
+  bool centered_ = false;
+  std::vector<char> timeless_;  // by plan variable: written once, without the time dimension
   std::vector<int> varids_;                       // by plan variable index (-1: not in this file)
   std::vector<std::vector<std::int64_t>> offset_; // by plan variable: start of the part per dim
   std::vector<std::int32_t> prec_;

@@ -77,7 +77,8 @@ std::vector<char> encode(const ContextPlan& p) {
   w.put<std::uint64_t>(p.variables.size());
   for (const auto& v : p.variables) {
     w.put(v.field_id); w.put(v.name); w.put(v.long_name); w.put(v.standard_name); w.put(v.units);
-    w.put(v.operation); w.put(v.cell_methods); w.put(v.prec); w.put(v.file);
+    w.put(v.operation); w.put(v.cell_methods); w.put(v.comment); w.put(v.prec); w.put(v.file); w.put(v.op);
+    w.put<std::uint8_t>(v.reduce_on_server); w.put<std::uint8_t>(v.has_fill); w.put(v.fill_value);
     w.put<std::uint64_t>(v.dims.size());
     for (const auto& d : v.dims) { w.put(d.kind); w.put(d.index); }
   }
@@ -121,7 +122,11 @@ ContextPlan decode_plan(const char* data, std::size_t size) {
   p.variables.resize(n);
   for (auto& v : p.variables) {
     r.get(v.field_id); r.get(v.name); r.get(v.long_name); r.get(v.standard_name); r.get(v.units);
-    r.get(v.operation); r.get(v.cell_methods); r.get(v.prec); r.get(v.file);
+    std::uint8_t on_server = 0, has_fill = 0;
+    r.get(v.operation); r.get(v.cell_methods); r.get(v.comment); r.get(v.prec); r.get(v.file); r.get(v.op);
+    r.get(on_server); r.get(has_fill); r.get(v.fill_value);
+    v.reduce_on_server = on_server != 0;
+    v.has_fill = has_fill != 0;
     std::uint64_t m = 0;
     r.get(m);
     if (m > size) throw transport::WireError("corrupt plan");

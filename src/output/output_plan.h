@@ -37,9 +37,13 @@ struct Dim {
 };
 
 struct VariableInfo {
-  std::string field_id, name, long_name, standard_name, units, operation, cell_methods;
+  std::string field_id, name, long_name, standard_name, units, operation, cell_methods, comment;
   std::int32_t prec = 4;      // 4: float, 8: double
   std::int32_t file = 0;      // index into files
+  std::int32_t op = 0;        // filters::TemporalOp
+  bool reduce_on_server = false;  // the server accumulates the samples the clients send
+  bool has_fill = false;      // _FillValue/missing_value written; NaN results become it
+  double fill_value = 0;
   std::vector<Dim> dims;
 };
 

@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "filters/temporal.h"
 #include "grid/box.h"
 #include "output/netcdf_file.h"
 #include "output/output_plan.h"
@@ -45,7 +46,7 @@ class OutputEngine {
   // stream for this writer. Throws std::runtime_error on values that do not
   // belong (a protocol error).
   void on_data(int client, const transport::EventHeader& h, const std::byte* payload);
-  void on_announce(int file, std::int64_t record, double time);
+  void on_announce(int file, std::int64_t record, double time, double time_start);
   void on_client_closed(int client);
   bool all_clients_closed() const { return closed_clients_ == plan_.client_ranks.size(); }
   // Writes the remaining records (incomplete ones as fill values, with a
@@ -65,19 +66,29 @@ class OutputEngine {
     grid::Box block;
     std::vector<ClientPlan> clients;
     std::int64_t expected = 0;  // values this writer receives per record
+    int contributors = 0;       // clients that send this writer any values
     std::size_t elem = 4;
+    filters::TemporalOp op = filters::TemporalOp::instant;
+    bool reduce_here = false;   // samples arrive and are accumulated here
   };
   struct Pending {
-    std::vector<std::byte> data;
-    std::int64_t received = 0;
+    std::vector<std::byte> data;  // the record's values in the block, in the file's precision
+    std::int64_t received = 0;    // values received (or, when reducing, samples' values)
+    int finished_clients = 0;     // clients that sent their last sample (when reducing)
+    filters::Accumulator acc;     // when reducing
+    bool complete = false;
   };
   struct Announce {
     int file;
     std::int64_t record;
-    double time;
+    double time, time_start;
   };
 
   Pending& pending(int var, std::int64_t record);
+  void accumulate(const ClientPlan& cp, Pending& p, const transport::EventHeader& h,
+                  const std::byte* payload);
+  void finish_reduction(int var, Pending& p);
+  bool ready(int var, std::int64_t record) const;
   void advance(bool closing);
   void write_record_of(int var, std::int64_t record, bool closing);
 

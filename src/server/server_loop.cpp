@@ -121,7 +121,7 @@ class Server {
         if (!slot.error.empty() || !slot.engine) return;
         try {
           if (h.type == EventType::data) slot.engine->on_data(client, h, payload);
-          else if (h.type == EventType::announce) slot.engine->on_announce(static_cast<int>(h.item), h.record, h.time);
+          else if (h.type == EventType::announce) slot.engine->on_announce(static_cast<int>(h.item), h.record, h.time, h.time_start);
           else throw std::runtime_error("unknown event type " + std::to_string(static_cast<unsigned>(h.type)));
         } catch (const std::exception& e) {
           slot.error = e.what();

@@ -25,6 +25,7 @@ void decode_buffer(const std::byte* data, std::size_t size,
     std::size_t payload = 0;
     if (eh.type == EventType::data) {
       if (eh.count < 0 || eh.elem_size == 0 || eh.elem_size > 8) throw DecodeError("bad data event sizes");
+      if ((eh.flags & kLastSample) && eh.count != 0) throw DecodeError("a last-sample marker carries no values");
       // Compare counts, not byte sizes, so that a huge count cannot overflow.
       if (static_cast<std::uint64_t>(eh.count) > (size - pos) / eh.elem_size) throw DecodeError("truncated event payload");
       payload = padded(static_cast<std::size_t>(eh.count) * eh.elem_size);

@@ -14,7 +14,7 @@
 namespace foehn::transport {
 
 constexpr std::uint32_t kBufferMagic = 0x6e686f66;  // "fohn"
-constexpr std::uint16_t kProtocolVersion = 1;
+constexpr std::uint16_t kProtocolVersion = 2;
 
 // MPI tags on foehn's private duplicate of the world communicator.
 enum Tag : int { kTagEvents = 1, kTagPlan = 2, kTagAck = 3 };
@@ -33,17 +33,25 @@ struct BufferHeader {
   std::uint64_t bytes = 0;  // whole buffer including this header
 };
 
+// Flags of a data event.
+enum EventFlags : std::uint16_t {
+  kSample = 1,       // a sample for the server to accumulate (temporal operation on the server)
+  kLastSample = 2,   // with count 0: this client sent every sample of the record
+};
+
 struct EventHeader {
   EventType type;
   std::uint32_t context = 0;    // context key
   std::uint32_t item = 0;       // variable index (data) or file index (announce)
-  std::uint32_t elem_size = 0;  // bytes per value (data)
+  std::uint16_t elem_size = 0;  // bytes per value (data)
+  std::uint16_t flags = 0;      // EventFlags (data)
   std::int64_t record = 0;      // record index in the file
   std::int64_t offset = 0;      // first value of this fragment in the client's packed stream
   std::int64_t count = 0;       // number of values in this fragment
-  double time = 0;              // announce: time value of the record
+  double time = 0;              // announce: end of the record's interval; sample: its weight
+  double time_start = 0;        // announce: start of the record's interval
 };
-static_assert(sizeof(EventHeader) == 48);
+static_assert(sizeof(EventHeader) == 56);
 static_assert(sizeof(BufferHeader) == 16);
 
 constexpr std::size_t padded(std::size_t n) { return (n + 7) & ~std::size_t{7}; }

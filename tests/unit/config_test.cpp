@@ -78,7 +78,7 @@ TEST(ConfigBasics, IfsIodefParsesCleanly) {
   const ContextDef& ifs = context(sim, "ifs");
   EXPECT_TRUE(ifs.calendar.present);
   EXPECT_EQ(ifs.calendar.type, "Gregorian");
-  EXPECT_EQ(ifs.calendar.timestep, "1h");
+  EXPECT_EQ(ifs.calendar.timestep, "600s");
   EXPECT_EQ(ifs.fields.size(), 13u);
   ASSERT_EQ(ifs.files.size(), 2u);
 

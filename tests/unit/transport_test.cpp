@@ -121,9 +121,9 @@ TEST(EventLayout, PaddingAndSizes) {
   EXPECT_EQ(padded(8), 8u);
   EXPECT_EQ(padded(9), 16u);
   EXPECT_EQ(padded(12), 16u);
-  EXPECT_EQ(event_bytes(0), 48u);
-  EXPECT_EQ(event_bytes(12), 64u);
-  EXPECT_EQ(event_bytes(16), 64u);
+  EXPECT_EQ(event_bytes(0), 56u);
+  EXPECT_EQ(event_bytes(12), 72u);
+  EXPECT_EQ(event_bytes(16), 72u);
 }
 
 TEST(DecodeBuffer, WellFormedBufferYieldsEachEventAndPayload) {
@@ -137,7 +137,7 @@ TEST(DecodeBuffer, WellFormedBufferYieldsEachEventAndPayload) {
                        .data(6, 0, 3, 40, i)
                        .event(header(EventType::context_close, 5, 0, 0))
                        .finish();
-  ASSERT_EQ(buf.size(), 16u + (48 + 16) + 48 + (48 + 24) + (48 + 24) + 48);
+  ASSERT_EQ(buf.size(), 16u + (56 + 16) + 56 + (56 + 24) + (56 + 24) + 56);
 
   const auto ev = decode_all(buf);
   ASSERT_EQ(ev.size(), 5u);
@@ -183,7 +183,7 @@ TEST(DecodeBuffer, PayloadPointerIsRightAfterEachHeader) {
   std::vector<std::ptrdiff_t> offsets;
   decode_buffer(buf.data(), buf.size(),
                 [&](const EventHeader&, const std::byte* p) { offsets.push_back(p - buf.data()); });
-  EXPECT_EQ(offsets, (std::vector<std::ptrdiff_t>{16 + 48, 16 + 48 + 8 + 48}));
+  EXPECT_EQ(offsets, (std::vector<std::ptrdiff_t>{16 + 56, 16 + 56 + 8 + 56}));
 }
 
 TEST(DecodeBuffer, EmptyBufferAndEmptyDataEvent) {
@@ -218,13 +218,13 @@ TEST(DecodeBuffer, RejectsHeaderByteCountDifferentFromSize) {
   const auto good = b.finish();
   const auto n = static_cast<std::int64_t>(good.size());
   expect_decode_error(b.finish(kBufferMagic, kProtocolVersion, n + 8), {std::to_string(n + 8), std::to_string(n)});
-  expect_decode_error(b.finish(kBufferMagic, kProtocolVersion, n - 48), {std::to_string(n - 48)});
+  expect_decode_error(b.finish(kBufferMagic, kProtocolVersion, n - 56), {std::to_string(n - 56)});
   expect_decode_error(b.finish(kBufferMagic, kProtocolVersion, 0));
 }
 
 TEST(DecodeBuffer, RejectsTruncatedEventHeader) {
   const auto eh = header(EventType::announce, 1, 0, 0);
-  const auto buf = BufferBuilder().raw(&eh, 40).finish();  // 40 of 48 header bytes
+  const auto buf = BufferBuilder().raw(&eh, 40).finish();  // 40 of 56 header bytes
   expect_decode_error(buf, {"truncated event header"});
   // A complete event followed by a partial one: the first is still handled,
   // then the error is thrown.

@@ -1,0 +1,314 @@
+! The Fortran module `foehn`: the C API (include/foehn/foehn.h) for Fortran
+! models, over iso_c_binding. Differences from C, all for Fortran's sake:
+! - communicators are default integers (mpi module handles; with mpi_f08
+!   pass comm%mpi_val), converted by foehn_init_f / foehn_context_open_f;
+! - array sizes come from the arrays (set_axis, set_domain_rectilinear);
+! - one generic foehn_write for real32/real64 arrays of rank 1 to 5, by
+!   field id or by handle;
+! - every routine takes an optional `status`; without it a failure stops
+!   the program with foehn's message (error stop).
+module foehn
+  use, intrinsic :: iso_c_binding, only: c_char, c_int, c_size_t, c_float, c_double, c_ptr, &
+                                         c_null_ptr, c_null_char, c_loc, c_f_pointer, c_associated
+  use, intrinsic :: iso_fortran_env, only: error_unit
+  implicit none
+  private
+
+  integer, parameter, public :: FOEHN_OK = 0, FOEHN_ERR_ARGUMENT = 1, FOEHN_ERR_CONFIG = 2, &
+                                FOEHN_ERR_STATE = 3, FOEHN_ERR_MPI = 4, FOEHN_ERR_IO = 5, FOEHN_ERR_INTERNAL = 6
+
+  ! An open context (the C foehn_context); null until foehn_context_open.
+  type, public :: foehn_context
+    type(c_ptr) :: ptr = c_null_ptr
+  end type foehn_context
+
+  public :: foehn_init, foehn_finalize, foehn_last_error, foehn_context_open, foehn_set_calendar, &
+            foehn_set_domain_rectilinear, foehn_set_axis, foehn_close_definition, foehn_update_calendar, &
+            foehn_field_is_active, foehn_field_handle, foehn_write, foehn_context_close
+
+  ! foehn_write(ctx, field_id or handle, array, [status])
+  interface foehn_write
+    module procedure write_r4_1, write_r4_2, write_r4_3, write_r4_4, write_r4_5
+    module procedure write_r8_1, write_r8_2, write_r8_3, write_r8_4, write_r8_5
+    module procedure write_r4_1_h, write_r4_2_h, write_r4_3_h, write_r4_4_h, write_r4_5_h
+    module procedure write_r8_1_h, write_r8_2_h, write_r8_3_h, write_r8_4_h, write_r8_5_h
+  end interface foehn_write
+
+  interface  ! the C API; strings are NUL-terminated, optional ones may be c_null_ptr
+    integer(c_int) function c_init(code_id, config_path, world, model_comm) bind(C, name="foehn_init_f")
+      import :: c_int, c_char
+      implicit none
+      character(kind=c_char), intent(in) :: code_id(*), config_path(*)
+      integer(c_int), value :: world
+      integer(c_int), intent(out) :: model_comm
+    end function c_init
+    integer(c_int) function c_finalize() bind(C, name="foehn_finalize")
+      import :: c_int
+      implicit none
+    end function c_finalize
+    type(c_ptr) function c_last_error() bind(C, name="foehn_last_error")
+      import :: c_ptr
+      implicit none
+    end function c_last_error
+    integer(c_size_t) function c_strlen(s) bind(C, name="strlen")
+      import :: c_ptr, c_size_t
+      implicit none
+      type(c_ptr), value :: s
+    end function c_strlen
+    integer(c_int) function c_context_open(context_id, comm, ctx) bind(C, name="foehn_context_open_f")
+      import :: c_int, c_char, c_ptr
+      implicit none
+      character(kind=c_char), intent(in) :: context_id(*)
+      integer(c_int), value :: comm
+      type(c_ptr), intent(out) :: ctx
+    end function c_context_open
+    integer(c_int) function c_set_calendar(ctx, type, start_date, time_origin, timestep) &
+        bind(C, name="foehn_set_calendar")
+      import :: c_int, c_ptr
+      implicit none
+      type(c_ptr), value :: ctx, type, start_date, time_origin, timestep
+    end function c_set_calendar
+    integer(c_int) function c_set_domain_rectilinear(ctx, domain_id, ni_glo, nj_glo, ibegin, ni, jbegin, nj, &
+        lon, lat) bind(C, name="foehn_set_domain_rectilinear")
+      import :: c_int, c_char, c_ptr, c_double
+      implicit none
+      type(c_ptr), value :: ctx
+      character(kind=c_char), intent(in) :: domain_id(*)
+      integer(c_int), value :: ni_glo, nj_glo, ibegin, ni, jbegin, nj
+      real(c_double), intent(in) :: lon(*), lat(*)
+    end function c_set_domain_rectilinear
+    integer(c_int) function c_set_axis(ctx, axis_id, n, values, units, positive) bind(C, name="foehn_set_axis")
+      import :: c_int, c_char, c_ptr, c_double
+      implicit none
+      type(c_ptr), value :: ctx, units, positive
+      character(kind=c_char), intent(in) :: axis_id(*)
+      integer(c_int), value :: n
+      real(c_double), intent(in) :: values(*)
+    end function c_set_axis
+    integer(c_int) function c_close_definition(ctx) bind(C, name="foehn_close_definition")
+      import :: c_int, c_ptr
+      implicit none
+      type(c_ptr), value :: ctx
+    end function c_close_definition
+    integer(c_int) function c_update_calendar(ctx, step) bind(C, name="foehn_update_calendar")
+      import :: c_int, c_ptr
+      implicit none
+      type(c_ptr), value :: ctx
+      integer(c_int), value :: step
+    end function c_update_calendar
+    integer(c_int) function c_field_is_active(ctx, field_id, active) bind(C, name="foehn_field_is_active")
+      import :: c_int, c_char, c_ptr
+      implicit none
+      type(c_ptr), value :: ctx
+      character(kind=c_char), intent(in) :: field_id(*)
+      integer(c_int), intent(out) :: active
+    end function c_field_is_active
+    integer(c_int) function c_field_handle(ctx, field_id, handle) bind(C, name="foehn_field_handle")
+      import :: c_int, c_char, c_ptr
+      implicit none
+      type(c_ptr), value :: ctx
+      character(kind=c_char), intent(in) :: field_id(*)
+      integer(c_int), intent(out) :: handle
+    end function c_field_handle
+    integer(c_int) function c_write_float(ctx, field_id, data, n) bind(C, name="foehn_write_float")
+      import :: c_int, c_char, c_ptr, c_float, c_size_t
+      implicit none
+      type(c_ptr), value :: ctx
+      character(kind=c_char), intent(in) :: field_id(*)
+      real(c_float), intent(in) :: data(*)
+      integer(c_size_t), value :: n
+    end function c_write_float
+    integer(c_int) function c_write_double(ctx, field_id, data, n) bind(C, name="foehn_write_double")
+      import :: c_int, c_char, c_ptr, c_double, c_size_t
+      implicit none
+      type(c_ptr), value :: ctx
+      character(kind=c_char), intent(in) :: field_id(*)
+      real(c_double), intent(in) :: data(*)
+      integer(c_size_t), value :: n
+    end function c_write_double
+    integer(c_int) function c_write_float_h(ctx, handle, data, n) bind(C, name="foehn_write_float_h")
+      import :: c_int, c_ptr, c_float, c_size_t
+      implicit none
+      type(c_ptr), value :: ctx
+      integer(c_int), value :: handle
+      real(c_float), intent(in) :: data(*)
+      integer(c_size_t), value :: n
+    end function c_write_float_h
+    integer(c_int) function c_write_double_h(ctx, handle, data, n) bind(C, name="foehn_write_double_h")
+      import :: c_int, c_ptr, c_double, c_size_t
+      implicit none
+      type(c_ptr), value :: ctx
+      integer(c_int), value :: handle
+      real(c_double), intent(in) :: data(*)
+      integer(c_size_t), value :: n
+    end function c_write_double_h
+    integer(c_int) function c_context_close(ctx) bind(C, name="foehn_context_close")
+      import :: c_int, c_ptr
+      implicit none
+      type(c_ptr), value :: ctx
+    end function c_context_close
+  end interface
+
+contains
+
+  ! Collective over `world`: joins the model ranks and the foehn-server ranks,
+  ! reads the XML and returns the model's own communicator in model_comm.
+  subroutine foehn_init(code_id, config_path, world, model_comm, status)
+    character(*), intent(in) :: code_id, config_path
+    integer, intent(in) :: world
+    integer, intent(out) :: model_comm
+    integer, intent(out), optional :: status
+    integer(c_int) :: comm
+    call finish(c_init(c_string(code_id), c_string(config_path), int(world, c_int), comm), "foehn_init", status)
+    model_comm = int(comm)
+  end subroutine foehn_init
+
+  ! Every context must be closed; prints the performance report.
+  subroutine foehn_finalize(status)
+    integer, intent(out), optional :: status
+    call finish(c_finalize(), "foehn_finalize", status)
+  end subroutine foehn_finalize
+
+  ! The message of the last error on this rank ("" if none).
+  function foehn_last_error() result(message)
+    character(:), allocatable :: message
+    character(kind=c_char), pointer :: chars(:)
+    type(c_ptr) :: p
+    integer :: i, n
+    p = c_last_error()
+    n = 0
+    if (c_associated(p)) n = int(c_strlen(p))
+    allocate(character(n) :: message)
+    if (n == 0) return
+    call c_f_pointer(p, chars, [n])
+    do i = 1, n
+      message(i:i) = chars(i)
+    end do
+  end function foehn_last_error
+
+  ! Collective over comm (the model communicator from foehn_init).
+  subroutine foehn_context_open(context_id, comm, ctx, status)
+    character(*), intent(in) :: context_id
+    integer, intent(in) :: comm
+    type(foehn_context), intent(out) :: ctx
+    integer, intent(out), optional :: status
+    call finish(c_context_open(c_string(context_id), int(comm, c_int), ctx%ptr), "foehn_context_open", status)
+  end subroutine foehn_context_open
+
+  ! Overrides the XML calendar; an absent argument keeps the XML's value.
+  subroutine foehn_set_calendar(ctx, type, start_date, time_origin, timestep, status)
+    type(foehn_context), intent(in) :: ctx
+    character(*), intent(in), optional :: type, start_date, time_origin, timestep
+    integer, intent(out), optional :: status
+    character(kind=c_char, len=:), allocatable, target :: t, s, o, d
+    call finish(c_set_calendar(ctx%ptr, optional_string(type, t), optional_string(start_date, s), &
+                               optional_string(time_origin, o), optional_string(timestep, d)), &
+                "foehn_set_calendar", status)
+  end subroutine foehn_set_calendar
+
+  ! This rank holds i in [ibegin, ibegin+size(lon)) and j in [jbegin,
+  ! jbegin+size(lat)), 0-based as in C and XIOS.
+  subroutine foehn_set_domain_rectilinear(ctx, domain_id, ni_glo, nj_glo, ibegin, jbegin, lon, lat, status)
+    type(foehn_context), intent(in) :: ctx
+    character(*), intent(in) :: domain_id
+    integer, intent(in) :: ni_glo, nj_glo, ibegin, jbegin
+    real(c_double), intent(in), contiguous :: lon(:), lat(:)
+    integer, intent(out), optional :: status
+    call finish(c_set_domain_rectilinear(ctx%ptr, c_string(domain_id), int(ni_glo, c_int), int(nj_glo, c_int), &
+                                         int(ibegin, c_int), int(size(lon), c_int), int(jbegin, c_int), &
+                                         int(size(lat), c_int), lon, lat), "foehn_set_domain_rectilinear", status)
+  end subroutine foehn_set_domain_rectilinear
+
+  ! A whole axis (e.g. model levels); absent units/positive keep the XML's.
+  subroutine foehn_set_axis(ctx, axis_id, values, units, positive, status)
+    type(foehn_context), intent(in) :: ctx
+    character(*), intent(in) :: axis_id
+    real(c_double), intent(in), contiguous :: values(:)
+    character(*), intent(in), optional :: units, positive
+    integer, intent(out), optional :: status
+    character(kind=c_char, len=:), allocatable, target :: u, p
+    call finish(c_set_axis(ctx%ptr, c_string(axis_id), int(size(values), c_int), values, optional_string(units, u), &
+                           optional_string(positive, p)), "foehn_set_axis", status)
+  end subroutine foehn_set_axis
+
+  subroutine foehn_close_definition(ctx, status)
+    type(foehn_context), intent(in) :: ctx
+    integer, intent(out), optional :: status
+    call finish(c_close_definition(ctx%ptr), "foehn_close_definition", status)
+  end subroutine foehn_close_definition
+
+  ! Model time = start_date + step * timestep; steps increase.
+  subroutine foehn_update_calendar(ctx, step, status)
+    type(foehn_context), intent(in) :: ctx
+    integer, intent(in) :: step
+    integer, intent(out), optional :: status
+    call finish(c_update_calendar(ctx%ptr, int(step, c_int)), "foehn_update_calendar", status)
+  end subroutine foehn_update_calendar
+
+  ! True if the field is needed at the current step.
+  logical function foehn_field_is_active(ctx, field_id, status) result(active)
+    type(foehn_context), intent(in) :: ctx
+    character(*), intent(in) :: field_id
+    integer, intent(out), optional :: status
+    integer(c_int) :: flag
+    flag = 0
+    call finish(c_field_is_active(ctx%ptr, c_string(field_id), flag), "foehn_field_is_active", status)
+    active = flag /= 0
+  end function foehn_field_is_active
+
+  ! A handle to write a field without a string lookup.
+  subroutine foehn_field_handle(ctx, field_id, handle, status)
+    type(foehn_context), intent(in) :: ctx
+    character(*), intent(in) :: field_id
+    integer, intent(out) :: handle
+    integer, intent(out), optional :: status
+    integer(c_int) :: h
+    h = -1
+    call finish(c_field_handle(ctx%ptr, c_string(field_id), h), "foehn_field_handle", status)
+    handle = int(h)
+  end subroutine foehn_field_handle
+
+  ! Collective: flushes, closes the files and frees the context.
+  subroutine foehn_context_close(ctx, status)
+    type(foehn_context), intent(inout) :: ctx
+    integer, intent(out), optional :: status
+    integer(c_int) :: code
+    code = c_context_close(ctx%ptr)
+    ctx%ptr = c_null_ptr
+    call finish(code, "foehn_context_close", status)
+  end subroutine foehn_context_close
+
+  ! Hands `code` back in status, or stops with the message when status is absent.
+  subroutine finish(code, routine, status)
+    integer(c_int), intent(in) :: code
+    character(*), intent(in) :: routine
+    integer, intent(out), optional :: status
+    if (present(status)) then
+      status = int(code)
+    else if (code /= FOEHN_OK) then
+      write(error_unit, '(a)') 'foehn: ' // routine // ' failed: ' // foehn_last_error()
+      error stop 1
+    end if
+  end subroutine finish
+
+  ! A Fortran string as a NUL-terminated C string (trailing blanks dropped).
+  pure function c_string(s) result(c)
+    character(*), intent(in) :: s
+    character(kind=c_char, len=:), allocatable :: c
+    c = trim(s) // c_null_char
+  end function c_string
+
+  ! c_null_ptr for an absent string, else a pointer to its C copy in buf.
+  function optional_string(s, buf) result(p)
+    character(*), intent(in), optional :: s
+    character(kind=c_char, len=:), allocatable, target, intent(inout) :: buf
+    type(c_ptr) :: p
+    p = c_null_ptr
+    if (.not. present(s)) return
+    buf = c_string(s)
+    p = c_loc(buf)
+  end function optional_string
+
+  include "foehn_write.inc"
+
+end module foehn

@@ -1,0 +1,183 @@
+// foehn._core: the C API for Python (pybind11). The pure-Python part
+// (foehn/__init__.py) turns mpi4py communicators into Fortran integers and
+// back, so this file needs no mpi4py headers. write() hands the numpy
+// array's own memory to foehn: no copy, so it refuses what would need one.
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <optional>
+#include <string>
+#include <variant>
+
+#include "foehn/foehn.h"
+
+namespace py = pybind11;
+
+namespace {
+
+PyObject* error_type = nullptr;  // foehn.Error; the module keeps it alive
+
+// A failed C call, raised in Python as foehn.Error with .code = the status.
+struct Failure {
+  int status;
+  std::string message;
+};
+
+void check(int status) {
+  if (status != FOEHN_OK) throw Failure{status, foehn_last_error()};
+}
+
+const char* c_str_or_null(const std::optional<std::string>& s) { return s ? s->c_str() : nullptr; }
+
+using Doubles = py::array_t<double, py::array::c_style | py::array::forcecast>;
+
+class Context {
+ public:
+  Context(const std::string& id, int comm_f) : id_(id) { check(foehn_context_open_f(id.c_str(), comm_f, &ctx_)); }
+
+  void set_calendar(const std::optional<std::string>& type, const std::optional<std::string>& start_date,
+                    const std::optional<std::string>& time_origin, const std::optional<std::string>& timestep) {
+    check(foehn_set_calendar(open(), c_str_or_null(type), c_str_or_null(start_date), c_str_or_null(time_origin),
+                             c_str_or_null(timestep)));
+  }
+
+  void set_domain_rectilinear(const std::string& id, int ni_glo, int nj_glo, int ibegin, int jbegin, Doubles lon,
+                              Doubles lat) {
+    check(foehn_set_domain_rectilinear(open(), id.c_str(), ni_glo, nj_glo, ibegin, static_cast<int>(lon.size()), jbegin,
+                                       static_cast<int>(lat.size()), lon.data(), lat.data()));
+  }
+
+  void set_axis(const std::string& id, Doubles values, const std::optional<std::string>& units,
+                const std::optional<std::string>& positive) {
+    check(foehn_set_axis(open(), id.c_str(), static_cast<int>(values.size()), values.data(), c_str_or_null(units),
+                         c_str_or_null(positive)));
+  }
+
+  void close_definition() {
+    py::gil_scoped_release unlocked;  // collective: other Python threads may run meanwhile
+    check(foehn_close_definition(open()));
+  }
+
+  void update_calendar(int step) { check(foehn_update_calendar(open(), step)); }
+
+  bool is_active(const std::string& field_id) {
+    int active = 0;
+    check(foehn_field_is_active(open(), field_id.c_str(), &active));
+    return active != 0;
+  }
+
+  int field_handle(const std::string& field_id) {
+    int handle = -1;
+    check(foehn_field_handle(open(), field_id.c_str(), &handle));
+    return handle;
+  }
+
+  // field: an id (str) or a handle (int); array: C-contiguous float32/float64.
+  void write(const std::variant<int, std::string>& field, const py::object& array) {
+    const bool f32 = py::isinstance<py::array_t<float>>(array), f64 = py::isinstance<py::array_t<double>>(array);
+    if (!f32 && !f64) {
+      const py::object got = py::isinstance<py::array>(array) ? array.attr("dtype") : py::type::of(array).attr("__name__");
+      throw py::type_error("foehn write of field " + describe(field) +
+                           ": expected a numpy array of float32 or float64, got " + py::str(got).cast<std::string>());
+    }
+    const auto a = array.cast<py::array>();
+    if (!(a.flags() & py::array::c_style))
+      throw py::type_error("foehn write of field " + describe(field) +
+                           ": the array is not C-contiguous (foehn does not copy; pass numpy.ascontiguousarray(a))");
+    foehn_context ctx = open();
+    const void* data = a.data();
+    const size_t n = static_cast<size_t>(a.size());
+    int status;
+    {
+      py::gil_scoped_release unlocked;  // `array` keeps the memory alive meanwhile
+      if (const int* h = std::get_if<int>(&field))
+        status = f32 ? foehn_write_float_h(ctx, *h, static_cast<const float*>(data), n)
+                     : foehn_write_double_h(ctx, *h, static_cast<const double*>(data), n);
+      else
+        status = f32 ? foehn_write_float(ctx, std::get<std::string>(field).c_str(), static_cast<const float*>(data), n)
+                     : foehn_write_double(ctx, std::get<std::string>(field).c_str(), static_cast<const double*>(data), n);
+    }
+    check(status);
+  }
+
+  // Collective; a second close does nothing.
+  void close() {
+    if (!ctx_) return;
+    foehn_context ctx = ctx_;
+    ctx_ = nullptr;  // the C call frees it, even when it fails
+    int status;
+    {
+      py::gil_scoped_release unlocked;
+      status = foehn_context_close(ctx);
+    }
+    check(status);
+  }
+
+  bool closed() const { return ctx_ == nullptr; }
+  const std::string& id() const { return id_; }
+
+ private:
+  static std::string describe(const std::variant<int, std::string>& field) {
+    if (const int* h = std::get_if<int>(&field)) return "handle " + std::to_string(*h);
+    return "'" + std::get<std::string>(field) + "'";
+  }
+
+  foehn_context open() const {
+    if (!ctx_) throw Failure{FOEHN_ERR_STATE, "context '" + id_ + "' is closed"};
+    return ctx_;
+  }
+
+  std::string id_;
+  foehn_context ctx_ = nullptr;
+};
+
+}  // namespace
+
+PYBIND11_MODULE(_core, m) {
+  m.doc() = "foehn C API (use the package foehn, not this module)";
+  error_type = PyErr_NewExceptionWithDoc("foehn.Error", "A foehn call failed; .code is the FOEHN_ERR_* status.",
+                                         PyExc_RuntimeError, nullptr);
+  m.attr("Error") = py::handle(error_type);
+  py::register_exception_translator([](std::exception_ptr p) {
+    try {
+      if (p) std::rethrow_exception(p);
+    } catch (const Failure& f) {
+      py::object e = py::reinterpret_borrow<py::object>(error_type)(f.message);
+      e.attr("code") = f.status;
+      PyErr_SetObject(error_type, e.ptr());
+    }
+  });
+  m.attr("OK") = int(FOEHN_OK);
+  m.attr("ERR_ARGUMENT") = int(FOEHN_ERR_ARGUMENT);
+  m.attr("ERR_CONFIG") = int(FOEHN_ERR_CONFIG);
+  m.attr("ERR_STATE") = int(FOEHN_ERR_STATE);
+  m.attr("ERR_MPI") = int(FOEHN_ERR_MPI);
+  m.attr("ERR_IO") = int(FOEHN_ERR_IO);
+  m.attr("ERR_INTERNAL") = int(FOEHN_ERR_INTERNAL);
+
+  m.def("init", [](const std::string& code_id, const std::string& config_path, int world_f) {
+    int comm_f = 0;
+    check(foehn_init_f(code_id.c_str(), config_path.c_str(), world_f, &comm_f));
+    return comm_f;
+  }, py::arg("code_id"), py::arg("config_path"), py::arg("world_f"));
+  m.def("finalize", [] { check(foehn_finalize()); });
+  m.def("last_error", [] { return std::string(foehn_last_error()); });
+
+  py::class_<Context>(m, "Context")
+      .def(py::init<const std::string&, int>(), py::arg("context_id"), py::arg("comm_f"))
+      .def("set_calendar", &Context::set_calendar, py::arg("type") = py::none(), py::arg("start_date") = py::none(),
+           py::arg("time_origin") = py::none(), py::arg("timestep") = py::none())
+      .def("set_domain_rectilinear", &Context::set_domain_rectilinear, py::arg("domain_id"), py::arg("ni_glo"),
+           py::arg("nj_glo"), py::arg("ibegin"), py::arg("jbegin"), py::arg("lon"), py::arg("lat"))
+      .def("set_axis", &Context::set_axis, py::arg("axis_id"), py::arg("values"), py::arg("units") = py::none(),
+           py::arg("positive") = py::none())
+      .def("close_definition", &Context::close_definition)
+      .def("update_calendar", &Context::update_calendar, py::arg("step"))
+      .def("is_active", &Context::is_active, py::arg("field_id"))
+      .def("field_handle", &Context::field_handle, py::arg("field_id"))
+      .def("write", &Context::write, py::arg("field"), py::arg("array"))
+      .def("close", &Context::close)
+      .def_property_readonly("closed", &Context::closed)
+      .def_property_readonly("id", &Context::id);
+}

@@ -1,0 +1,49 @@
+"""foehn: asynchronous MPI output for models, from Python.
+
+    comm = foehn.init("atmosphere", "iodef.xml")      # collective over MPI.COMM_WORLD
+    with foehn.Context("atm", comm) as ctx:             # closes (collectively) on exit
+        ctx.set_domain_rectilinear("globe", ni_glo, nj_glo, ibegin, jbegin, lon, lat)
+        ctx.close_definition()
+        for step in range(1, nsteps + 1):
+            ctx.update_calendar(step)
+            ctx.write("ta", ta)                         # float32/float64, C-contiguous
+    foehn.finalize()
+
+Arrays are laid out as in C: shape (nlev, nj, ni), i fastest. write() hands
+the array's memory to foehn without a copy and refuses arrays that would need
+one (TypeError). Failures raise foehn.Error (.code is the C status).
+"""
+from mpi4py import MPI  # initializes MPI, which foehn.init needs
+
+from . import _core
+from ._core import (ERR_ARGUMENT, ERR_CONFIG, ERR_INTERNAL, ERR_IO, ERR_MPI, ERR_STATE, OK, Error, finalize,
+                    last_error)
+
+__all__ = ["init", "finalize", "Context", "Error", "last_error", "OK", "ERR_ARGUMENT", "ERR_CONFIG", "ERR_STATE",
+           "ERR_MPI", "ERR_IO", "ERR_INTERNAL"]
+
+
+def init(code_id, config, comm=None):
+    """Collective over comm (default MPI.COMM_WORLD) with every model rank and
+    every foehn-server rank; reads the XML file `config`. Returns the model's
+    own communicator (an mpi4py Intracomm; use it instead of comm, and Free()
+    it when done). Without server ranks foehn runs attached."""
+    world = MPI.COMM_WORLD if comm is None else comm
+    return MPI.Intracomm(MPI.Comm.f2py(_core.init(code_id, str(config), world.py2f())))
+
+
+class Context(_core.Context):
+    """An open context of the XML (collective over comm). Methods: set_calendar,
+    set_domain_rectilinear, set_axis, close_definition, update_calendar,
+    is_active, field_handle, write, close. As a context manager it closes on
+    exit."""
+
+    def __init__(self, context_id, comm):
+        super().__init__(context_id, comm.py2f())
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+        return False

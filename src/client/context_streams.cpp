@@ -1,0 +1,113 @@
+// The filter graph of a context at close of definition: expressions in
+// field text, the fields they read (cached copies of the model's data) and
+// chained temporal operations (@id). Streams are created inputs first, so
+// evaluating them in order at the end of a step is a topological order.
+#include <algorithm>
+
+#include "client/context.h"
+#include "client/errors.h"
+
+namespace foehn::client {
+
+namespace {
+[[noreturn]] void config_error(const config::Location& where, const std::string& message) {
+  throw config::ConfigError(where, message);
+}
+
+std::string join(const std::vector<std::string>& path, const std::string& last) {
+  std::string s;
+  for (const auto& p : path) s += p + " -> ";
+  return s + last;
+}
+}  // namespace
+
+int Context::stream_for_field(const std::string& id, const config::Location& where, std::vector<std::string>& path) {
+  const config::FieldDef* def = def_.find_field(id);
+  if (!def) config_error(where, "unknown field '" + id + "' in the expression of field '" + path.back() + "'");
+  // A field without an expression that refers to another carries its data.
+  if (def->expression.empty() && !def->field_ref.empty()) return stream_for_field(def->field_ref, where, path);
+  if (std::find(path.begin(), path.end(), id) != path.end())
+    config_error(where, "cycle between fields: " + join(path, id));
+  const GridShape shape = resolve_grid(*def, id);
+  if (!def->expression.empty()) {
+    if (auto it = expression_stream_.find(id); it != expression_stream_.end()) return it->second;
+    path.push_back(id);
+    const int s = stream_for_expression(id, def->expression, id, *def, shape, path);
+    path.pop_back();
+    expression_stream_[id] = s;
+    return s;
+  }
+  const int h = register_field(*def, shape);
+  if (fields_[h].stream < 0) {
+    Stream st;
+    st.kind = Stream::Kind::source;
+    st.field = h;
+    st.data.resize(static_cast<std::size_t>(shape.local));
+    fields_[h].stream = static_cast<int>(streams_.size());
+    streams_.push_back(std::move(st));
+  }
+  return fields_[h].stream;
+}
+
+int Context::stream_for_expression(const std::string& owner, const std::string& text, const std::string& self,
+                                   const config::FieldDef& user, const GridShape& shape,
+                                   std::vector<std::string>& path) {
+  std::shared_ptr<const filters::Expression> expr;
+  try {
+    expr = std::make_shared<const filters::Expression>(filters::Expression::parse(text));
+  } catch (const filters::ExpressionError& e) {
+    config_error(user.where, "field '" + owner + "': expression '" + text + "': " + e.what());
+  }
+  std::vector<int> inputs;
+  for (const auto& in : expr->inputs()) {
+    int s = -1;
+    if (in.kind == filters::ExpressionInput::Kind::self) {
+      // `this`: the data the model writes for the field itself.
+      config::FieldDef own = user;
+      own.id = self;
+      const int h = register_field(own, shape);
+      if (fields_[h].stream < 0) {
+        Stream st;
+        st.field = h;
+        st.data.resize(static_cast<std::size_t>(shape.local));
+        fields_[h].stream = static_cast<int>(streams_.size());
+        streams_.push_back(std::move(st));
+      }
+      s = fields_[h].stream;
+    } else {
+      s = stream_for_field(in.id, user.where, path);
+      const GridShape other = resolve_grid(*def_.find_field(in.id), in.id);
+      if (other.local != shape.local || other.dims.size() != shape.dims.size())
+        config_error(user.where, "field '" + owner + "': '" + in.id + "' in its expression is on a grid of " +
+                                     other.text + " values per rank, the field on " + shape.text);
+    }
+    if (in.kind == filters::ExpressionInput::Kind::chained) {
+      // @id: id's own temporal operation over this field's freq_op.
+      const config::FieldDef* def = def_.find_field(in.id);
+      filters::TemporalOp op;
+      try {
+        op = filters::parse_temporal_op(def->operation);
+      } catch (const std::invalid_argument& e) {
+        config_error(def->where, "field '" + in.id + "': " + e.what());
+      }
+      Stream chain;
+      chain.kind = Stream::Kind::chain;
+      chain.inputs = {s};
+      chain.acc = filters::Accumulator(op, static_cast<std::size_t>(shape.local));
+      chain.period.schedule = make_schedule(user.freq_op, user.where, "freq_op");
+      chain.data.resize(static_cast<std::size_t>(shape.local));
+      s = static_cast<int>(streams_.size());
+      streams_.push_back(std::move(chain));
+    }
+    inputs.push_back(s);
+  }
+  Stream st;
+  st.kind = Stream::Kind::expression;
+  st.expr = std::move(expr);
+  st.inputs = std::move(inputs);
+  st.data.resize(static_cast<std::size_t>(shape.local));
+  streams_.push_back(std::move(st));
+  return static_cast<int>(streams_.size()) - 1;
+}
+
+}  // namespace foehn::client

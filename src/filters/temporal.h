@@ -1,0 +1,55 @@
+// Temporal operations over a stream of samples, per point: the kernel that
+// both the client (local layout) and the server (its block) use, so that a
+// result never depends on where it was computed.
+//
+// Values are accumulated in double, one sample after another in time
+// order, per point; NaN marks a missing value, which the operations skip
+// (per-point counts). A point with no valid sample gives NaN, written as the
+// fill value.
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace foehn::filters {
+
+enum class TemporalOp : std::int32_t { instant = 0, once, average, accumulate, minimum, maximum };
+
+// "instant", "once", "average", "accumulate", "minimum", "maximum"; throws
+// std::invalid_argument otherwise.
+TemporalOp parse_temporal_op(std::string_view name);
+std::string_view temporal_op_name(TemporalOp op);
+// True for the operations that reduce several samples into one.
+inline bool reduces(TemporalOp op) { return op != TemporalOp::instant && op != TemporalOp::once; }
+// The CF cell_methods method: point, mean, sum, minimum, maximum.
+std::string_view cf_method(TemporalOp op);
+
+class Accumulator {
+ public:
+  Accumulator() = default;
+  Accumulator(TemporalOp op, std::size_t size);
+
+  void reset();
+  // Adds one sample for points [at, at + n) with weight w (1 for regular
+  // steps; the time the sample represents for irregular ones). Values equal
+  // to `missing` (and NaN) are skipped.
+  template <class T>
+  void add(std::size_t at, const T* values, std::size_t n, double w,
+           double missing = std::numeric_limits<double>::quiet_NaN());
+  // The result for points [at, at + n), converted to U (NaN where no
+  // valid sample).
+  template <class U>
+  void result(std::size_t at, U* out, std::size_t n) const;
+  std::size_t size() const { return value_.size(); }
+  TemporalOp op() const { return op_; }
+
+ private:
+  TemporalOp op_ = TemporalOp::instant;
+  std::vector<double> value_;   // running sum, min or max (or the last value)
+  std::vector<double> weight_;  // summed weights of the valid samples per point
+};
+
+}  // namespace foehn::filters

@@ -1,0 +1,96 @@
+// The checks of `foehn check` beyond the reader's. The reader checks the
+// form of every value; here values are checked against each other (a
+// duration against the calendar) and against what writing needs.
+#include "tools/check.h"
+
+#include <optional>
+
+#include "calendar/calendar.h"
+#include "tools/field_grid.h"
+
+namespace foehn::tools {
+
+namespace {
+
+using config::ConfigError;
+using config::Location;
+
+struct ContextChecker {
+  const config::ContextDef& ctx;
+  CheckResult& result;
+  std::optional<calendar::CalendarType> type;  // unset: the model sets it through the API
+
+  void problem(const Location& where, const std::string& message) { result.problems.emplace_back(where, message); }
+
+  void check_calendar() {
+    const config::CalendarDef& c = ctx.calendar;
+    if (!c.present) return;
+    if (!c.type.empty()) type = calendar::parse_calendar_type(c.type);  // checked by the reader
+    if (c.timestep.empty()) return;
+    const calendar::Duration step = calendar::parse_duration(c.timestep);
+    // Instants advance by a fixed number of microseconds per step.
+    if (step.months != 0 || step.timesteps != 0)
+      problem(c.where, "calendar timestep '" + c.timestep +
+                           "' must be a fixed time (d, h, mi, s), not months, years or 'ts'");
+  }
+
+  // A duration (attribute `attr` = `text`) must be usable with the calendar.
+  void check_duration(const Location& where, const std::string& attr, const std::string& text) {
+    if (text.empty()) return;
+    const calendar::Duration d = calendar::parse_duration(text);  // form checked by the reader
+    if (type == calendar::CalendarType::none && d.months != 0)
+      problem(where, attr + " '" + text + "' counts months or years, which the 'none' calendar does not have");
+  }
+
+  void check_file(const config::FileDef& file) {
+    if (!is_output_file(file)) return;
+    ++result.files;
+    check_duration(file.where, "output_freq", file.output_freq);
+    check_duration(file.where, "split_freq", file.split_freq);
+    check_duration(file.where, "sync_freq", file.sync_freq);
+    for (const config::FieldDef& field : file.fields) {
+      if (!is_output_field(file, field)) continue;
+      ++result.fields;
+      try {
+        field_grid(ctx, field);
+      } catch (const ConfigError& e) {
+        result.problems.push_back(e);
+      }
+      check_duration(field.where, "freq_op", field.freq_op);
+      check_duration(field.where, "freq_offset", field.freq_offset);
+    }
+  }
+};
+
+}  // namespace
+
+bool is_output_file(const config::FileDef& file) { return file.enabled && file.mode != "read"; }
+
+bool is_output_field(const config::FileDef& file, const config::FieldDef& field) {
+  // XIOS writes a field only if its level is at most the file's output_level.
+  if (file.output_level && field.level && *field.level > *file.output_level) return false;
+  return field.enabled;
+}
+
+CheckResult check_simulation(const config::Simulation& sim) {
+  CheckResult result;
+  result.contexts = sim.contexts.size();
+  for (const config::ContextDef& ctx : sim.contexts) {
+    ContextChecker checker{ctx, result, std::nullopt};
+    checker.check_calendar();
+    for (const config::FileDef& file : ctx.files) checker.check_file(file);
+  }
+  return result;
+}
+
+CheckResult check_file(const std::string& path) {
+  try {
+    return check_simulation(config::parse_file(path));
+  } catch (const ConfigError& e) {
+    CheckResult result;
+    result.problems.push_back(e);
+    return result;
+  }
+}
+
+}  // namespace foehn::tools

@@ -1,0 +1,33 @@
+// `foehn check`: what the reader checks, plus what a run needs of every
+// enabled output file (a grid for each enabled field, usable frequencies, a
+// usable calendar).
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "config/config.h"
+
+namespace foehn::tools {
+
+struct CheckResult {
+  std::size_t contexts = 0;
+  std::size_t files = 0;   // enabled output files
+  std::size_t fields = 0;  // enabled fields in them
+  std::vector<config::ConfigError> problems;  // in document order; empty means OK
+  bool ok() const { return problems.empty(); }
+};
+
+// The checks after reading. Every problem is collected, not only the first.
+CheckResult check_simulation(const config::Simulation& sim);
+// Reads `path` and checks it. The reader stops at its first error, which is
+// then the one problem.
+CheckResult check_file(const std::string& path);
+
+// An enabled file that is written (mode is not read).
+bool is_output_file(const config::FileDef& file);
+// An enabled field of such a file that the file's output_level lets through.
+bool is_output_field(const config::FileDef& file, const config::FieldDef& field);
+
+}  // namespace foehn::tools

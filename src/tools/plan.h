@@ -1,0 +1,75 @@
+// `foehn plan`: how many bytes each output file will hold over a simulated
+// duration, from the grid sizes (XML or command line), the precision of each
+// field and the number of records the calendar gives.
+//
+// Counted: the data of the fields, uncompressed (prec bytes per point and
+// record). Not counted: coordinates, bounds, the time axis and NetCDF
+// headers, which are small next to the data of any large run.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "config/config.h"
+
+namespace foehn::tools {
+
+struct PlanOptions {
+  std::string context;  // empty: every context that has output files
+  std::map<std::string, std::int64_t> domain_points;  // --domain ID=NI,NJ or ID=NPOINTS
+  std::map<std::string, std::int64_t> axis_points;    // --axis ID=N
+  std::string duration = "1d";                        // simulated time covered
+  // Fill in (or replace) the XML's <calendar>, which models often set through the API.
+  std::string calendar_type, start_date, timestep;
+};
+
+struct FieldPlan {
+  std::string name, operation, grid;
+  std::int64_t points = 0;
+  int prec = 4;
+  std::int64_t bytes_per_record = 0;
+};
+
+struct FilePlan {
+  std::string id, name, type, output_freq;
+  config::Location where;
+  std::vector<FieldPlan> fields;
+  std::int64_t records = 0;           // output instants in (start, start + duration]
+  std::int64_t bytes_per_record = 0;  // fields written every record
+  std::int64_t once_bytes = 0;        // operation="once" fields, written at the first record only
+  std::int64_t total_bytes = 0;
+};
+
+struct ContextPlan {
+  std::string id, calendar, start, end;
+  double simulated_days = 0;
+  std::vector<FilePlan> files;
+  std::int64_t total_bytes = 0;
+};
+
+struct Plan {
+  std::string duration;
+  std::vector<ContextPlan> contexts;
+  std::int64_t total_bytes = 0;
+  double bytes_per_day = 0;  // summed over contexts
+};
+
+// Throws config::ConfigError (at the XML line) for what the configuration
+// lacks, std::invalid_argument for bad options (both name what to pass).
+Plan make_plan(const config::Simulation& sim, const PlanOptions& options);
+
+// "ID=NI,NJ" or "ID=NPOINTS" (for --domain), "ID=N" (for --axis; two numbers
+// refused). Adds to `out`; throws std::invalid_argument naming the option.
+void parse_size_option(const std::string& option, const std::string& text, bool allow_two,
+                       std::map<std::string, std::int64_t>& out);
+
+// The report printed by `foehn plan`.
+std::string format_plan(const Plan& plan);
+// "512 B", "43.4 GB", "3.47 TB" (powers of 1000, three significant digits).
+std::string human_bytes(std::int64_t bytes);
+// "3.16 TiB" (powers of 1024).
+std::string human_bytes_binary(std::int64_t bytes);
+
+}  // namespace foehn::tools

@@ -1,0 +1,179 @@
+// Tests of `foehn check` (src/tools/check.cpp, field_grid.cpp) and of the
+// command line itself (src/tools/cli.cpp), run in-process.
+#include <gtest/gtest.h>
+
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "config/config.h"
+#include "tools/check.h"
+#include "tools/cli.h"
+
+using namespace foehn;
+using namespace foehn::tools;
+
+namespace {
+
+const std::string kDir = std::string(FOEHN_TEST_DATA_DIR) + "/config/";
+
+CheckResult check_text(const std::string& xml) {
+  return check_simulation(config::parse_string(xml, "inline.xml", kDir));
+}
+
+std::vector<std::string> messages(const CheckResult& r) {
+  std::vector<std::string> out;
+  for (const config::ConfigError& e : r.problems) out.push_back(e.what());
+  return out;
+}
+
+struct CliRun {
+  int status;
+  std::string out, err;
+};
+CliRun cli(std::vector<std::string> args) {
+  args.insert(args.begin(), "foehn");
+  std::vector<const char*> argv;
+  for (const std::string& a : args) argv.push_back(a.c_str());
+  std::ostringstream out, err;
+  const int status = run_cli(static_cast<int>(argv.size()), argv.data(), out, err);
+  return {status, out.str(), err.str()};
+}
+
+}  // namespace
+
+TEST(Check, CountsContextsEnabledFilesAndFields) {
+  const CheckResult ifs = check_file(kDir + "iodef_ifs.xml");
+  EXPECT_TRUE(ifs.ok());
+  EXPECT_EQ(ifs.contexts, 2u);
+  EXPECT_EQ(ifs.files, 2u);
+  EXPECT_EQ(ifs.fields, 13u);
+  // NEMO-like: 2 disabled files; output_level 1 drops the 2 mixed-layer
+  // fields of the 5-day file.
+  const CheckResult nemo = check_file(kDir + "nemo/iodef.xml");
+  EXPECT_TRUE(nemo.ok()) << (nemo.ok() ? "" : nemo.problems[0].what());
+  EXPECT_EQ(nemo.files, 4u);
+  EXPECT_EQ(nemo.fields, 7u + 2 + 2 + 4);
+}
+
+TEST(Check, ReaderErrorIsTheOneProblem) {
+  const CheckResult r = check_file(kDir + "bad/unknown_attribute.xml");
+  ASSERT_EQ(r.problems.size(), 1u);
+  EXPECT_EQ(r.problems[0].where.line, 4);
+  EXPECT_EQ(r.problems[0].message, "unknown attribute 'freq_opp' on <field>; did you mean 'freq_op'?");
+}
+
+TEST(Check, EveryProblemAfterReadingIsReported) {
+  const CheckResult r = check_file(kDir + "tools/no_grid.xml");
+  const std::vector<std::string> m = messages(r);
+  ASSERT_EQ(m.size(), 3u);
+  const std::string file = kDir + "tools/no_grid.xml";
+  EXPECT_EQ(m[0], file + ":16: output_freq '1mo' counts months or years, which the 'none' calendar does not have");
+  EXPECT_EQ(m[1], file + ":18: field 'orphan' has no grid: set grid_ref, or domain_ref and/or axis_ref");
+  EXPECT_EQ(m[2], file + ":20: field 'nothing' has no grid: set grid_ref, or domain_ref and/or axis_ref"
+                         " (its expression names no field with a grid)");
+}
+
+TEST(Check, WhatIsNotWrittenIsNotChecked) {
+  // Disabled fields and files, read-mode files and fields above the file's
+  // output_level need no grid.
+  const CheckResult r = check_text(
+      "<simulation><context id='c'><field_definition><field id='x'/><field id='y' level='3'/></field_definition>"
+      "<file_definition><file id='a' output_freq='1d'><field field_ref='x' enabled='false'/></file>"
+      "<file id='b' output_freq='1d' enabled='false'><field field_ref='x'/></file>"
+      "<file id='r' mode='read'><field field_ref='x'/></file>"
+      "<file id='l' output_freq='1d' output_level='2'><field field_ref='y'/></file>"
+      "</file_definition></context></simulation>");
+  EXPECT_TRUE(r.ok()) << messages(r)[0];
+  EXPECT_EQ(r.files, 2u);
+  EXPECT_EQ(r.fields, 0u);
+}
+
+TEST(Check, CalendarTimestepMustBeAFixedTime) {
+  for (const char* step : {"1mo", "1y", "2ts"}) {
+    const CheckResult r = check_text(std::string("<simulation><context id='c'><calendar type='gregorian' timestep='") +
+                                     step + "'/></context></simulation>");
+    ASSERT_EQ(r.problems.size(), 1u) << step;
+    EXPECT_NE(r.problems[0].message.find("must be a fixed time"), std::string::npos);
+  }
+  EXPECT_TRUE(check_text("<simulation><context id='c'><calendar type='gregorian' timestep='1.5h'/></context></simulation>").ok());
+}
+
+TEST(Check, FrequenciesAgainstTheNoneCalendar) {
+  const CheckResult r = check_text(
+      "<simulation><context id='c'><calendar type='none'/><domain_definition><domain id='d'/></domain_definition>"
+      "<file_definition><file id='a' output_freq='1d' split_freq='1y' sync_freq='2mo'>\n"
+      "<field id='x' domain_ref='d' freq_op='1mo' freq_offset='1y'/></file></file_definition></context></simulation>");
+  const std::vector<std::string> m = messages(r);
+  ASSERT_EQ(m.size(), 4u);
+  EXPECT_NE(m[0].find("inline.xml:1: split_freq '1y'"), std::string::npos) << m[0];
+  EXPECT_NE(m[1].find("sync_freq '2mo'"), std::string::npos);
+  EXPECT_NE(m[2].find("inline.xml:2: freq_op '1mo'"), std::string::npos) << m[2];
+  EXPECT_NE(m[3].find("freq_offset '1y'"), std::string::npos);
+}
+
+TEST(Check, ExpressionFieldsTakeTheGridOfTheirOperands) {
+  const CheckResult r = check_text(
+      "<simulation><context id='c'><domain_definition><domain id='d'/></domain_definition>"
+      "<field_definition><field id='t' domain_ref='d'/><field id='t2'>t * t</field>"
+      "<field id='t3'>@t2 + 1</field><field id='loop_a'>loop_b</field><field id='loop_b'>loop_a</field></field_definition>"
+      "<file_definition><file id='a' output_freq='1d'><field field_ref='t3'/><field name='k'>t2 - 273.15</field>"
+      "<field field_ref='loop_a'/></file></file_definition></context></simulation>");
+  const std::vector<std::string> m = messages(r);
+  ASSERT_EQ(m.size(), 1u);  // a cycle of expressions has no grid, and does not hang
+  EXPECT_NE(m[0].find("field 'loop_a' has no grid"), std::string::npos) << m[0];
+}
+
+TEST(Cli, CheckOkAndErrors) {
+  const CliRun ok = cli({"check", kDir + "iodef_ifs.xml"});
+  EXPECT_EQ(ok.status, 0);
+  EXPECT_EQ(ok.out, kDir + "iodef_ifs.xml: OK (2 contexts, 2 files, 13 fields)\n");
+  EXPECT_EQ(ok.err, "");
+
+  const CliRun bad = cli({"check", kDir + "nemo/bad/iodef_field_typo.xml"});
+  EXPECT_EQ(bad.status, 1);
+  EXPECT_EQ(bad.out, "");
+  EXPECT_EQ(bad.err, kDir + "nemo/bad/field_def_typo.xml:5: unknown attribute 'unti' on <field>; did you mean 'unit'?\n");
+
+  const CliRun several = cli({"check", kDir + "tools/no_grid.xml", kDir + "iodef_ifs.xml"});
+  EXPECT_EQ(several.status, 1);
+  EXPECT_NE(several.err.find("no_grid.xml: 3 problems\n"), std::string::npos);
+  EXPECT_NE(several.out.find("iodef_ifs.xml: OK"), std::string::npos);
+
+  const CliRun missing = cli({"check", kDir + "no_such.xml"});
+  EXPECT_EQ(missing.status, 1);
+  EXPECT_EQ(missing.err, kDir + "no_such.xml: cannot read file\n");
+}
+
+TEST(Cli, Plan) {
+  const CliRun ifs = cli({"plan", kDir + "iodef_ifs.xml", "--domain", "reduced_Gaussian=6599680", "--duration", "10d"});
+  EXPECT_EQ(ifs.status, 0) << ifs.err;
+  EXPECT_NE(ifs.out.find("\ntotal: 3474071552000 bytes (3.47 TB, 3.16 TiB) in 2 files over 10d; 347 GB per simulated day\n"),
+            std::string::npos) << ifs.out;
+  EXPECT_NE(ifs.out.find("every 3h: 80 records"), std::string::npos);
+
+  // Options before the file, --domain given twice, NI,NJ form.
+  const CliRun nemo = cli({"plan", "--domain", "grid_T=10,10", "--domain", "grid_U=100", "--axis", "deptht=2",
+                        "--context", "nemo", kDir + "nemo/iodef.xml"});
+  EXPECT_EQ(nemo.status, 0) << nemo.err;
+  EXPECT_NE(nemo.out.find("e3t       average    grid_T_3D  200"), std::string::npos) << nemo.out;
+
+  const CliRun no_size = cli({"plan", kDir + "iodef_ifs.xml"});
+  EXPECT_EQ(no_size.status, 1);
+  EXPECT_NE(no_size.err.find("iodef_ifs.xml:56: domain 'reduced_Gaussian' has no size"), std::string::npos)
+      << no_size.err;
+
+  const CliRun bad_option = cli({"plan", kDir + "iodef_ifs.xml", "--domain", "reduced_Gaussian"});
+  EXPECT_EQ(bad_option.status, 1);
+  EXPECT_EQ(bad_option.err, "foehn plan: --domain reduced_Gaussian: expected ID=NI,NJ or ID=NPOINTS\n");
+}
+
+TEST(Cli, UsageErrorsAndHelp) {
+  EXPECT_EQ(cli({}).status, 2);
+  EXPECT_EQ(cli({"frobnicate"}).status, 2);
+  EXPECT_EQ(cli({"check"}).status, 2);
+  EXPECT_EQ(cli({"plan", "x.xml", "--bogus"}).status, 2);
+  const CliRun help = cli({"plan", "--help"});
+  EXPECT_EQ(help.status, 0);
+  EXPECT_NE(help.out.find("--domain"), std::string::npos);
+}
