@@ -147,3 +147,10 @@ def test_cycle_between_fields_is_refused(tmp_path, mpmd):
     run = mpmd(tmp_path, 1, 0, [BUILD / "tests/mpi/ops_model", xml, 3, NI, NJ, NLEV, "regular"])
     assert run.returncode != 0
     assert "cycle between fields: bm -> cyc -> bm" in run.stderr, run.stderr
+
+
+def test_reduced_file_passes_cfchecks(tmp_path, mpmd):
+    import subprocess
+    path = run_ops(tmp_path, mpmd, 2, 1, "regular", "client")
+    result = subprocess.run(["bash", str(ROOT / "scripts/cfcheck.sh"), str(path)], capture_output=True, text=True)
+    assert "ERRORS detected: 0" in result.stdout, result.stdout + result.stderr

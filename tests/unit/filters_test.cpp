@@ -1,0 +1,880 @@
+// Tests of the filters module: the field expression parser and its array
+// evaluator (filters/expression.h), and the per-point temporal accumulator
+// (filters/temporal.h).
+//
+// Exactness: the evaluator applies, per node, the same IEEE operation or the
+// same <cmath> function the tests apply directly (the build is ISO C++ with
+// no FMA contraction and no -ffast-math), so results are compared with exact
+// equality, NaN matching NaN. The accumulator is compared, bit for bit, with
+// a straightforward reference loop that sums in the same order.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <functional>
+#include <iomanip>
+#include <limits>
+#include <map>
+#include <random>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "filters/expression.h"
+#include "filters/temporal.h"
+
+namespace foehn::filters {
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+constexpr double kInf = std::numeric_limits<double>::infinity();
+using Kind = ExpressionInput::Kind;
+
+// Exact equality of two values, NaN equal to NaN, and the sign of zero kept.
+template <class T>
+bool same(T actual, T expected) {
+  if (std::isnan(expected)) return std::isnan(actual);
+  return actual == expected && std::signbit(actual) == std::signbit(expected);
+}
+
+template <class T>
+::testing::AssertionResult SameValues(const std::vector<T>& actual, const std::vector<T>& expected) {
+  if (actual.size() != expected.size())
+    return ::testing::AssertionFailure() << "size " << actual.size() << ", expected " << expected.size();
+  for (std::size_t i = 0; i < actual.size(); ++i)
+    if (!same(actual[i], expected[i]))
+      return ::testing::AssertionFailure() << "first difference at index " << i << ": actual " << std::setprecision(17)
+                                           << actual[i] << ", expected " << expected[i];
+  return ::testing::AssertionSuccess();
+}
+
+// ===========================================================================
+// Expressions
+
+// The key of an input in a Vars map: "a" (field), "@a" (chained), "this".
+std::string key(const ExpressionInput& in) {
+  switch (in.kind) {
+    case Kind::field: return in.id;
+    case Kind::chained: return "@" + in.id;
+    case Kind::self: return "this";
+  }
+  return "?";
+}
+
+using Vars = std::map<std::string, std::vector<double>>;
+
+// Evaluates `e` over n points with the inputs taken from `vars` by key;
+// checks that nothing past out[n - 1] is written.
+std::vector<double> run(const Expression& e, const Vars& vars, std::size_t n) {
+  std::vector<const double*> inputs;
+  for (const auto& in : e.inputs()) {
+    auto it = vars.find(key(in));
+    if (it == vars.end() || it->second.size() < n) {
+      ADD_FAILURE() << "no values for input '" << key(in) << "' of '" << e.text() << "'";
+      return {};
+    }
+    inputs.push_back(it->second.data());
+  }
+  constexpr double sentinel = -12345.6789;
+  std::vector<double> out(n + 1, sentinel);
+  e.evaluate(inputs, out.data(), n);
+  EXPECT_EQ(out[n], sentinel) << "'" << e.text() << "' wrote past the end of " << n << " points";
+  out.resize(n);
+  return out;
+}
+
+// The value of `text` for one point.
+double value(std::string_view text, const std::map<std::string, double>& vars = {}) {
+  Vars arrays;
+  for (const auto& [k, v] : vars) arrays[k] = {v};
+  const auto out = run(Expression::parse(text), arrays, 1);
+  return out.empty() ? -999999.0 : out[0];
+}
+
+// ---------------------------------------------------------------------------
+// Inputs
+
+TEST(ExpressionInputs, PlainIdsInOrderOfFirstAppearance) {
+  const auto e = Expression::parse("c + a * b - c / a");
+  const std::vector<ExpressionInput> expected = {{Kind::field, "c"}, {Kind::field, "a"}, {Kind::field, "b"}};
+  EXPECT_EQ(e.inputs(), expected);
+  EXPECT_EQ(e.text(), "c + a * b - c / a");
+}
+
+TEST(ExpressionInputs, ChainedAndSelf) {
+  const auto e = Expression::parse("@sst + this * t_2m");
+  const std::vector<ExpressionInput> expected = {
+      {Kind::chained, "sst"}, {Kind::self, ""}, {Kind::field, "t_2m"}};
+  EXPECT_EQ(e.inputs(), expected);
+}
+
+TEST(ExpressionInputs, DuplicateReferencesShareOneInput) {
+  // a and @a are different inputs; each repeated reference is one input.
+  const auto e = Expression::parse("a*a + this - @a + b + a + @a*this + max(b, a)");
+  const std::vector<ExpressionInput> expected = {
+      {Kind::field, "a"}, {Kind::self, ""}, {Kind::chained, "a"}, {Kind::field, "b"}};
+  EXPECT_EQ(e.inputs(), expected);
+  // Every reference reads the input's values.
+  EXPECT_EQ(value("a*a + this - @a + b + a + @a*this + max(b, a)", {{"a", 3}, {"this", 5}, {"@a", 7}, {"b", 11}}),
+            3.0 * 3 + 5 - 7 + 11 + 3 + 7 * 5 + 11);
+}
+
+TEST(ExpressionInputs, ConstantExpressionHasNoInputs) {
+  const auto e = Expression::parse("2 * (3 + 4)");
+  EXPECT_TRUE(e.inputs().empty());
+  EXPECT_EQ(run(e, {}, 3), (std::vector<double>{14, 14, 14}));
+}
+
+TEST(ExpressionInputs, FunctionNamesWithoutParenthesesAreFieldIds) {
+  const auto e = Expression::parse("min + max(min, exp)");
+  const std::vector<ExpressionInput> expected = {{Kind::field, "min"}, {Kind::field, "exp"}};
+  EXPECT_EQ(e.inputs(), expected);
+  EXPECT_EQ(value("min + max(min, exp)", {{"min", 2}, {"exp", 5}}), 7.0);
+}
+
+// ---------------------------------------------------------------------------
+// Precedence and associativity
+
+TEST(ExpressionPrecedence, ProductBeforeSum) {
+  const std::map<std::string, double> v = {{"a", 2}, {"b", 3}, {"c", 4}};
+  EXPECT_EQ(value("a+b*c", v), 14.0);
+  EXPECT_EQ(value("a*b+c", v), 10.0);
+  EXPECT_EQ(value("(a+b)*c", v), 20.0);
+  EXPECT_EQ(value("a*(b+c)", v), 14.0);
+  EXPECT_EQ(value("a+b/c", v), 2.75);
+}
+
+TEST(ExpressionPrecedence, UnaryMinusBindsLooserThanPower) {
+  EXPECT_EQ(value("-a^2", {{"a", 3}}), -9.0);
+  EXPECT_EQ(value("-(a^2)", {{"a", 3}}), -9.0);
+  EXPECT_EQ(value("(-a)^2", {{"a", 3}}), 9.0);
+  EXPECT_EQ(value("-2^2"), -4.0);
+  EXPECT_EQ(value("2*3^2"), 18.0);
+  EXPECT_EQ(value("2^3*2"), 16.0);
+  EXPECT_EQ(value("2^-1"), 0.5);  // the exponent is a unary
+  EXPECT_EQ(value("a - -b", {{"a", 1}, {"b", 2}}), 3.0);
+  EXPECT_EQ(value("a*-b", {{"a", 3}, {"b", 2}}), -6.0);
+  EXPECT_EQ(value("--a", {{"a", 5}}), 5.0);
+  EXPECT_EQ(value("+a", {{"a", 5}}), 5.0);
+  EXPECT_EQ(value("-+-a", {{"a", 5}}), 5.0);
+}
+
+TEST(ExpressionPrecedence, PowerIsRightAssociative) {
+  EXPECT_EQ(value("2^3^2"), 512.0);
+  EXPECT_EQ(value("(2^3)^2"), 64.0);
+  EXPECT_EQ(value("a^b^c", {{"a", 2}, {"b", 1}, {"c", 3}}), 2.0);  // left assoc would give 8
+}
+
+TEST(ExpressionPrecedence, SubtractionAndDivisionAreLeftAssociative) {
+  EXPECT_EQ(value("a-b-c", {{"a", 10}, {"b", 3}, {"c", 2}}), 5.0);  // right assoc: 9
+  EXPECT_EQ(value("a/b/c", {{"a", 24}, {"b", 4}, {"c", 2}}), 3.0);  // right assoc: 12
+  EXPECT_EQ(value("a-b+c", {{"a", 10}, {"b", 3}, {"c", 2}}), 9.0);  // right assoc: 5
+  EXPECT_EQ(value("a/b*c", {{"a", 24}, {"b", 4}, {"c", 2}}), 12.0);  // right assoc: 3
+}
+
+TEST(ExpressionPrecedence, ComparisonsGiveOneOrZero) {
+  const std::map<std::string, double> lt = {{"a", 1}, {"b", 2}};
+  const std::map<std::string, double> eq = {{"a", 2}, {"b", 2}};
+  EXPECT_EQ(value("a < b", lt), 1.0);
+  EXPECT_EQ(value("a > b", lt), 0.0);
+  EXPECT_EQ(value("a <= b", lt), 1.0);
+  EXPECT_EQ(value("a >= b", lt), 0.0);
+  EXPECT_EQ(value("a == b", lt), 0.0);
+  EXPECT_EQ(value("a != b", lt), 1.0);
+  EXPECT_EQ(value("a /= b", lt), 1.0);  // Fortran spelling of !=
+  EXPECT_EQ(value("a < b", eq), 0.0);
+  EXPECT_EQ(value("a > b", eq), 0.0);
+  EXPECT_EQ(value("a <= b", eq), 1.0);
+  EXPECT_EQ(value("a >= b", eq), 1.0);
+  EXPECT_EQ(value("a == b", eq), 1.0);
+  EXPECT_EQ(value("a != b", eq), 0.0);
+  EXPECT_EQ(value("a /= b", eq), 0.0);
+  EXPECT_EQ(value("a<b", lt), 1.0);
+  EXPECT_EQ(value("a>=b", eq), 1.0);
+  // '/' followed by '=' is "not equal", not a division.
+  EXPECT_EQ(value("a/b", lt), 0.5);
+  EXPECT_EQ(value("a/-b", lt), -0.5);
+  // Arithmetic binds tighter than comparison.
+  EXPECT_EQ(value("a + 1 == b", lt), 1.0);
+  EXPECT_EQ(value("a * 2 > b + 1", eq), 1.0);
+  EXPECT_EQ(value("a < b - 1", lt), 0.0);
+}
+
+TEST(ExpressionPrecedence, LogicalOperators) {
+  EXPECT_EQ(value("a && b", {{"a", 2}, {"b", -3}}), 1.0);
+  EXPECT_EQ(value("a && b", {{"a", 2}, {"b", 0}}), 0.0);
+  EXPECT_EQ(value("a || b", {{"a", 0}, {"b", 0}}), 0.0);
+  EXPECT_EQ(value("a || b", {{"a", 0}, {"b", 0.5}}), 1.0);
+  // && binds tighter than ||: 1 || (0 && 0) = 1, (1 || 0) && 0 = 0.
+  EXPECT_EQ(value("1 || 0 && 0"), 1.0);
+  EXPECT_EQ(value("0 && 0 || 1"), 1.0);
+  EXPECT_EQ(value("(1 || 0) && 0"), 0.0);
+  // Comparisons bind tighter than && and ||.
+  EXPECT_EQ(value("a < b && b < c", {{"a", 1}, {"b", 2}, {"c", 3}}), 1.0);
+  EXPECT_EQ(value("a < b && b > c", {{"a", 1}, {"b", 2}, {"c", 3}}), 0.0);
+  EXPECT_EQ(value("a > b || c > b", {{"a", 1}, {"b", 2}, {"c", 3}}), 1.0);
+}
+
+TEST(ExpressionPrecedence, LogicalNot) {
+  EXPECT_EQ(value("!x", {{"x", 0}}), 1.0);
+  EXPECT_EQ(value("!x", {{"x", -0.0}}), 1.0);
+  EXPECT_EQ(value("!x", {{"x", 5}}), 0.0);
+  EXPECT_EQ(value("!x", {{"x", -0.25}}), 0.0);
+  EXPECT_EQ(value("!!x", {{"x", 7}}), 1.0);
+  // '!' is a unary: (!a) == b, not !(a == b).
+  EXPECT_EQ(value("!a == b", {{"a", 0}, {"b", 5}}), 0.0);
+  EXPECT_EQ(value("!(a == b)", {{"a", 0}, {"b", 5}}), 1.0);
+  EXPECT_EQ(value("!a + 2", {{"a", 0}}), 3.0);
+  // "!=" is not '!' applied to '='.
+  EXPECT_EQ(value("a!=b", {{"a", 0}, {"b", 5}}), 1.0);
+}
+
+TEST(ExpressionPrecedence, Conditional) {
+  EXPECT_EQ(value("c ? a : b", {{"c", 1}, {"a", 10}, {"b", 20}}), 10.0);
+  EXPECT_EQ(value("c ? a : b", {{"c", 0}, {"a", 10}, {"b", 20}}), 20.0);
+  EXPECT_EQ(value("c ? a : b", {{"c", -2}, {"a", 10}, {"b", 20}}), 10.0);
+  // Lowest precedence: the condition and both branches are whole expressions.
+  EXPECT_EQ(value("a > 0 ? a + 1 : b * 2", {{"a", 3}, {"b", 5}}), 4.0);
+  EXPECT_EQ(value("a > 0 ? a + 1 : b * 2", {{"a", -3}, {"b", 5}}), 10.0);
+  EXPECT_EQ(value("a > 0 || b > 0 ? 1 : 2", {{"a", -3}, {"b", 5}}), 1.0);
+  // Inside parentheses and as a function argument.
+  EXPECT_EQ(value("2 * (c ? a : b) + 1", {{"c", 0}, {"a", 10}, {"b", 20}}), 41.0);
+  EXPECT_EQ(value("max(c ? a : b, 15)", {{"c", 1}, {"a", 10}, {"b", 20}}), 15.0);
+}
+
+TEST(ExpressionPrecedence, NestedConditionals) {
+  // In the false branch: c ? 1 : (d ? 2 : 3).
+  // In the true branch: c ? (d ? 1 : 2) : 3.
+  for (double c : {0.0, 1.0})
+    for (double d : {0.0, 1.0}) {
+      SCOPED_TRACE("c=" + std::to_string(c) + " d=" + std::to_string(d));
+      const std::map<std::string, double> v = {{"c", c}, {"d", d}};
+      EXPECT_EQ(value("c ? 1 : d ? 2 : 3", v), c != 0 ? 1.0 : (d != 0 ? 2.0 : 3.0));
+      EXPECT_EQ(value("c ? d ? 1 : 2 : 3", v), c != 0 ? (d != 0 ? 1.0 : 2.0) : 3.0);
+      EXPECT_EQ(value("(c ? d : 0) ? 4 : 5", v), (c != 0 && d != 0) ? 4.0 : 5.0);
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Numbers
+
+TEST(ExpressionNumbers, Formats) {
+  EXPECT_EQ(value("1"), 1.0);
+  EXPECT_EQ(value("1.5"), 1.5);
+  EXPECT_EQ(value(".5"), 0.5);
+  EXPECT_EQ(value("1e-3"), 1e-3);
+  EXPECT_EQ(value("2.5E+2"), 250.0);
+  EXPECT_EQ(value("0.1"), 0.1);  // correctly rounded, like the literal
+  EXPECT_EQ(value("6.02214076e23"), 6.02214076e23);
+  EXPECT_EQ(value("1e3*a", {{"a", 2}}), 2000.0);
+  EXPECT_EQ(value("  42  "), 42.0);
+  EXPECT_EQ(value("007"), 7.0);
+}
+
+// ---------------------------------------------------------------------------
+// Evaluation over arrays, against the formula computed directly
+
+// Inputs: a in [-3, 3], b in [0.5, 4] (positive), c in [-1, 1]; a few
+// special values at fixed places.
+Vars make_inputs(std::size_t n, std::uint64_t seed) {
+  std::mt19937_64 gen(seed);
+  std::uniform_real_distribution<double> da(-3, 3), db(0.5, 4), dc(-1, 1);
+  Vars v;
+  auto& a = v["a"];
+  auto& b = v["b"];
+  auto& c = v["c"];
+  for (std::size_t i = 0; i < n; ++i) {
+    a.push_back(da(gen));
+    b.push_back(db(gen));
+    c.push_back(dc(gen));
+  }
+  if (n > 3) {
+    a[1] = 0.0;
+    a[2] = -0.0;
+    c[3] = 0.0;
+  }
+  return v;
+}
+
+struct Formula {
+  const char* text;
+  std::function<double(double, double, double)> f;
+};
+
+double b2d(bool x) { return x ? 1.0 : 0.0; }
+
+const std::vector<Formula>& formulas() {
+  static const std::vector<Formula> all = {
+      {"a + b * c", [](double a, double b, double c) { return a + b * c; }},
+      {"(a + b) * c", [](double a, double b, double c) { return (a + b) * c; }},
+      {"a - b - c", [](double a, double b, double c) { return (a - b) - c; }},
+      {"a / b / c", [](double a, double b, double c) { return (a / b) / c; }},
+      {"-a^2", [](double a, double, double) { return -std::pow(a, 2.0); }},
+      {"b^c^2", [](double, double b, double c) { return std::pow(b, std::pow(c, 2.0)); }},
+      {"a * 1e-3 + .5 - 1.5 * b", [](double a, double b, double) { return a * 1e-3 + 0.5 - 1.5 * b; }},
+      {"a < c", [](double a, double, double c) { return b2d(a < c); }},
+      {"a > c", [](double a, double, double c) { return b2d(a > c); }},
+      {"a <= c", [](double a, double, double c) { return b2d(a <= c); }},
+      {"a >= c", [](double a, double, double c) { return b2d(a >= c); }},
+      {"a == 0", [](double a, double, double) { return b2d(a == 0); }},
+      {"a != 0", [](double a, double, double) { return b2d(a != 0); }},
+      {"a > 0 && c < 0 || b > 3", [](double a, double b, double c) { return b2d((a > 0 && c < 0) || b > 3); }},
+      {"!(a > 0)", [](double a, double, double) { return b2d(!(a > 0)); }},
+      {"a > 0 ? b : c > 0 ? c : a", [](double a, double b, double c) { return a > 0 ? b : (c > 0 ? c : a); }},
+      {"abs(a)", [](double a, double, double) { return std::fabs(a); }},
+      {"exp(a)", [](double a, double, double) { return std::exp(a); }},
+      {"log(b)", [](double, double b, double) { return std::log(b); }},
+      {"log10(b)", [](double, double b, double) { return std::log10(b); }},
+      {"sqrt(b)", [](double, double b, double) { return std::sqrt(b); }},
+      {"sin(a)", [](double a, double, double) { return std::sin(a); }},
+      {"cos(a)", [](double a, double, double) { return std::cos(a); }},
+      {"tan(a)", [](double a, double, double) { return std::tan(a); }},
+      {"asin(c)", [](double, double, double c) { return std::asin(c); }},
+      {"acos(c)", [](double, double, double c) { return std::acos(c); }},
+      {"atan(a)", [](double a, double, double) { return std::atan(a); }},
+      {"sinh(a)", [](double a, double, double) { return std::sinh(a); }},
+      {"cosh(a)", [](double a, double, double) { return std::cosh(a); }},
+      {"tanh(a)", [](double a, double, double) { return std::tanh(a); }},
+      {"min(a, c)", [](double a, double, double c) { return std::min(a, c); }},
+      {"max(a, c)", [](double a, double, double c) { return std::max(a, c); }},
+      {"pow(b, a)", [](double a, double b, double) { return std::pow(b, a); }},
+      {"sqrt(a*a + b*b) * cos(c) - log(b) / 2.5E+2",
+       [](double a, double b, double c) { return std::sqrt(a * a + b * b) * std::cos(c) - std::log(b) / 250.0; }},
+      {"max(min(a, b), -c) ^ 2 + exp(-abs(a)) * (c >= 0 ? sinh(c) : tanh(c))",
+       [](double a, double b, double c) {
+         return std::pow(std::max(std::min(a, b), -c), 2.0) +
+                std::exp(-std::fabs(a)) * (c >= 0 ? std::sinh(c) : std::tanh(c));
+       }},
+  };
+  return all;
+}
+
+class ExpressionArrays : public ::testing::TestWithParam<std::size_t> {};
+
+TEST_P(ExpressionArrays, MatchDirectComputation) {
+  const std::size_t n = GetParam();
+  const Vars in = make_inputs(n, 20240601 + n);
+  for (const auto& formula : formulas()) {
+    SCOPED_TRACE(formula.text);
+    const auto e = Expression::parse(formula.text);
+    std::vector<double> expected(n);
+    for (std::size_t i = 0; i < n; ++i) expected[i] = formula.f(in.at("a")[i], in.at("b")[i], in.at("c")[i]);
+    EXPECT_TRUE(SameValues(run(e, in, n), expected));
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Sizes, ExpressionArrays, ::testing::Values(1, 7, 1023, 1024, 1025, 2048, 5000),
+                         [](const auto& info) { return "n" + std::to_string(info.param); });
+
+TEST(ExpressionEvaluation, ZeroPointsWritesNothing) {
+  const auto e = Expression::parse("a + 1");
+  const std::vector<double> a = {1};
+  double out = 77;
+  e.evaluate({a.data()}, &out, 0);
+  EXPECT_EQ(out, 77.0);
+}
+
+TEST(ExpressionEvaluation, ExpressionsOfDifferentSizesInTurn) {
+  // The evaluator's temporaries are shared: a larger tree after a smaller
+  // one, and the smaller again, over several chunks.
+  const std::size_t n = 3000;
+  const Vars in = make_inputs(n, 7);
+  const auto small = Expression::parse("a + b");
+  const auto large = Expression::parse("(a + b) * (c - a) / (b + 1) + sqrt(b) - max(a, c) * min(b, 2) + (a > c ? a : c)");
+  std::vector<double> expect_small(n), expect_large(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    const double a = in.at("a")[i], b = in.at("b")[i], c = in.at("c")[i];
+    expect_small[i] = a + b;
+    expect_large[i] = (a + b) * (c - a) / (b + 1) + std::sqrt(b) - std::max(a, c) * std::min(b, 2.0) + (a > c ? a : c);
+  }
+  EXPECT_TRUE(SameValues(run(small, in, n), expect_small));
+  EXPECT_TRUE(SameValues(run(large, in, n), expect_large));
+  EXPECT_TRUE(SameValues(run(small, in, n), expect_small));
+  EXPECT_TRUE(SameValues(run(large, in, 5), std::vector<double>(expect_large.begin(), expect_large.begin() + 5)));
+}
+
+// ---------------------------------------------------------------------------
+// NaN (missing values)
+
+TEST(ExpressionNaN, PropagatesThroughArithmeticMinMaxAndConditional) {
+  // a is NaN at every third point; the others are ordinary values.
+  const std::size_t n = 2500;
+  Vars in = make_inputs(n, 99);
+  auto& a = in["a"];
+  for (std::size_t i = 0; i < n; i += 3) a[i] = kNaN;
+  const std::vector<Formula> cases = {
+      {"a + b", [](double a, double b, double) { return a + b; }},
+      {"b - a", [](double a, double b, double) { return b - a; }},
+      {"a * 0", [](double a, double, double) { return a * 0; }},
+      {"b / a", [](double a, double b, double) { return b / a; }},
+      {"-a", [](double a, double, double) { return -a; }},
+      {"sqrt(a)", [](double a, double, double) { return std::sqrt(a); }},
+      {"exp(a)", [](double a, double, double) { return std::exp(a); }},
+      {"a ^ 2", [](double a, double, double) { return std::pow(a, 2.0); }},
+      // min and max give NaN when either argument is NaN, in either position
+      // (std::min(b, NaN) alone would give b).
+      {"min(a, b)", [](double a, double b, double) { return std::isnan(a) ? kNaN : std::min(a, b); }},
+      {"min(b, a)", [](double a, double b, double) { return std::isnan(a) ? kNaN : std::min(b, a); }},
+      {"max(a, c)", [](double a, double, double c) { return std::isnan(a) ? kNaN : std::max(a, c); }},
+      {"max(c, a)", [](double a, double, double c) { return std::isnan(a) ? kNaN : std::max(c, a); }},
+      // A NaN condition gives NaN; a NaN in the branch not taken is unused.
+      {"a ? b : c", [](double a, double b, double c) { return std::isnan(a) ? kNaN : (a != 0 ? b : c); }},
+      {"b > 2 ? a : c", [](double a, double b, double c) { return b > 2 ? a : c; }},
+      {"a > 0 ? b : c", [](double a, double b, double c) { return a > 0 ? b : c; }},
+  };
+  for (const auto& formula : cases) {
+    SCOPED_TRACE(formula.text);
+    std::vector<double> expected(n);
+    for (std::size_t i = 0; i < n; ++i) expected[i] = formula.f(a[i], in.at("b")[i], in.at("c")[i]);
+    EXPECT_TRUE(SameValues(run(Expression::parse(formula.text), in, n), expected));
+  }
+  // Spot checks of the values themselves.
+  EXPECT_TRUE(std::isnan(value("min(a, b)", {{"a", kNaN}, {"b", 1}})));
+  EXPECT_TRUE(std::isnan(value("min(b, a)", {{"a", kNaN}, {"b", 1}})));
+  EXPECT_TRUE(std::isnan(value("max(b, a)", {{"a", kNaN}, {"b", 1}})));
+  EXPECT_TRUE(std::isnan(value("max(a, a)", {{"a", kNaN}})));
+  EXPECT_TRUE(std::isnan(value("c ? 1 : 2", {{"c", kNaN}})));
+  EXPECT_TRUE(std::isnan(value("c ? d ? 1 : 2 : 3", {{"c", 1}, {"d", kNaN}})));
+  EXPECT_EQ(value("c ? 1 : d", {{"c", 1}, {"d", kNaN}}), 1.0);
+  EXPECT_TRUE(std::isnan(value("a + b * c", {{"a", 1}, {"b", 2}, {"c", kNaN}})));
+}
+
+TEST(ExpressionNaN, ComparisonsAndLogicalOperatorsGiveOneOrZero) {
+  // Documented: comparisons and logical operators give 1 or 0, so NaN is
+  // not propagated through them (IEEE: every ordered comparison is false).
+  const std::map<std::string, double> v = {{"a", kNaN}, {"b", 1}};
+  EXPECT_EQ(value("a < b", v), 0.0);
+  EXPECT_EQ(value("a >= b", v), 0.0);
+  EXPECT_EQ(value("a == a", v), 0.0);
+  EXPECT_EQ(value("a != a", v), 1.0);
+  EXPECT_EQ(value("!a", v), 0.0);
+  EXPECT_EQ(value("a && b", v), 1.0);  // NaN != 0
+}
+
+// ---------------------------------------------------------------------------
+// Errors
+
+void expect_error(std::string_view text, std::string_view message, std::size_t column) {
+  SCOPED_TRACE("expression \"" + std::string(text) + "\"");
+  try {
+    Expression::parse(text);
+    ADD_FAILURE() << "parsed without error";
+  } catch (const ExpressionError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find(message), std::string::npos) << "message: " << what;
+    EXPECT_EQ(e.column, column) << "message: " << what;
+    EXPECT_NE(what.find("(at column " + std::to_string(column) + ")"), std::string::npos) << "message: " << what;
+  }
+}
+
+TEST(ExpressionErrors, UnknownFunction) {
+  expect_error("foo(a)", "unknown function 'foo'", 1);
+  expect_error("a + foo(b)", "unknown function 'foo'", 5);
+  expect_error("  sqr (a)", "unknown function 'sqr'", 3);
+}
+
+TEST(ExpressionErrors, WrongArgumentCount) {
+  expect_error("min(a)", "function 'min' takes 2 argument(s), given 1", 1);
+  expect_error("pow(a,b,c)", "function 'pow' takes 2 argument(s), given 3", 1);
+  expect_error("sqrt(a, b)", "function 'sqrt' takes 1 argument(s), given 2", 1);
+  expect_error("abs()", "function 'abs' takes 1 argument(s), given 0", 1);
+  expect_error("2 * max(a)", "function 'max' takes 2 argument(s), given 1", 5);
+}
+
+TEST(ExpressionErrors, UnbalancedParentheses) {
+  expect_error("(a+b", "unbalanced parentheses", 5);  // at the end, where ')' is missing
+  expect_error("((a+b)", "unbalanced parentheses", 7);
+  expect_error("a+b)", "unbalanced parentheses", 4);
+  expect_error("(a)+b))", "unbalanced parentheses", 6);
+  expect_error("min(a, b", "unbalanced parentheses: missing ')' after the arguments of 'min'", 9);
+}
+
+TEST(ExpressionErrors, EmptyOrIncomplete) {
+  expect_error("", "unexpected end of expression", 1);
+  expect_error("   ", "unexpected end of expression", 4);
+  expect_error("a +", "unexpected end of expression", 4);
+  expect_error("()", "expected a field id", 2);
+}
+
+TEST(ExpressionErrors, TrailingGarbage) {
+  expect_error("a b", "unexpected 'b'", 3);
+  expect_error("1 2", "unexpected '2'", 3);
+  expect_error("a + b c", "unexpected 'c'", 7);
+}
+
+TEST(ExpressionErrors, BadCharacter) {
+  expect_error("a # b", "unexpected '#'", 3);
+  expect_error("a & b", "unexpected '&'", 3);
+  expect_error("a | b", "unexpected '|'", 3);
+  expect_error("$a", "expected a field id", 1);
+  expect_error("@1", "expected a field id", 2);
+}
+
+TEST(ExpressionErrors, SingleEquals) {
+  expect_error("a = b", "unexpected '='", 3);
+  expect_error("a=b", "unexpected '='", 2);
+}
+
+TEST(ExpressionErrors, ConditionalWithoutColon) {
+  expect_error("c ? a b", "expected ':' in a conditional", 7);
+  expect_error("c ? a", "expected ':' in a conditional", 6);
+  expect_error("c ? a ? b : d", "expected ':' in a conditional", 14);
+}
+
+TEST(ExpressionErrors, BadNumber) {
+  expect_error("a + 1e999", "bad number", 5);
+  expect_error(".", "bad number", 1);
+}
+
+TEST(ExpressionErrors, IsARuntimeError) {
+  EXPECT_THROW(Expression::parse("min(a)"), std::runtime_error);
+  EXPECT_THROW(Expression::parse("min(a)"), ExpressionError);
+}
+
+// ===========================================================================
+// Temporal operations
+
+const std::vector<TemporalOp> kAllOps = {TemporalOp::instant, TemporalOp::once,    TemporalOp::average,
+                                         TemporalOp::accumulate, TemporalOp::minimum, TemporalOp::maximum};
+
+TEST(TemporalOpNames, ParseAndName) {
+  const std::vector<std::pair<std::string, TemporalOp>> names = {
+      {"instant", TemporalOp::instant},       {"once", TemporalOp::once},       {"average", TemporalOp::average},
+      {"accumulate", TemporalOp::accumulate}, {"minimum", TemporalOp::minimum}, {"maximum", TemporalOp::maximum}};
+  for (const auto& [name, op] : names) {
+    EXPECT_EQ(parse_temporal_op(name), op) << name;
+    EXPECT_EQ(temporal_op_name(op), name);
+    EXPECT_EQ(parse_temporal_op(temporal_op_name(op)), op);
+  }
+}
+
+TEST(TemporalOpNames, UnknownNamesThrow) {
+  for (const char* bad : {"mean", "Average", "sum", "min", "instant ", "avg"}) {
+    SCOPED_TRACE(bad);
+    try {
+      parse_temporal_op(bad);
+      ADD_FAILURE() << "no exception";
+    } catch (const std::invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find("unknown temporal operation '" + std::string(bad) + "'"),
+                std::string::npos)
+          << e.what();
+    }
+  }
+}
+
+TEST(TemporalOpNames, CfMethodAndReduces) {
+  EXPECT_EQ(cf_method(TemporalOp::instant), "point");
+  EXPECT_EQ(cf_method(TemporalOp::once), "point");
+  EXPECT_EQ(cf_method(TemporalOp::average), "mean");
+  EXPECT_EQ(cf_method(TemporalOp::accumulate), "sum");
+  EXPECT_EQ(cf_method(TemporalOp::minimum), "minimum");
+  EXPECT_EQ(cf_method(TemporalOp::maximum), "maximum");
+  EXPECT_FALSE(reduces(TemporalOp::instant));
+  EXPECT_FALSE(reduces(TemporalOp::once));
+  EXPECT_TRUE(reduces(TemporalOp::average));
+  EXPECT_TRUE(reduces(TemporalOp::accumulate));
+  EXPECT_TRUE(reduces(TemporalOp::minimum));
+  EXPECT_TRUE(reduces(TemporalOp::maximum));
+}
+
+// ---------------------------------------------------------------------------
+// Reference: one point's samples (value as double, weight) in time order.
+
+struct Event {
+  double x;
+  double w;
+};
+
+double reference(TemporalOp op, const std::vector<Event>& events, double missing) {
+  auto valid = [&](double x) { return !std::isnan(x) && x != missing; };
+  switch (op) {
+    case TemporalOp::instant:
+    case TemporalOp::once:
+      // The latest sample; NaN if it is missing.
+      if (events.empty() || !valid(events.back().x)) return kNaN;
+      return events.back().x;
+    case TemporalOp::average: {
+      double sum = 0, weights = 0;
+      for (const auto& e : events)
+        if (valid(e.x)) {
+          sum += e.w * e.x;
+          weights += e.w;
+        }
+      return weights > 0 ? sum / weights : kNaN;
+    }
+    case TemporalOp::accumulate: {
+      double sum = 0;
+      int count = 0;
+      for (const auto& e : events)
+        if (valid(e.x)) {
+          sum += e.x;
+          ++count;
+        }
+      return count > 0 ? sum : kNaN;
+    }
+    case TemporalOp::minimum:
+    case TemporalOp::maximum: {
+      double m = kNaN;
+      for (const auto& e : events) {
+        if (!valid(e.x)) continue;
+        if (std::isnan(m) || (op == TemporalOp::minimum ? e.x < m : e.x > m)) m = e.x;
+      }
+      return m;
+    }
+  }
+  return -1;
+}
+
+template <class U>
+std::vector<U> results(const Accumulator& acc, std::size_t at, std::size_t n) {
+  std::vector<U> out(n + 1, static_cast<U>(-4242));
+  acc.result(at, out.data(), n);
+  EXPECT_EQ(out[n], static_cast<U>(-4242)) << "result() wrote past the end";
+  out.resize(n);
+  return out;
+}
+
+template <class U>
+std::vector<U> expected_results(TemporalOp op, const std::vector<std::vector<Event>>& events, double missing) {
+  std::vector<U> out;
+  for (const auto& e : events) out.push_back(static_cast<U>(reference(op, e, missing)));
+  return out;
+}
+
+// A sequence of samples over n points with NaN and `missing` in them: point 0
+// is always NaN, point 1 always `missing`, point 2 a mix of both, point 3 has
+// a single valid sample; elsewhere a pattern of NaN and missing values.
+template <class T>
+std::vector<std::vector<T>> make_samples(std::size_t n, std::size_t steps, T missing, std::uint64_t seed) {
+  std::mt19937_64 gen(seed);
+  std::uniform_real_distribution<double> d(-100, 100);
+  std::vector<std::vector<T>> s(steps, std::vector<T>(n));
+  const T nan = std::numeric_limits<T>::quiet_NaN();
+  for (std::size_t t = 0; t < steps; ++t)
+    for (std::size_t p = 0; p < n; ++p) {
+      T x = static_cast<T>(d(gen));
+      if (p == 0) x = nan;
+      else if (p == 1) x = missing;
+      else if (p == 2) x = t % 2 ? nan : missing;
+      else if (p == 3) x = t == 3 ? static_cast<T>(12.375) : nan;
+      else if ((p * 7 + t * 3) % 11 == 0) x = nan;
+      else if ((p + 2 * t) % 13 == 0) x = missing;
+      s[t][p] = x;
+    }
+  return s;
+}
+
+// Irregular steps: the time each sample stands for.
+const std::vector<double> kWeights = {1.0, 0.5, 2.0, 3600.0, 0.25, 1.0 / 3.0, 7.5, 900.0};
+
+template <class T>
+class AccumulatorTyped : public ::testing::Test {};
+using SampleTypes = ::testing::Types<float, double>;
+TYPED_TEST_SUITE(AccumulatorTyped, SampleTypes);
+
+TYPED_TEST(AccumulatorTyped, EveryOpMatchesReferenceLoop) {
+  using T = TypeParam;
+  const std::size_t n = 1500;
+  const T missing = static_cast<T>(-999);
+  const auto samples = make_samples<T>(n, kWeights.size(), missing, 31);
+  std::vector<std::vector<Event>> events(n);
+  for (std::size_t t = 0; t < samples.size(); ++t)
+    for (std::size_t p = 0; p < n; ++p) events[p].push_back({static_cast<double>(samples[t][p]), kWeights[t]});
+  for (TemporalOp op : kAllOps) {
+    SCOPED_TRACE(std::string(temporal_op_name(op)));
+    Accumulator acc(op, n);
+    EXPECT_EQ(acc.op(), op);
+    EXPECT_EQ(acc.size(), n);
+    for (std::size_t t = 0; t < samples.size(); ++t) acc.add(0, samples[t].data(), n, kWeights[t], missing);
+    const auto rd = results<double>(acc, 0, n);
+    const auto rf = results<float>(acc, 0, n);
+    EXPECT_TRUE(SameValues(rd, expected_results<double>(op, events, missing)));
+    EXPECT_TRUE(SameValues(rf, expected_results<float>(op, events, missing)));
+    // The fixed points: no valid sample gives NaN; one valid sample gives it.
+    for (std::size_t p : {0, 1, 2}) EXPECT_TRUE(std::isnan(rd[p])) << "point " << p;
+    if (reduces(op)) EXPECT_EQ(rd[3], 12.375);
+    else EXPECT_TRUE(std::isnan(rd[3]));  // the latest sample (t = 7) is NaN
+    // The pattern leaves most points with several valid samples, some not.
+    int with_value = 0;
+    for (double x : rd) with_value += !std::isnan(x);
+    EXPECT_GT(with_value, static_cast<int>(n) / 2);
+  }
+}
+
+TYPED_TEST(AccumulatorTyped, HandComputedValues) {
+  using T = TypeParam;
+  // One point; samples 1 (w 1), NaN (w 5), -9 = missing (w 7), 3 (w 3), 2 (w 0.5).
+  const T nan = std::numeric_limits<T>::quiet_NaN();
+  const std::vector<std::pair<T, double>> samples = {{1, 1}, {nan, 5}, {-9, 7}, {3, 3}, {2, 0.5}};
+  auto run_op = [&](TemporalOp op) {
+    Accumulator acc(op, 1);
+    for (const auto& [x, w] : samples) acc.add(0, &x, 1, w, -9.0);
+    double out = -1;
+    acc.result(0, &out, 1);
+    return out;
+  };
+  EXPECT_EQ(run_op(TemporalOp::instant), 2.0);
+  EXPECT_EQ(run_op(TemporalOp::once), 2.0);
+  EXPECT_EQ(run_op(TemporalOp::average), (1.0 + 9.0 + 1.0) / 4.5);  // weighted, missing ones skipped
+  EXPECT_EQ(run_op(TemporalOp::accumulate), 6.0);                   // weights ignored
+  EXPECT_EQ(run_op(TemporalOp::minimum), 1.0);                      // not -9 (missing)
+  EXPECT_EQ(run_op(TemporalOp::maximum), 3.0);
+}
+
+TEST(Accumulator, InstantTakesTheLatestSampleEvenIfMissing) {
+  for (TemporalOp op : {TemporalOp::instant, TemporalOp::once}) {
+    SCOPED_TRACE(std::string(temporal_op_name(op)));
+    Accumulator acc(op, 3);
+    const std::vector<double> s1 = {1, 2, 3}, s2 = {4, kNaN, -1};
+    acc.add(0, s1.data(), 3, 1.0, -1.0);
+    EXPECT_TRUE(SameValues(results<double>(acc, 0, 3), {1, 2, 3}));
+    acc.add(0, s2.data(), 3, 1.0, -1.0);
+    EXPECT_TRUE(SameValues(results<double>(acc, 0, 3), {4, kNaN, kNaN}));
+  }
+}
+
+TEST(Accumulator, AverageUsesWeightsAccumulateDoesNot) {
+  // Irregular steps: 10 for 60 s, 20 for 3600 s.
+  const std::vector<double> x1 = {10}, x2 = {20};
+  Accumulator avg(TemporalOp::average, 1), sum(TemporalOp::accumulate, 1);
+  for (Accumulator* acc : {&avg, &sum}) {
+    acc->add(0, x1.data(), 1, 60.0);
+    acc->add(0, x2.data(), 1, 3600.0);
+  }
+  EXPECT_EQ(results<double>(avg, 0, 1)[0], (60.0 * 10 + 3600.0 * 20) / 3660.0);
+  EXPECT_EQ(results<double>(sum, 0, 1)[0], 30.0);
+}
+
+TEST(Accumulator, MinimumAndMaximumKeepInfiniteSamples) {
+  // A valid +inf minimum (or -inf maximum) is a value, not "no sample".
+  const std::vector<double> hi = {kInf}, lo = {-kInf};
+  Accumulator mn(TemporalOp::minimum, 1), mx(TemporalOp::maximum, 1);
+  mn.add(0, hi.data(), 1, 1.0);
+  mx.add(0, lo.data(), 1, 1.0);
+  EXPECT_EQ(results<double>(mn, 0, 1)[0], kInf);
+  EXPECT_EQ(results<double>(mx, 0, 1)[0], -kInf);
+  mn.add(0, lo.data(), 1, 1.0);
+  mx.add(0, hi.data(), 1, 1.0);
+  EXPECT_EQ(results<double>(mn, 0, 1)[0], -kInf);
+  EXPECT_EQ(results<double>(mx, 0, 1)[0], kInf);
+}
+
+TEST(Accumulator, NoSampleGivesNaN) {
+  for (TemporalOp op : kAllOps) {
+    SCOPED_TRACE(std::string(temporal_op_name(op)));
+    Accumulator acc(op, 4);
+    EXPECT_TRUE(SameValues(results<double>(acc, 0, 4), std::vector<double>(4, kNaN)));
+    EXPECT_TRUE(SameValues(results<float>(acc, 0, 4), std::vector<float>(4, std::nanf(""))));
+  }
+}
+
+TEST(Accumulator, MissingValueZeroSkipsBothZeros) {
+  const std::vector<double> x = {0.0, -0.0, 5.0};
+  Accumulator acc(TemporalOp::accumulate, 3);
+  acc.add(0, x.data(), 3, 1.0, 0.0);
+  EXPECT_TRUE(SameValues(results<double>(acc, 0, 3), {kNaN, kNaN, 5.0}));
+}
+
+TEST(Accumulator, SubRangesTouchOnlyTheirPoints) {
+  const std::size_t n = 10;
+  const double missing = -999;
+  for (TemporalOp op : kAllOps) {
+    SCOPED_TRACE(std::string(temporal_op_name(op)));
+    Accumulator acc(op, n);
+    std::vector<std::vector<Event>> events(n);
+    auto add = [&](std::size_t at, const std::vector<double>& x, double w) {
+      acc.add(at, x.data(), x.size(), w, missing);
+      for (std::size_t i = 0; i < x.size(); ++i) events[at + i].push_back({x[i], w});
+    };
+    add(3, {1.5, -2.25, missing, 4}, 2.0);
+    auto r = results<double>(acc, 0, n);
+    EXPECT_TRUE(SameValues(r, {kNaN, kNaN, kNaN, 1.5, -2.25, kNaN, 4, kNaN, kNaN, kNaN}));
+    EXPECT_TRUE(SameValues(r, expected_results<double>(op, events, missing)));
+    add(0, {7, 8, kNaN, 9.5, 10, 11, 12, 13, 14, 15}, 0.5);
+    EXPECT_TRUE(SameValues(results<double>(acc, 0, n), expected_results<double>(op, events, missing)));
+    add(8, {-3, 100}, 4.0);
+    add(0, {6}, 1.0);
+    const auto full = results<double>(acc, 0, n);
+    EXPECT_TRUE(SameValues(full, expected_results<double>(op, events, missing)));
+    // result() on a sub-range reads only those points.
+    EXPECT_TRUE(SameValues(results<double>(acc, 2, 5), std::vector<double>(full.begin() + 2, full.begin() + 7)));
+    EXPECT_TRUE(SameValues(results<double>(acc, 9, 1), {full[9]}));
+  }
+}
+
+TEST(Accumulator, AddInPiecesEqualsAddWhole) {
+  const std::size_t n = 3000;
+  const auto samples = make_samples<double>(n, kWeights.size(), -999.0, 5);
+  for (TemporalOp op : kAllOps) {
+    SCOPED_TRACE(std::string(temporal_op_name(op)));
+    Accumulator whole(op, n), pieces(op, n);
+    for (std::size_t t = 0; t < samples.size(); ++t) {
+      whole.add(0, samples[t].data(), n, kWeights[t], -999.0);
+      // Uneven pieces, in a different order each step.
+      const std::size_t cut1 = 1 + 97 * t, cut2 = 1024 + 13 * t;
+      pieces.add(cut2, samples[t].data() + cut2, n - cut2, kWeights[t], -999.0);
+      pieces.add(0, samples[t].data(), cut1, kWeights[t], -999.0);
+      pieces.add(cut1, samples[t].data() + cut1, cut2 - cut1, kWeights[t], -999.0);
+    }
+    EXPECT_TRUE(SameValues(results<double>(pieces, 0, n), results<double>(whole, 0, n)));
+  }
+}
+
+TEST(Accumulator, ResetRestoresTheInitialState) {
+  const std::size_t n = 6;
+  const std::vector<double> first = {-50, 50, 1e6, -1e6, 3, kNaN};
+  const std::vector<double> second = {5, -5, 2, 7, kNaN, 8};
+  for (TemporalOp op : kAllOps) {
+    SCOPED_TRACE(std::string(temporal_op_name(op)));
+    Accumulator acc(op, n);
+    acc.add(0, first.data(), n, 3.0);
+    acc.add(0, first.data(), n, 1.0);
+    acc.reset();
+    EXPECT_EQ(acc.size(), n);
+    EXPECT_EQ(acc.op(), op);
+    EXPECT_TRUE(SameValues(results<double>(acc, 0, n), std::vector<double>(n, kNaN)));
+    acc.add(0, second.data(), n, 2.0);
+    Accumulator fresh(op, n);
+    fresh.add(0, second.data(), n, 2.0);
+    const auto r = results<double>(acc, 0, n);
+    EXPECT_TRUE(SameValues(r, results<double>(fresh, 0, n)));
+    // After reset only the second sample counts, whatever the operation.
+    EXPECT_TRUE(SameValues(r, {5, -5, 2, 7, kNaN, 8}));
+  }
+}
+
+TEST(Accumulator, DefaultConstructed) {
+  Accumulator acc;
+  EXPECT_EQ(acc.size(), 0u);
+  EXPECT_EQ(acc.op(), TemporalOp::instant);
+}
+
+TEST(Accumulator, FloatSamplesAndAFloatMissingValue) {
+  // The missing value as the model holds it in a float field, given exactly.
+  const float fill = 1e20f;
+  const std::vector<float> x1 = {fill, 2.5f}, x2 = {4.0f, fill};
+  Accumulator acc(TemporalOp::average, 2);
+  acc.add(0, x1.data(), 2, 1.0, static_cast<double>(fill));
+  acc.add(0, x2.data(), 2, 1.0, static_cast<double>(fill));
+  EXPECT_TRUE(SameValues(results<float>(acc, 0, 2), {4.0f, 2.5f}));
+}
+
+TEST(Accumulator, FloatSamplesWithMissingValueGivenInDouble) {
+  // A float field whose missing value is configured as the double 1e20
+  // (detect_missing_value with default_value="1e20", the usual XIOS setting),
+  // written by the model as the float 1e20f. The client passes the double
+  // (context_step.cpp: out.acc.add(..., out.missing)).
+  const std::vector<float> x1 = {1e20f, 2.5f}, x2 = {4.0f, 1e20f};
+  Accumulator acc(TemporalOp::average, 2);
+  acc.add(0, x1.data(), 2, 1.0, 1e20);
+  acc.add(0, x2.data(), 2, 1.0, 1e20);
+  EXPECT_TRUE(SameValues(results<double>(acc, 0, 2), {4.0, 2.5}));
+}
+
+}  // namespace
+}  // namespace foehn::filters
