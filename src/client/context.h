@@ -137,6 +137,9 @@ class Context {
   int plan_domain(const std::string& id, const config::Location& where);
   int plan_axis(const std::string& id, const config::Location& where);
 
+  // Sizes the send buffers from the bytes each server gets per output step
+  // and opens the channels (context_transport.cpp).
+  void create_channels(const std::vector<std::size_t>& bytes_per_server);
   void send_plan_and_wait();
   void collect_acks(const char* what);
   void advance_time(std::int64_t now);
