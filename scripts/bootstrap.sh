@@ -12,6 +12,9 @@ apt_packages=(
   libpugixml-dev libgtest-dev libbenchmark-dev
   pybind11-dev libeccodes-dev libaec-dev
   cdo nco
+  libcli11-dev                  # command line parsing for the foehn tool (header-only)
+  clang libclang-rt-14-dev      # libFuzzer and its sanitizer runtimes (scripts/fuzz.sh)
+  python3-dev                   # Python.h for the pybind11 extension (bindings/python)
 )
 missing=()
 for p in "${apt_packages[@]}"; do
@@ -27,12 +30,12 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 venv="$here/.venv"
-python_packages=(numpy mpi4py netCDF4 xarray pytest cfchecker)
+python_packages=(numpy mpi4py netCDF4 xarray pytest cfchecker scikit-build-core)
 if [ ! -x "$venv/bin/python" ]; then
   echo "bootstrap: creating Python venv in $venv"
   python3 -m venv "$venv"
 fi
-if ! "$venv/bin/python" -c "import numpy, mpi4py, netCDF4, xarray, pytest, cfchecker" 2>/dev/null; then
+if ! "$venv/bin/python" -c "import numpy, mpi4py, netCDF4, xarray, pytest, cfchecker, scikit_build_core" 2>/dev/null; then
   echo "bootstrap: installing Python packages: ${python_packages[*]}"
   "$venv/bin/pip" install -q --disable-pip-version-check "${python_packages[@]}"
 fi

@@ -22,3 +22,7 @@ bash scripts/build.sh "$here/build-asan" -DFOEHN_SANITIZE=ON -DCMAKE_BUILD_TYPE=
 ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
   ctest --test-dir build-asan --output-on-failure -j 2 -L mpi
 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest --test-dir build-asan --output-on-failure -j 2 -L unit
+echo "== fuzzing (libFuzzer, ASan + UBSan): XML reader, durations, dates"
+bash scripts/fuzz.sh
+echo "== Python package: pip install from the repository (scikit-build-core), run from the install"
+bash bindings/python/check_install.sh "$here/build-pip"

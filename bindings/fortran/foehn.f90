@@ -24,6 +24,7 @@ module foehn
 
   public :: foehn_init, foehn_finalize, foehn_last_error, foehn_context_open, foehn_set_calendar, &
             foehn_set_domain_rectilinear, foehn_set_axis, foehn_close_definition, foehn_update_calendar, &
+            foehn_set_model_time, &
             foehn_field_is_active, foehn_field_handle, foehn_write, foehn_context_close
 
   ! foehn_write(ctx, field_id or handle, array, [status])
@@ -96,6 +97,12 @@ module foehn
       type(c_ptr), value :: ctx
       integer(c_int), value :: step
     end function c_update_calendar
+    integer(c_int) function c_set_model_time(ctx, seconds) bind(C, name="foehn_set_model_time")
+      import :: c_int, c_ptr, c_double
+      implicit none
+      type(c_ptr), value :: ctx
+      real(c_double), value :: seconds
+    end function c_set_model_time
     integer(c_int) function c_field_is_active(ctx, field_id, active) bind(C, name="foehn_field_is_active")
       import :: c_int, c_char, c_ptr
       implicit none
@@ -244,6 +251,15 @@ contains
     integer, intent(out), optional :: status
     call finish(c_update_calendar(ctx%ptr, int(step, c_int)), "foehn_update_calendar", status)
   end subroutine foehn_update_calendar
+
+  ! Dynamic time stepping (instead of foehn_update_calendar): the model time
+  ! in seconds since start_date; each call is a new step, times increase.
+  subroutine foehn_set_model_time(ctx, seconds, status)
+    type(foehn_context), intent(in) :: ctx
+    real(c_double), intent(in) :: seconds
+    integer, intent(out), optional :: status
+    call finish(c_set_model_time(ctx%ptr, seconds), "foehn_set_model_time", status)
+  end subroutine foehn_set_model_time
 
   ! True if the field is needed at the current step.
   logical function foehn_field_is_active(ctx, field_id, status) result(active)

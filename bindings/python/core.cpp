@@ -60,6 +60,7 @@ class Context {
   }
 
   void update_calendar(int step) { check(foehn_update_calendar(open(), step)); }
+  void set_model_time(double seconds) { check(foehn_set_model_time(open(), seconds)); }
 
   bool is_active(const std::string& field_id) {
     int active = 0;
@@ -174,6 +175,7 @@ PYBIND11_MODULE(_core, m) {
            py::arg("positive") = py::none())
       .def("close_definition", &Context::close_definition)
       .def("update_calendar", &Context::update_calendar, py::arg("step"))
+      .def("set_model_time", &Context::set_model_time, py::arg("seconds"))
       .def("is_active", &Context::is_active, py::arg("field_id"))
       .def("field_handle", &Context::field_handle, py::arg("field_id"))
       .def("write", &Context::write, py::arg("field"), py::arg("array"))

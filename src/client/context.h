@@ -19,6 +19,8 @@
 #include "filters/expression.h"
 #include "filters/temporal.h"
 #include "grid/box.h"
+#include "grid/domain_layout.h"
+#include "grid/stream_map.h"
 #include "output/output_plan.h"
 #include "server/output_engine.h"
 #include "transport/send_channel.h"
@@ -26,10 +28,21 @@
 
 namespace foehn::client {
 
+// What the model says about its part of a domain (docs/grids.md): set whole
+// by foehn_set_domain_rectilinear (ni_glo, nj_glo, block, lon, lat), or
+// piece by piece by the foehn_set_domain_* calls (type first).
 struct DomainSetting {
   std::int64_t ni_glo = 0, nj_glo = 0;
   output::LocalBlock block;
-  std::vector<double> lon, lat;  // local values
+  std::vector<double> lon, lat;  // rectilinear block: ni and nj values; otherwise one per local point
+  std::string type;              // empty: the XML's (rectilinear by default)
+  grid::DomainLayout layout;     // local points, data layout, mask (the block is copied in)
+  bool has_block = false, has_index = false;
+  int nvertex = 0;               // corners per lon / lat value in the bounds (0: none)
+  std::vector<double> bounds_lon, bounds_lat;
+  // Derived at close of definition: the global index of each local point,
+  // and of each data value (-1: not sent).
+  std::vector<std::int64_t> owned, data;
 };
 
 struct AxisSetting {
@@ -54,6 +67,17 @@ class Context {
 
   void set_calendar(const char* type, const char* start, const char* origin, const char* timestep);
   void set_domain(const std::string& id, DomainSetting setting);
+  // The foehn_set_domain_* calls (context_define.cpp).
+  void set_domain_type(const std::string& id, const char* type, std::int64_t ni_glo, std::int64_t nj_glo);
+  void set_domain_block(const std::string& id, std::int64_t ibegin, std::int64_t ni, std::int64_t jbegin, std::int64_t nj);
+  void set_domain_index(const std::string& id, std::vector<std::int64_t> i_index, std::vector<std::int64_t> j_index);
+  void set_domain_data(const std::string& id, int data_dim, std::int64_t data_ibegin, std::int64_t data_ni,
+                       std::int64_t data_jbegin, std::int64_t data_nj);
+  void set_domain_data_index(const std::string& id, std::vector<std::int64_t> data_i_index,
+                             std::vector<std::int64_t> data_j_index);
+  void set_domain_coordinates(const std::string& id, std::vector<double> lon, std::vector<double> lat, int nvertex,
+                              std::vector<double> bounds_lon, std::vector<double> bounds_lat);
+  void set_domain_mask(const std::string& id, std::vector<std::uint8_t> mask);
   void set_axis(const std::string& id, AxisSetting setting);
   void close_definition();
   void update_calendar(std::int64_t step);
@@ -67,7 +91,8 @@ class Context {
 
  private:
   struct Destination {  // one server (or this client itself, attached)
-    std::vector<grid::Run> runs;          // local data -> packed stream
+    grid::StreamMap map;                  // local data -> packed stream (runs and gathers)
+    std::vector<grid::Run> runs;          // the same as plain runs, for memcpy-only walkers
     std::vector<std::int64_t> run_first;  // packed offset of each run
     std::int64_t total = 0;
   };
@@ -122,7 +147,7 @@ class Context {
   };
 
   void resolve_definitions();  // local checks; builds plan_ without the exchanged parts
-  void exchange_domains();     // collective: every rank's blocks, global lon/lat
+  void exchange_domains();     // collective: every rank's part, its points and coordinates
   void prepare_outputs();      // local: schedules, pack plans, buffers, channels
   void resolve_field(int file_index, const config::FieldDef& f);
   std::string data_source(const config::FieldDef& f) const;
@@ -135,6 +160,8 @@ class Context {
                                                     const std::string& what) const;
   std::string cell_methods(filters::TemporalOp op, const std::string& freq_op) const;
   int plan_domain(const std::string& id, const config::Location& where);
+  DomainSetting& domain_setting(const std::string& id, const char* call);  // after foehn_set_domain_type
+  void resolve_domain(const std::string& id, const config::DomainDef& def, DomainSetting& s);
   int plan_axis(const std::string& id, const config::Location& where);
 
   // Sizes the send buffers from the bytes each server gets per output step
@@ -173,6 +200,7 @@ class Context {
   // Definitions.
   config::CalendarDef calendar_def_;
   std::unordered_map<std::string, DomainSetting> domains_;
+  std::string domain_error_;  // found by exchange_domains (which must not throw); raised by prepare_outputs
   std::unordered_map<std::string, AxisSetting> axes_;
   bool closed_definition_ = false, closed_ = false;
 

@@ -59,7 +59,120 @@ void Context::set_domain(const std::string& id, DomainSetting s) {
     fail(FOEHN_ERR_ARGUMENT, location_prefix(d->where) + "domain '" + id + "': the XML says ni_glo/nj_glo " +
                                  std::to_string(d->ni_glo.value_or(0)) + "/" + std::to_string(d->nj_glo.value_or(0)) +
                                  ", the model gives " + std::to_string(s.ni_glo) + "/" + std::to_string(s.nj_glo));
+  s.type = "rectilinear";
+  s.layout.ni_glo = s.ni_glo;
+  s.layout.nj_glo = s.nj_glo;
+  s.layout.ibegin = b.ibegin, s.layout.ni = b.ni, s.layout.jbegin = b.jbegin, s.layout.nj = b.nj;
+  s.has_block = true;
   domains_[id] = std::move(s);
+}
+
+void Context::set_domain_type(const std::string& id, const char* type, std::int64_t ni_glo, std::int64_t nj_glo) {
+  const char* call = "foehn_set_domain_type";
+  check_open(call);
+  if (closed_definition_) fail(FOEHN_ERR_STATE, std::string(call) + ": context '" + id_ + "' is already defined");
+  const auto* d = def_.find_domain(id);
+  if (!d) fail(FOEHN_ERR_ARGUMENT, "domain '" + id + "' is not defined in context '" + id_ + "' of the XML");
+  const std::string t = type ? type : "";
+  if (!t.empty() && t != "rectilinear" && t != "curvilinear" && t != "gaussian" && t != "unstructured")
+    fail(FOEHN_ERR_ARGUMENT, "domain '" + id + "': unknown type '" + t +
+                                 "' (rectilinear, curvilinear, gaussian or unstructured)");
+  if (!t.empty() && !d->type.empty() && t != d->type)
+    fail(FOEHN_ERR_ARGUMENT, location_prefix(d->where) + "domain '" + id + "': the XML says type '" + d->type +
+                                 "', the model gives '" + t + "'");
+  const std::string effective = t.empty() ? (d->type.empty() ? "rectilinear" : d->type) : t;
+  const bool one_d = effective == "gaussian" || effective == "unstructured";
+  if (one_d && nj_glo == 0) nj_glo = 1;
+  if (ni_glo <= 0 || nj_glo <= 0 || (one_d && nj_glo != 1))
+    fail(FOEHN_ERR_ARGUMENT, "domain '" + id + "': global size " + std::to_string(ni_glo) + " x " + std::to_string(nj_glo) +
+                                 (one_d ? " must be n x 1 (a " + effective + " domain is one-dimensional)" : " must be positive"));
+  if ((d->ni_glo && *d->ni_glo != ni_glo) || (d->nj_glo && *d->nj_glo != nj_glo))
+    fail(FOEHN_ERR_ARGUMENT, location_prefix(d->where) + "domain '" + id + "': the XML says ni_glo/nj_glo " +
+                                 std::to_string(d->ni_glo.value_or(0)) + "/" + std::to_string(d->nj_glo.value_or(0)) +
+                                 ", the model gives " + std::to_string(ni_glo) + "/" + std::to_string(nj_glo));
+  DomainSetting s;
+  s.type = effective;
+  s.ni_glo = s.layout.ni_glo = ni_glo;
+  s.nj_glo = s.layout.nj_glo = nj_glo;
+  domains_[id] = std::move(s);
+}
+
+DomainSetting& Context::domain_setting(const std::string& id, const char* call) {
+  check_open(call);
+  if (closed_definition_) fail(FOEHN_ERR_STATE, std::string(call) + ": context '" + id_ + "' is already defined");
+  auto it = domains_.find(id);
+  if (it == domains_.end())
+    fail(FOEHN_ERR_STATE, std::string(call) + ": domain '" + id + "': call foehn_set_domain_type first");
+  return it->second;
+}
+
+void Context::set_domain_block(const std::string& id, std::int64_t ibegin, std::int64_t ni, std::int64_t jbegin,
+                               std::int64_t nj) {
+  DomainSetting& s = domain_setting(id, "foehn_set_domain_block");
+  if (s.type == "gaussian" || s.type == "unstructured") jbegin = 0, nj = 1;  // one-dimensional
+  if (ibegin < 0 || ni < 0 || ibegin + ni > s.ni_glo || jbegin < 0 || nj < 0 || jbegin + nj > s.nj_glo)
+    fail(FOEHN_ERR_ARGUMENT, "domain '" + id + "': local block i " + std::to_string(ibegin) + "+" + std::to_string(ni) +
+                                 ", j " + std::to_string(jbegin) + "+" + std::to_string(nj) +
+                                 " lies outside the global " + std::to_string(s.ni_glo) + " x " + std::to_string(s.nj_glo));
+  s.block = {ibegin, ni, jbegin, nj};
+  s.layout.ibegin = ibegin, s.layout.ni = ni, s.layout.jbegin = jbegin, s.layout.nj = nj;
+  s.layout.by_index = false;
+  s.has_block = true, s.has_index = false;
+}
+
+void Context::set_domain_index(const std::string& id, std::vector<std::int64_t> i_index, std::vector<std::int64_t> j_index) {
+  DomainSetting& s = domain_setting(id, "foehn_set_domain_index");
+  s.layout.by_index = true;
+  s.layout.i_index = std::move(i_index);
+  s.layout.j_index = std::move(j_index);
+  s.has_index = true, s.has_block = false;
+  try {
+    grid::owned_points(s.layout);
+  } catch (const std::invalid_argument& e) {
+    s.has_index = false;
+    fail(FOEHN_ERR_ARGUMENT, "foehn_set_domain_index: domain '" + id + "': " + e.what());
+  }
+}
+
+void Context::set_domain_data(const std::string& id, int data_dim, std::int64_t data_ibegin, std::int64_t data_ni,
+                              std::int64_t data_jbegin, std::int64_t data_nj) {
+  DomainSetting& s = domain_setting(id, "foehn_set_domain_data");
+  if (data_dim != 1 && data_dim != 2)
+    fail(FOEHN_ERR_ARGUMENT, "foehn_set_domain_data: domain '" + id + "': data_dim must be 1 or 2, not " + std::to_string(data_dim));
+  if (data_ni < 0 || (data_dim == 2 && data_nj < 0))
+    fail(FOEHN_ERR_ARGUMENT, "foehn_set_domain_data: domain '" + id + "': data_ni and data_nj must not be negative");
+  auto& l = s.layout;
+  l.data_dim = data_dim;
+  l.data_ibegin = data_ibegin, l.data_ni = data_ni;
+  l.data_jbegin = data_dim == 2 ? data_jbegin : 0, l.data_nj = data_dim == 2 ? data_nj : 1;
+  l.compressed = false;
+}
+
+void Context::set_domain_data_index(const std::string& id, std::vector<std::int64_t> data_i_index,
+                                    std::vector<std::int64_t> data_j_index) {
+  DomainSetting& s = domain_setting(id, "foehn_set_domain_data_index");
+  auto& l = s.layout;
+  l.data_dim = data_j_index.empty() ? 1 : 2;
+  l.compressed = true;
+  l.data_i_index = std::move(data_i_index);
+  l.data_j_index = std::move(data_j_index);
+}
+
+void Context::set_domain_coordinates(const std::string& id, std::vector<double> lon, std::vector<double> lat, int nvertex,
+                                     std::vector<double> bounds_lon, std::vector<double> bounds_lat) {
+  DomainSetting& s = domain_setting(id, "foehn_set_domain_coordinates");
+  if (nvertex < 0 || (nvertex > 0 && (bounds_lon.size() != lon.size() * nvertex || bounds_lat.size() != lat.size() * nvertex)))
+    fail(FOEHN_ERR_ARGUMENT, "foehn_set_domain_coordinates: domain '" + id + "': the bounds need nvertex (" +
+                                 std::to_string(nvertex) + ") values per longitude and latitude");
+  s.lon = std::move(lon);
+  s.lat = std::move(lat);
+  s.nvertex = nvertex;
+  s.bounds_lon = std::move(bounds_lon);
+  s.bounds_lat = std::move(bounds_lat);
+}
+
+void Context::set_domain_mask(const std::string& id, std::vector<std::uint8_t> mask) {
+  domain_setting(id, "foehn_set_domain_mask").layout.mask = std::move(mask);
 }
 
 void Context::set_axis(const std::string& id, AxisSetting s) {

@@ -67,21 +67,49 @@ int Context::plan_domain(const std::string& id, const config::Location& where) {
   if (it != plan_domain_ids_.end()) return static_cast<int>(it - plan_domain_ids_.begin());
   const config::DomainDef* d = def_.find_domain(id);
   if (!d) config_error(where, "unknown domain '" + id + "'");
-  if (!d->type.empty() && d->type != "rectilinear")
-    config_error(d->where, "domain '" + id + "' has type '" + d->type + "'; only rectilinear domains are supported so far");
   if (!domains_.count(id))
     config_error(where, "domain '" + id + "' is used by an output field but the model never described it "
-                        "(call foehn_set_domain_rectilinear before foehn_close_definition)");
-  const DomainSetting& s = domains_.at(id);
+                        "(call foehn_set_domain_rectilinear or foehn_set_domain_type before foehn_close_definition)");
+  DomainSetting& s = domains_.at(id);
+  resolve_domain(id, *d, s);
   output::DomainInfo info;
   info.id = id;
   info.name = d->name;
   info.long_name = d->long_name;
-  info.ni_glo = s.ni_glo;
-  info.nj_glo = s.nj_glo;
+  info.type = s.type;
+  info.ni_glo = s.layout.ni_glo;
+  info.nj_glo = s.layout.nj_glo;
   plan_.domains.push_back(std::move(info));
   plan_domain_ids_.push_back(id);
   return static_cast<int>(plan_domain_ids_.size() - 1);
+}
+
+void Context::resolve_domain(const std::string& id, const config::DomainDef& def, DomainSetting& s) {
+  if (s.type.empty()) s.type = def.type.empty() ? "rectilinear" : def.type;
+  if (!def.type.empty() && def.type != s.type)
+    config_error(def.where, "domain '" + id + "' has type '" + def.type + "' but the model describes it as '" + s.type + "'");
+  const std::string what = "domain '" + id + "' in context '" + id_ + "': ";
+  if (!s.has_block && !s.has_index)
+    fail(FOEHN_ERR_ARGUMENT, what + "no local points (call foehn_set_domain_block or foehn_set_domain_index)");
+  try {
+    s.owned = grid::owned_points(s.layout);
+    s.data = grid::data_points(s.layout, s.owned);
+  } catch (const std::invalid_argument& e) {
+    fail(FOEHN_ERR_ARGUMENT, what + e.what());
+  }
+  // Rectilinear blocks give a longitude per column and a latitude per row;
+  // everything else one of each per local point.
+  const bool per_line = s.type == "rectilinear" && s.has_block;
+  const auto nlon = static_cast<std::size_t>(per_line ? s.layout.ni : s.owned.size());
+  const auto nlat = static_cast<std::size_t>(per_line ? s.layout.nj : s.owned.size());
+  if (s.lon.size() != nlon || s.lat.size() != nlat)
+    fail(FOEHN_ERR_ARGUMENT, what + "expected " + std::to_string(nlon) + " longitudes and " + std::to_string(nlat) +
+                                 " latitudes (" + (per_line ? "one per local column and row" : "one per local point") +
+                                 "), given " + std::to_string(s.lon.size()) + " and " + std::to_string(s.lat.size()) +
+                                 " (foehn_set_domain_coordinates)");
+  if (s.type == "rectilinear" && s.nvertex != 0 && s.nvertex != 2)
+    fail(FOEHN_ERR_ARGUMENT, what + "rectilinear bounds have 2 values per longitude and latitude, not " +
+                                 std::to_string(s.nvertex));
 }
 
 int Context::plan_axis(const std::string& id, const config::Location& where) {
@@ -128,16 +156,22 @@ Context::GridShape Context::resolve_grid(const config::FieldDef& f, const std::s
     config_error(f.where, "field '" + id + "' has no grid: set grid_ref, domain_ref or axis_ref");
   GridShape shape;
   std::vector<output::Dim> fortran_dims;
+  int domains = 0;
   for (const auto& c : components) {
     if (c.kind == config::GridComponent::Kind::scalar)
       config_error(c.where, "field '" + id + "': scalar grid components are not supported yet");
     if (c.kind == config::GridComponent::Kind::domain) {
+      if (++domains > 1) config_error(c.where, "field '" + id + "': a grid may hold one domain only");
       const int d = plan_domain(c.ref, c.where);
       fortran_dims.push_back({output::Dim::domain_i, d});
-      fortran_dims.push_back({output::Dim::domain_j, d});
-      const auto& blk = domains_.at(c.ref).block;
-      shape.local *= blk.ni * blk.nj;
-      shape.text += (shape.text.empty() ? "" : " x ") + std::to_string(blk.ni) + " x " + std::to_string(blk.nj);
+      if (!plan_.domains[d].one_dimensional()) fortran_dims.push_back({output::Dim::domain_j, d});
+      const grid::DomainLayout& l = domains_.at(c.ref).layout;
+      shape.local *= grid::data_size(l);
+      const std::string text = l.data_dim == 2 && !l.compressed ? std::to_string(l.data_ni) + " x " + std::to_string(l.data_nj)
+                               : l.data_dim == 0 && !l.by_index && !plan_.domains[d].one_dimensional()
+                                   ? std::to_string(l.ni) + " x " + std::to_string(l.nj)
+                                   : std::to_string(grid::data_size(l));
+      shape.text += (shape.text.empty() ? "" : " x ") + text;
     } else {
       const int a = plan_axis(c.ref, c.where);
       fortran_dims.push_back({output::Dim::axis, a});
@@ -338,53 +372,50 @@ void Context::resolve_definitions() {
     }
 }
 
-void Context::exchange_domains() {
-  for (size_t d = 0; d < plan_.domains.size(); ++d) {
-    output::DomainInfo& info = plan_.domains[d];
-    const DomainSetting& mine = domains_.at(info.id);
-    info.clients.resize(size_);
-    MPI_Allgather(&mine.block, 4, MPI_INT64_T, info.clients.data(), 4, MPI_INT64_T, comm_);
-    // Global coordinates: every rank contributes its own rows and columns;
-    // where blocks overlap the values are assumed equal.
-    std::vector<int> ni(size_), nj(size_), di(size_), dj(size_);
-    for (int r = 0; r < size_; ++r) {
-      ni[r] = static_cast<int>(info.clients[r].ni);
-      nj[r] = static_cast<int>(info.clients[r].nj);
-    }
-    std::partial_sum(ni.begin(), ni.end() - 1, di.begin() + 1);
-    std::partial_sum(nj.begin(), nj.end() - 1, dj.begin() + 1);
-    std::vector<double> all_lon(std::accumulate(ni.begin(), ni.end(), 0)), all_lat(std::accumulate(nj.begin(), nj.end(), 0));
-    MPI_Allgatherv(mine.lon.data(), ni[rank_], MPI_DOUBLE, all_lon.data(), ni.data(), di.data(), MPI_DOUBLE, comm_);
-    MPI_Allgatherv(mine.lat.data(), nj[rank_], MPI_DOUBLE, all_lat.data(), nj.data(), dj.data(), MPI_DOUBLE, comm_);
-    info.lon.assign(info.ni_glo, 0.0);
-    info.lat.assign(info.nj_glo, 0.0);
-    for (int r = 0; r < size_; ++r) {
-      const auto& b = info.clients[r];
-      std::copy_n(all_lon.begin() + di[r], ni[r], info.lon.begin() + b.ibegin);
-      std::copy_n(all_lat.begin() + dj[r], nj[r], info.lat.begin() + b.jbegin);
-    }
-  }
-}
-
 void Context::prepare_outputs() {
-  for (const auto& d : plan_.domains)
-    for (int r = 0; r < size_; ++r)
-      if (d.clients[r].ibegin + d.clients[r].ni > d.ni_glo || d.clients[r].jbegin + d.clients[r].nj > d.nj_glo)
-        fail(FOEHN_ERR_ARGUMENT, "domain '" + d.id + "': model rank " + std::to_string(r) +
-                                     " describes a block outside the global size (ranks disagree on ni_glo/nj_glo?)");
+  if (!domain_error_.empty()) fail(FOEHN_ERR_ARGUMENT, domain_error_);
+  // Points no client sends (masks, compressed data) are written as the fill
+  // value, so their variables need one.
+  for (auto& v : plan_.variables) {
+    const auto l = plan_.layout(v);
+    if (l.domain < 0 || !plan_.domains[l.domain].needs_fill || v.has_fill) continue;
+    v.has_fill = true;
+    v.fill_value = v.prec == 8 ? 9.9692099683868690e+36 : 9.96921e+36;
+  }
   const bool attached = world_->attached();
   const int nservers = attached ? 1 : static_cast<int>(world_->server_ranks.size());
   std::vector<std::size_t> bytes_per_server(nservers, sizeof(transport::BufferHeader));
   std::size_t largest_local = 0, result_size = 0;
   for (OutputVar& out : outputs_) {
     const auto& v = plan_.variables[out.plan_index];
-    const grid::Box local = plan_.client_box(v, rank_);
+    const auto layout = plan_.layout(v);
+    // For each destination, the data positions whose points it owns, in
+    // data order: the packed stream walks the local data forward.
+    std::vector<std::vector<std::int64_t>> positions(nservers);
+    std::int64_t data_points = 1;
+    if (layout.domain < 0) {
+      if (rank_ == 0) positions[0].push_back(0);  // axes only: client 0 sends the whole field to server 0
+    } else {
+      const output::DomainInfo& dom = plan_.domains[layout.domain];
+      const std::vector<std::int64_t>& data = domains_.at(dom.id).data;
+      data_points = static_cast<std::int64_t>(data.size());
+      std::vector<std::int64_t> first(nservers, 0);  // first global index of each server's slab
+      for (int s = 0; s < nservers && !attached; ++s) {
+        const output::LocalBlock e = plan_.server_extent(layout.domain, s, nservers);
+        first[s] = e.ni * e.nj ? e.jbegin * dom.ni_glo + e.ibegin : dom.size();
+      }
+      for (std::int64_t p = 0; p < data_points; ++p) {
+        const std::int64_t g = data[static_cast<std::size_t>(p)];
+        if (g < 0) continue;
+        const auto s = std::upper_bound(first.begin(), first.end(), g) - first.begin() - 1;
+        positions[static_cast<std::size_t>(s)].push_back(p);
+      }
+    }
     out.dest.resize(nservers);
     for (int s = 0; s < nservers; ++s) {
-      const grid::Box target = attached ? local : plan_.server_block(v, s, nservers);
-      const grid::Box region = grid::intersect(local, target);
       Destination& d = out.dest[s];
-      d.runs = grid::make_runs(local, region);
+      d.map = grid::StreamMap(positions[s], data_points, layout.outer, layout.inner);
+      d.runs = d.map.runs();
       for (const auto& r : d.runs) {
         d.run_first.push_back(d.total);
         d.total += r.length;
@@ -392,7 +423,7 @@ void Context::prepare_outputs() {
       if (d.total) bytes_per_server[s] += transport::event_bytes(d.total * out.elem);
     }
     // Client-side results are computed in the local layout, in double.
-    largest_local = std::max(largest_local, static_cast<std::size_t>(local.size()) * sizeof(double));
+    largest_local = std::max(largest_local, static_cast<std::size_t>(out.local_size) * sizeof(double));
     if (filters::reduces(out.op) && !out.on_server)
       out.acc = filters::Accumulator(out.op, static_cast<std::size_t>(out.local_size));
     result_size = std::max(result_size, static_cast<std::size_t>(out.local_size));

@@ -27,6 +27,7 @@ void pack_values(const std::vector<grid::Run>& runs, const std::vector<std::int6
                  std::int64_t offset, std::int64_t count, U* out, double missing) {
   auto k = static_cast<std::size_t>(std::upper_bound(run_first.begin(), run_first.end(), offset) - run_first.begin() - 1);
   const bool map_missing = !std::isnan(missing);
+  const T missing_t = static_cast<T>(missing);  // compared in the data's own type
   std::int64_t done = 0;
   while (done < count) {
     const grid::Run& r = runs[k];
@@ -34,10 +35,8 @@ void pack_values(const std::vector<grid::Run>& runs, const std::vector<std::int6
     const std::int64_t n = std::min(r.length - into, count - done);
     const T* src = data + r.from + into;
     if (map_missing)
-      for (std::int64_t i = 0; i < n; ++i) {
-        const double x = static_cast<double>(src[i]);
-        out[done + i] = static_cast<U>(x == missing ? std::nan("") : x);
-      }
+      for (std::int64_t i = 0; i < n; ++i)
+        out[done + i] = src[i] == missing_t ? static_cast<U>(std::nan("")) : static_cast<U>(src[i]);
     else if constexpr (std::is_same_v<T, U>)
       std::memcpy(out + done, src, static_cast<std::size_t>(n) * sizeof(U));
     else
@@ -260,10 +259,9 @@ void Context::write(int handle, const T* data, std::size_t n) {
     if (st.step == step_)
       fail(FOEHN_ERR_ARGUMENT, "field '" + field.id + "' in context '" + id_ + "' was already written at step " + std::to_string(step_));
     const bool map_missing = !std::isnan(field.missing);
-    for (std::size_t i = 0; i < n; ++i) {
-      const double x = static_cast<double>(data[i]);
-      st.data[i] = map_missing && x == field.missing ? std::nan("") : x;
-    }
+    const T missing = static_cast<T>(field.missing);  // compared in the data's own type
+    for (std::size_t i = 0; i < n; ++i)
+      st.data[i] = map_missing && data[i] == missing ? std::nan("") : static_cast<double>(data[i]);
     st.step = step_;
   }
 }

@@ -49,7 +49,9 @@ void Accumulator::reset() {
 }
 
 template <class T>
-void Accumulator::add(std::size_t at, const T* in, std::size_t n, double w, double missing) {
+void Accumulator::add(std::size_t at, const T* in, std::size_t n, double w, double missing_value) {
+  // Compared in the samples' own type: 1e20 as a float is not 1e20.
+  const double missing = static_cast<double>(static_cast<T>(missing_value));
   double* v = value_.data() + at;
   double* wt = weight_.data() + at;
   // One loop per operation, so the branch is outside the per-point loop.

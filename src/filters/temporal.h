@@ -18,8 +18,8 @@ namespace foehn::filters {
 
 enum class TemporalOp : std::int32_t { instant = 0, once, average, accumulate, minimum, maximum };
 
-// "instant", "once", "average", "accumulate", "minimum", "maximum"; throws
-// std::invalid_argument otherwise.
+// "instant" (or empty: the default), "once", "average", "accumulate",
+// "minimum", "maximum"; throws std::invalid_argument otherwise.
 TemporalOp parse_temporal_op(std::string_view name);
 std::string_view temporal_op_name(TemporalOp op);
 // True for the operations that reduce several samples into one.

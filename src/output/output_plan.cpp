@@ -17,7 +17,48 @@ std::vector<std::int64_t> ContextPlan::shape(const VariableInfo& v) const {
 int ContextPlan::split_dim(const VariableInfo& v) const {
   for (size_t k = 0; k < v.dims.size(); ++k)
     if (v.dims[k].kind == Dim::domain_j) return static_cast<int>(k);
+  for (size_t k = 0; k < v.dims.size(); ++k)
+    if (v.dims[k].kind == Dim::domain_i && domains[v.dims[k].index].one_dimensional()) return static_cast<int>(k);
   return 0;
+}
+
+ContextPlan::Layout ContextPlan::layout(const VariableInfo& v) const {
+  Layout l;
+  const auto s = shape(v);
+  bool after = false;  // past the domain's dimensions
+  for (size_t k = 0; k < v.dims.size(); ++k) {
+    if (v.dims[k].kind != Dim::axis) {
+      l.domain = v.dims[k].index;
+      after = true;
+    } else if (after) {
+      l.inner *= s[k];
+    } else {
+      l.outer *= s[k];
+    }
+  }
+  if (l.domain < 0) l.inner = l.outer, l.outer = 1;
+  return l;
+}
+
+std::vector<std::int64_t> ContextPlan::sent_points(int domain, int client) const {
+  const DomainInfo& d = domains.at(domain);
+  if (!d.points.empty() && !d.points.at(client).dense) return d.points[client].sent;
+  const LocalBlock& b = d.clients.at(client);
+  std::vector<std::int64_t> out;
+  out.reserve(static_cast<std::size_t>(b.ni * b.nj));
+  for (std::int64_t j = b.jbegin; j < b.jbegin + b.nj; ++j)
+    for (std::int64_t i = b.ibegin; i < b.ibegin + b.ni; ++i) out.push_back(j * d.ni_glo + i);
+  return out;
+}
+
+LocalBlock ContextPlan::server_extent(int domain, int server, int nservers) const {
+  const DomainInfo& d = domains.at(domain);
+  if (d.one_dimensional()) {
+    const grid::Box r = grid::server_slab({d.ni_glo}, 0, server, nservers);
+    return {r.start[0], r.count[0], 0, r.count[0] ? 1 : 0};
+  }
+  const grid::Box band = grid::server_slab({d.nj_glo, d.ni_glo}, 0, server, nservers);
+  return {0, band.count[0] ? d.ni_glo : 0, band.start[0], band.count[0]};
 }
 
 bool ContextPlan::has_domain(const VariableInfo& v) const {
@@ -68,6 +109,10 @@ std::vector<char> encode(const ContextPlan& p) {
     w.put(d.lon); w.put(d.lat);
     w.put<std::uint64_t>(d.clients.size());
     for (const auto& b : d.clients) put(w, b);
+    w.put(d.type); w.put(d.nvertex); w.put(d.bounds_lon); w.put(d.bounds_lat);
+    w.put<std::uint8_t>(d.needs_fill ? 1 : 0);
+    w.put<std::uint64_t>(d.points.size());
+    for (const auto& c : d.points) { w.put<std::uint8_t>(c.dense ? 1 : 0); w.put(c.sent); }
   }
   w.put<std::uint64_t>(p.axes.size());
   for (const auto& a : p.axes) {
@@ -109,6 +154,13 @@ ContextPlan decode_plan(const char* data, std::size_t size) {
     if (m > size) throw transport::WireError("corrupt plan");
     d.clients.resize(m);
     for (auto& b : d.clients) get(r, b);
+    std::uint8_t flag = 0;
+    r.get(d.type); r.get(d.nvertex); r.get(d.bounds_lon); r.get(d.bounds_lat);
+    r.get(flag); d.needs_fill = flag != 0;
+    r.get(m);
+    if (m > size) throw transport::WireError("corrupt plan");
+    d.points.resize(m);
+    for (auto& c : d.points) { r.get(flag); c.dense = flag != 0; r.get(c.sent); }
   }
   r.get(n);
   if (n > size) throw transport::WireError("corrupt plan");

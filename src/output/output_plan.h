@@ -13,15 +13,40 @@
 
 namespace foehn::output {
 
-struct LocalBlock {  // the part of a domain one client holds (0-based)
+struct LocalBlock {  // a box of a domain (0-based): a client's part, a writer's part
   std::int64_t ibegin = 0, ni = 0, jbegin = 0, nj = 0;
 };
 
+// The points of a domain one client sends, when they are not simply its
+// block row by row (index lists, halos, compressed data, masks).
+struct ClientPoints {
+  bool dense = true;  // true: the client sends its block whole, row by row; `sent` is empty
+  // The global index (j * ni_glo + i) of each value the client sends, in
+  // the order of its data (halo, masked and left-out values skipped).
+  std::vector<std::int64_t> sent;
+  // The global index of each point the client owns, when they are not its
+  // block. Only attached writers need it (for their own entry): it is not
+  // encoded, so servers never receive it.
+  std::vector<std::int64_t> owned;
+};
+
+// Every domain is a 1-D global index space of ni_glo * nj_glo points
+// (index j * ni_glo + i); see docs/grids.md.
 struct DomainInfo {
   std::string id, name, long_name;
-  std::int64_t ni_glo = 0, nj_glo = 0;
-  std::vector<double> lon, lat;      // ni_glo and nj_glo values
-  std::vector<LocalBlock> clients;   // by client index (model rank)
+  std::string type = "rectilinear";  // rectilinear, curvilinear, gaussian, unstructured
+  std::int64_t ni_glo = 0, nj_glo = 0;  // 1-D domains (gaussian, unstructured): nj_glo = 1
+  // Rectilinear: ni_glo longitudes and nj_glo latitudes; other types: one
+  // of each per point, in global index order.
+  std::vector<double> lon, lat;
+  std::int32_t nvertex = 0;  // corners per value in the bounds (rectilinear: 2); 0: no bounds
+  std::vector<double> bounds_lon, bounds_lat;  // nvertex per lon and lat value
+  bool needs_fill = false;   // some points in a writer's part are never sent: they get the fill value
+  std::vector<LocalBlock> clients;    // by client index (model rank): the bounding box of its points
+  std::vector<ClientPoints> points;   // by client index; empty: every client dense
+
+  bool one_dimensional() const { return type == "gaussian" || type == "unstructured"; }
+  std::int64_t size() const { return ni_glo * nj_glo; }
 };
 
 struct AxisInfo {
@@ -67,8 +92,22 @@ struct ContextPlan {
   std::vector<FileInfo> files;
 
   std::vector<std::int64_t> shape(const VariableInfo& v) const;
-  // The dimension servers split along: the first domain's j, else the slowest.
+  // The dimension servers split along: the first domain's j (the cells of a
+  // 1-D domain), else the slowest.
   int split_dim(const VariableInfo& v) const;
+  // A variable around its domain: the values of the dimensions slower than
+  // the domain (outer) and faster (inner); domain -1: axes only (outer 1,
+  // inner all values).
+  struct Layout {
+    int domain = -1;
+    std::int64_t outer = 1, inner = 1;
+  };
+  Layout layout(const VariableInfo& v) const;
+  // The global indices client c sends of a domain, in its data order.
+  std::vector<std::int64_t> sent_points(int domain, int client) const;
+  // The part of a domain server s of n owns: a balanced band of rows (2-D)
+  // or range of cells (1-D).
+  LocalBlock server_extent(int domain, int server, int nservers) const;
   // The block of a variable that client c sends. A variable with no domain
   // (an axis profile) is taken from client 0 only.
   grid::Box client_box(const VariableInfo& v, int client) const;

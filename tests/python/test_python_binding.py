@@ -87,8 +87,27 @@ def model_errors(xml):
     comm.Free()
 
 
+def model_dynamic(xml):
+    """Dynamic time steps (set_model_time) on the minimal model's XML: tas
+    every hour, model times every 40 minutes."""
+    import foehn
+    comm = foehn.init("pymodel", xml)
+    with foehn.Context("atm", comm) as ctx:
+        ctx.set_domain_rectilinear("globe", 8, 4, 0, 0, np.arange(8) * 45.0, -67.5 + np.arange(4) * 45.0)
+        ctx.close_definition()
+        for step in range(1, 7):
+            ctx.set_model_time(2400.0 * step)
+            ctx.write("tas", np.full((4, 8), float(step)))
+        try:
+            ctx.update_calendar(7)
+        except foehn.Error as e:
+            print("mixing:", e.code == foehn.ERR_STATE, e)
+    foehn.finalize()
+    comm.Free()
+
+
 if __name__ == "__main__":
-    {"values": model_values, "errors": model_errors}[sys.argv[1]](sys.argv[2])
+    {"values": model_values, "errors": model_errors, "dynamic": model_dynamic}[sys.argv[1]](sys.argv[2])
     sys.exit(0)
 
 
@@ -165,6 +184,16 @@ def test_python_errors(tmp_path, mpmd):
         assert cases[name]["type"] == "TypeError", cases[name]
         assert "float32 or float64" in cases[name]["message"] and got in cases[name]["message"], cases[name]
     assert cases["first_write"]["type"] is None
+
+
+def test_python_dynamic_time_steps(tmp_path, mpmd):
+    run = mpmd(tmp_path, 1, 0, [sys.executable, __file__, "dynamic", EXAMPLES / "iodef.xml"])
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "mixing: True" in run.stdout, run.stdout + run.stderr
+    with xr.open_dataset(tmp_path / "minimal.nc", decode_times=False) as ds:
+        # hourly instants are reached at 2400 s x steps 2, 3, 5 and 6; each record is stamped then
+        np.testing.assert_array_equal(ds["time_counter"].values, [4800.0, 7200.0, 12000.0, 14400.0])
+        np.testing.assert_array_equal(ds["tas"].values[:, 0, 0], [2.0, 3.0, 5.0, 6.0])
 
 
 # ------------------------------------------------- docs/minimal-models.md

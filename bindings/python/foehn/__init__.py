@@ -33,10 +33,10 @@ def init(code_id, config, comm=None):
 
 
 class Context(_core.Context):
-    """An open context of the XML (collective over comm). Methods: set_calendar,
-    set_domain_rectilinear, set_axis, close_definition, update_calendar,
-    is_active, field_handle, write, close. As a context manager it closes on
-    exit."""
+    """An open context of the XML (collective over comm). Methods:
+    set_calendar, set_domain_rectilinear, set_axis, close_definition,
+    update_calendar, set_model_time (dynamic time steps), is_active,
+    field_handle, write, close. As a context manager it closes on exit."""
 
     def __init__(self, context_id, comm):
         super().__init__(context_id, comm.py2f())

@@ -134,6 +134,10 @@ contains
     call expect(st == FOEHN_ERR_ARGUMENT, "wrong size gives FOEHN_ERR_ARGUMENT")
     call expect(index(msg, "'ps'") > 0 .and. index(msg, "expected") > 0 .and. index(msg, "given") > 0, &
                 "wrong-size message names the field and sizes: " // msg)
+    call foehn_set_model_time(ctx, 7200.0_dp, st)
+    msg = foehn_last_error()
+    call expect(st == FOEHN_ERR_STATE .and. index(msg, "foehn_update_calendar") > 0, &
+                "model time in a context driven by steps gives FOEHN_ERR_STATE")
     call expect(.not. foehn_field_is_active(ctx, "no_such_field", st), "unknown field is not active")
     msg = foehn_last_error()
     call expect(st == FOEHN_ERR_ARGUMENT .and. index(msg, "no_such_field") > 0, "unknown field gives FOEHN_ERR_ARGUMENT")
