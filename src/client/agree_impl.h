@@ -4,6 +4,7 @@
 #include "client/errors.h"
 #include "config/config.h"
 #include "output/netcdf_file.h"
+#include "transport/liveness.h"
 
 namespace foehn::client {
 
@@ -14,6 +15,7 @@ inline LocalFailure failure_of(const std::exception& e) {
   else if (dynamic_cast<const config::ConfigError*>(&e)) f.status = FOEHN_ERR_CONFIG;
   else if (dynamic_cast<const calendar::TimeError*>(&e)) f.status = FOEHN_ERR_ARGUMENT;
   else if (dynamic_cast<const output::IoError*>(&e)) f.status = FOEHN_ERR_IO;
+  else if (dynamic_cast<const transport::PeerLost*>(&e)) f.status = FOEHN_ERR_MPI;
   return f;
 }
 

@@ -12,6 +12,7 @@
 #include "report/report.h"
 #include "server/output_engine.h"
 #include "transport/event.h"
+#include "transport/liveness.h"
 #include "transport/wire.h"
 #include "transport/world.h"
 
@@ -46,6 +47,7 @@ class Server {
 
   int run() {
     const double t0 = MPI_Wtime();
+    double last_check = t0;
     auto idle = std::chrono::microseconds(20);
     std::vector<std::byte> buffer;
     while (finalized_ < w_.client_ranks.size()) {
@@ -56,6 +58,10 @@ class Server {
       if (!flag) {
         std::this_thread::sleep_for(idle);
         idle = std::min(idle * 2, std::chrono::microseconds(1000));
+        if (MPI_Wtime() - last_check > 1.0) {
+          check_clients();
+          last_check = MPI_Wtime();
+        }
         continue;
       }
       idle = std::chrono::microseconds(20);
@@ -78,6 +84,17 @@ class Server {
   }
 
  private:
+  // A client that died will never send what the server waits for: stop
+  // the whole job with a message rather than wait forever.
+  void check_clients() {
+    try {
+      transport::check_alive(w_.client_ranks);
+    } catch (const transport::PeerLost& e) {
+      std::cerr << "foehn-server " << index_ << ": " << e.what() << "; aborting the run" << std::endl;
+      MPI_Abort(w_.comm, 1);
+    }
+  }
+
   void fail_run(const std::string& message) {
     std::cerr << "foehn-server " << index_ << ": error: " << message << std::endl;
     failed_ = true;

@@ -1,6 +1,10 @@
 #include "transport/send_channel.h"
 
+#include <chrono>
 #include <cstring>
+#include <thread>
+
+#include "transport/liveness.h"
 #include <stdexcept>
 #include <string>
 
@@ -81,16 +85,35 @@ void SendChannel::progress() {
       }
 }
 
+void SendChannel::wait_until(const std::function<bool()>& done) {
+  // Poll with a growing sleep, so a waiting client yields its core, and
+  // check about once a second that the server still lives: MPI alone would
+  // wait forever for a dead one.
+  auto nap = std::chrono::microseconds(5);
+  double last_check = MPI_Wtime();
+  while (!done()) {
+    std::this_thread::sleep_for(nap);
+    nap = std::min(nap * 2, std::chrono::microseconds(500));
+    if (MPI_Wtime() - last_check > 1.0) {
+      check_alive({dest_});
+      last_check = MPI_Wtime();
+    }
+  }
+}
+
 void SendChannel::acquire() {
   if (current_ >= 0) return;
   current_ = find_free();
   if (current_ >= 0) return;
   ++counters_->waits;
   const double t0 = MPI_Wtime();
-  for (size_t i = 0; i < buffers_.size(); ++i) requests_[i] = buffers_[i].request;
-  int index = MPI_UNDEFINED;
-  MPI_Waitany(static_cast<int>(requests_.size()), requests_.data(), &index, MPI_STATUS_IGNORE);
-  for (size_t i = 0; i < buffers_.size(); ++i) buffers_[i].request = requests_[i];
+  wait_until([&] {
+    for (size_t i = 0; i < buffers_.size(); ++i) requests_[i] = buffers_[i].request;
+    int index = MPI_UNDEFINED, done = 0;
+    MPI_Testany(static_cast<int>(requests_.size()), requests_.data(), &index, &done, MPI_STATUS_IGNORE);
+    for (size_t i = 0; i < buffers_.size(); ++i) buffers_[i].request = requests_[i];
+    return done != 0 && index != MPI_UNDEFINED;
+  });
   counters_->wait_seconds += MPI_Wtime() - t0;
   current_ = find_free();
   if (current_ < 0) throw std::runtime_error("internal: no send buffer free after a completed send");
@@ -100,7 +123,11 @@ void SendChannel::drain() {
   send_current();
   const double t0 = MPI_Wtime();
   for (auto& b : buffers_)
-    if (b.request != MPI_REQUEST_NULL) MPI_Wait(&b.request, MPI_STATUS_IGNORE);
+    wait_until([&] {
+      int done = 0;
+      MPI_Test(&b.request, &done, MPI_STATUS_IGNORE);
+      return done != 0;
+    });
   counters_->close_seconds += MPI_Wtime() - t0;
   if (current_ < 0) current_ = find_free();
 }

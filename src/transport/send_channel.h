@@ -8,6 +8,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "transport/event.h"
@@ -59,6 +60,7 @@ class SendChannel {
     MPI_Request request = MPI_REQUEST_NULL;
   };
   int find_free();
+  void wait_until(const std::function<bool()>& done);
 
   MPI_Comm comm_;
   int dest_;

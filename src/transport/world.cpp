@@ -1,5 +1,7 @@
 #include "transport/world.h"
 
+#include "transport/liveness.h"
+
 #include <algorithm>
 #include <array>
 #include <cstring>
@@ -37,6 +39,21 @@ World join_world(MPI_Comm world, const std::string& code_id) {
   w.code_index = w.is_server ? static_cast<int>(codes.size())
                              : static_cast<int>(std::find(codes.begin(), codes.end(), me) - codes.begin());
   MPI_Comm_split(w.comm, w.code_index, w.rank, &w.local);
+  // Errors on foehn's communicator come back as codes, so that a failure
+  // becomes a message instead of an abort.
+  MPI_Comm_set_errhandler(w.comm, MPI_ERRORS_RETURN);
+  std::vector<std::string> descriptions(w.size);
+  for (int r = 0, servers = 0; r < w.size; ++r) {
+    if (per_rank[r] == kServerCodeId) {
+      descriptions[r] = "foehn-server " + std::to_string(servers++) + " (world rank " + std::to_string(r) + ")";
+      continue;
+    }
+    int before = 0;
+    for (int q = 0; q < r; ++q) before += per_rank[q] == per_rank[r];
+    descriptions[r] = "model rank " + std::to_string(before) + " of '" + per_rank[r] + "' (world rank " + std::to_string(r) + ")";
+  }
+  record_peers(w.comm, descriptions, descriptions[w.rank]);
+  install_termination_report();
   if (bad)
     throw std::invalid_argument("code id '" + code_id + "' must have 1 to " + std::to_string(kMaxCodeIdLength) +
                                 " characters");
