@@ -9,7 +9,7 @@ apt_packages=(
   g++ cmake ninja-build gfortran pkg-config
   openmpi-bin libopenmpi-dev
   libnetcdf-mpi-dev libhdf5-openmpi-dev netcdf-bin
-  libpugixml-dev libgtest-dev libbenchmark-dev
+  libpugixml-dev libgtest-dev libbenchmark-dev nlohmann-json3-dev
   pybind11-dev libeccodes-dev libaec-dev
   cdo nco
   libcli11-dev                  # command line parsing for the foehn tool (header-only)

@@ -99,6 +99,49 @@ int foehn_context_close(foehn_context ctx);
 int foehn_init_f(const char* code_id, const char* config_path, MPI_Fint world, MPI_Fint* model_comm);
 int foehn_context_open_f(const char* context_id, MPI_Fint comm, foehn_context* ctx);
 
+/* ---- Domains of every kind (docs/grids.md) --------------------------------
+ * Describe a domain with foehn_set_domain_type first, then, in any order
+ * before foehn_close_definition: the local points (block or index list),
+ * the coordinates, and optionally the data layout (halos, compressed data)
+ * and a mask. Indices are 0-based. Every point of the domain must be held
+ * by exactly one model rank; masked points (and points the data leave out)
+ * are written as the fill value. */
+
+/* type: "rectilinear", "curvilinear", "gaussian" (reduced Gaussian) or
+ * "unstructured"; NULL keeps the XML's type. gaussian and unstructured
+ * domains are one-dimensional: ni_glo points, nj_glo = 1 (0 is taken as 1).
+ * Calling it again starts the description of the domain over. */
+int foehn_set_domain_type(foehn_context ctx, const char* domain_id, const char* type, int ni_glo, int nj_glo);
+/* The local points as a block: i in [ibegin, ibegin+ni), j in [jbegin,
+ * jbegin+nj), i fastest (1-D domains: jbegin and nj are ignored). */
+int foehn_set_domain_block(foehn_context ctx, const char* domain_id, int ibegin, int ni, int jbegin, int nj);
+/* The local points as a list, in any order: point k is (i_index[k],
+ * j_index[k]); j_index may be NULL for 1-D domains. */
+int foehn_set_domain_index(foehn_context ctx, const char* domain_id, int n, const int* i_index, const int* j_index);
+/* The data layout, when the data are not the local points in order.
+ * data_dim 2 (block only): the data are a data_ni x data_nj array whose
+ * element (a, b) is local point (a + data_ibegin, b + data_jbegin); elements
+ * outside the block are halo, ignored. data_dim 1: a data_ni array whose
+ * element a is the local point with flat index a + data_ibegin (i fastest);
+ * data_jbegin and data_nj are ignored. */
+int foehn_set_domain_data(foehn_context ctx, const char* domain_id, int data_dim, int data_ibegin, int data_ni,
+                          int data_jbegin, int data_nj);
+/* Compressed data: n values, value k being local point data_i_index[k]
+ * (flat index) when data_j_index is NULL, else (data_i_index[k],
+ * data_j_index[k]); offsets data_ibegin/data_jbegin from foehn_set_domain_data
+ * apply. Local points no value refers to are written as the fill value. */
+int foehn_set_domain_data_index(foehn_context ctx, const char* domain_id, int n, const int* data_i_index,
+                                const int* data_j_index);
+/* Coordinates in degrees. Rectilinear blocks: n_lon = ni longitudes and
+ * n_lat = nj latitudes; otherwise one longitude and one latitude per local
+ * point (n_lon = n_lat = number of local points). Bounds (may be NULL with
+ * nvertex 0): nvertex corners per longitude and per latitude, in order
+ * (rectilinear: nvertex 2; cells: counterclockwise). */
+int foehn_set_domain_coordinates(foehn_context ctx, const char* domain_id, int n_lon, const double* lon, int n_lat,
+                                 const double* lat, int nvertex, const double* bounds_lon, const double* bounds_lat);
+/* One flag per local point (i fastest for blocks): 0 masks the point. */
+int foehn_set_domain_mask(foehn_context ctx, const char* domain_id, int n, const int* mask);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,6 +1,7 @@
 // The C API: argument checks, error codes and messages, and the time spent
 // inside foehn. Everything else is delegated to the runtime and contexts.
 #include <cstring>
+#include <fstream>
 #include <iostream>
 #include <memory>
 #include <string>
@@ -12,6 +13,7 @@
 #include "config/config.h"
 #include "report/report.h"
 #include "transport/event.h"
+#include "transport/liveness.h"
 #include "transport/world.h"
 
 using foehn::client::ApiError;
@@ -74,14 +76,42 @@ std::string text(const char* s, const char* what) {
 }
 
 // Tells every server this client is done, outside any context.
-void send_finalize(const foehn::transport::World& w) {
+void send_finalize(const foehn::transport::World& w, foehn::transport::ClientCounters& counters) {
   struct {
     foehn::transport::BufferHeader bh;
     foehn::transport::EventHeader eh;
   } msg{};
   msg.bh.bytes = sizeof msg;
   msg.eh.type = foehn::transport::EventType::finalize;
-  for (int s : w.server_ranks) MPI_Send(&msg, sizeof msg, MPI_BYTE, s, foehn::transport::kTagEvents, w.comm);
+  for (int s : w.server_ranks) {
+    MPI_Send(&msg, sizeof msg, MPI_BYTE, s, foehn::transport::kTagEvents, w.comm);
+    counters.bytes_sent += sizeof msg;
+    ++counters.messages_sent;
+  }
+}
+
+// Model rank 0: the servers' figures, the text report and the JSON file.
+void write_report(Runtime& r, foehn::report::RunReport& report) {
+  if (!r.world.attached()) {
+    MPI_Status st;
+    foehn::transport::wait_for_message(r.world.comm, r.world.server_ranks[0], foehn::transport::kTagReport, st,
+                                       {r.world.server_ranks[0]});
+    int bytes = 0;
+    MPI_Get_count(&st, MPI_BYTE, &bytes);
+    report.servers.resize(static_cast<size_t>(bytes) / sizeof(foehn::report::ServerFigures));
+    MPI_Recv(report.servers.data(), bytes, MPI_BYTE, st.MPI_SOURCE, foehn::transport::kTagReport, r.world.comm,
+             MPI_STATUS_IGNORE);
+  }
+  foehn::report::print_clients(std::cerr, r.code_id, report.clients);
+  for (const auto& line : foehn::report::advice(report)) std::cerr << "foehn advice: " << line << "\n";
+  for (const auto& ctx : r.config.contexts) {
+    const auto* var = ctx.find_variable("report_file");
+    if (!var) continue;
+    std::ofstream out(var->value);
+    out << foehn::report::to_json(report);
+    if (!out) fail(FOEHN_ERR_IO, "cannot write the report to '" + var->value + "' (variable report_file)");
+    break;
+  }
 }
 
 }  // namespace
@@ -111,7 +141,7 @@ int foehn_init(const char* code_id, const char* config_path, MPI_Comm world, MPI
   });
   Runtime& r = runtime();
   if (status != FOEHN_OK && r.initialized) {
-    send_finalize(r.world);
+    send_finalize(r.world, r.counters);
     foehn::transport::leave_world(r.world);
     r.initialized = false;
   }
@@ -122,7 +152,7 @@ int foehn_finalize(void) {
   return api_call([&] {
     Runtime& r = initialized_runtime("foehn_finalize");
     if (r.contexts_open) fail(FOEHN_ERR_STATE, "foehn_finalize: " + std::to_string(r.contexts_open) + " context(s) still open (call foehn_context_close)");
-    send_finalize(r.world);
+    send_finalize(r.world, r.counters);
     foehn::report::ClientFigures mine;
     mine.wall_seconds = MPI_Wtime() - r.start_time;
     mine.inside_seconds = r.inside_seconds;
@@ -130,10 +160,15 @@ int foehn_finalize(void) {
     mine.close_seconds = r.counters.close_seconds;
     mine.bytes_sent = static_cast<double>(r.counters.bytes_sent);
     mine.messages_sent = static_cast<double>(r.counters.messages_sent);
-    const auto all = foehn::report::gather(mine, r.world.local);
+    mine.waits = static_cast<double>(r.counters.waits);
+    mine.buffer_bytes = static_cast<double>(r.counters.buffer_bytes);
+    mine.largest_message_bytes = static_cast<double>(r.counters.largest_message_bytes);
+    foehn::report::RunReport report;
+    report.code = r.code_id;
+    report.clients = foehn::report::gather(mine, r.world.local);
     int rank = 0;
     MPI_Comm_rank(r.world.local, &rank);
-    if (rank == 0) foehn::report::print_clients(std::cout, r.code_id, all);
+    if (rank == 0) write_report(r, report);
     foehn::transport::leave_world(r.world);
     r.initialized = false;
   });
@@ -249,6 +284,88 @@ int foehn_context_close(foehn_context ctx) {
     delete ctx;
   }
   return status;
+}
+
+}  // extern "C"
+
+// ---- Domains of every kind (docs/grids.md) --------------------------------
+
+// n values from a C array, as a vector of U; NULL is refused when n > 0.
+template <class U, class T>
+static std::vector<U> domain_values(const T* p, int n, const std::string& what) {
+  if (n < 0) fail(FOEHN_ERR_ARGUMENT, what + ": negative count " + std::to_string(n));
+  if (n > 0 && !p) fail(FOEHN_ERR_ARGUMENT, what + " is NULL");
+  return n > 0 ? std::vector<U>(p, p + n) : std::vector<U>{};
+}
+
+extern "C" {
+
+int foehn_set_domain_type(foehn_context ctx, const char* domain_id, const char* type, int ni_glo, int nj_glo) {
+  return api_call([&] {
+    Context& c = context_of(ctx, "foehn_set_domain_type");
+    c.set_domain_type(text(domain_id, "foehn_set_domain_type: domain_id"), type, ni_glo, nj_glo);
+  });
+}
+
+int foehn_set_domain_block(foehn_context ctx, const char* domain_id, int ibegin, int ni, int jbegin, int nj) {
+  return api_call([&] {
+    Context& c = context_of(ctx, "foehn_set_domain_block");
+    c.set_domain_block(text(domain_id, "foehn_set_domain_block: domain_id"), ibegin, ni, jbegin, nj);
+  });
+}
+
+int foehn_set_domain_index(foehn_context ctx, const char* domain_id, int n, const int* i_index, const int* j_index) {
+  return api_call([&] {
+    Context& c = context_of(ctx, "foehn_set_domain_index");
+    const std::string id = text(domain_id, "foehn_set_domain_index: domain_id");
+    c.set_domain_index(id, domain_values<std::int64_t>(i_index, n, "foehn_set_domain_index: i_index"),
+                       j_index ? domain_values<std::int64_t>(j_index, n, "foehn_set_domain_index: j_index")
+                               : std::vector<std::int64_t>{});
+  });
+}
+
+int foehn_set_domain_data(foehn_context ctx, const char* domain_id, int data_dim, int data_ibegin, int data_ni,
+                          int data_jbegin, int data_nj) {
+  return api_call([&] {
+    Context& c = context_of(ctx, "foehn_set_domain_data");
+    c.set_domain_data(text(domain_id, "foehn_set_domain_data: domain_id"), data_dim, data_ibegin, data_ni, data_jbegin,
+                      data_nj);
+  });
+}
+
+int foehn_set_domain_data_index(foehn_context ctx, const char* domain_id, int n, const int* data_i_index,
+                                const int* data_j_index) {
+  return api_call([&] {
+    Context& c = context_of(ctx, "foehn_set_domain_data_index");
+    const std::string id = text(domain_id, "foehn_set_domain_data_index: domain_id");
+    c.set_domain_data_index(id, domain_values<std::int64_t>(data_i_index, n, "foehn_set_domain_data_index: data_i_index"),
+                            data_j_index ? domain_values<std::int64_t>(data_j_index, n, "foehn_set_domain_data_index: data_j_index")
+                                         : std::vector<std::int64_t>{});
+  });
+}
+
+int foehn_set_domain_coordinates(foehn_context ctx, const char* domain_id, int n_lon, const double* lon, int n_lat,
+                                 const double* lat, int nvertex, const double* bounds_lon, const double* bounds_lat) {
+  return api_call([&] {
+    Context& c = context_of(ctx, "foehn_set_domain_coordinates");
+    const std::string id = text(domain_id, "foehn_set_domain_coordinates: domain_id");
+    if (nvertex < 0 || (nvertex > 0 && (n_lon > INT32_MAX / nvertex || n_lat > INT32_MAX / nvertex)))
+      fail(FOEHN_ERR_ARGUMENT, "foehn_set_domain_coordinates: domain '" + id + "': bad nvertex " + std::to_string(nvertex));
+    c.set_domain_coordinates(id, domain_values<double>(lon, n_lon, "foehn_set_domain_coordinates: lon"),
+                             domain_values<double>(lat, n_lat, "foehn_set_domain_coordinates: lat"), nvertex,
+                             domain_values<double>(bounds_lon, nvertex * n_lon, "foehn_set_domain_coordinates: bounds_lon"),
+                             domain_values<double>(bounds_lat, nvertex * n_lat, "foehn_set_domain_coordinates: bounds_lat"));
+  });
+}
+
+int foehn_set_domain_mask(foehn_context ctx, const char* domain_id, int n, const int* mask) {
+  return api_call([&] {
+    Context& c = context_of(ctx, "foehn_set_domain_mask");
+    const std::string id = text(domain_id, "foehn_set_domain_mask: domain_id");
+    std::vector<std::uint8_t> flags;
+    for (int m : domain_values<int>(mask, n, "foehn_set_domain_mask: mask")) flags.push_back(m != 0);
+    c.set_domain_mask(id, std::move(flags));
+  });
 }
 
 }  // extern "C"

@@ -2,6 +2,8 @@
 // definition, which resolves the XML against what the model set, builds the
 // output plan (on model rank 0, then shared), the pack plans and schedules.
 #include <algorithm>
+#include <array>
+#include <cmath>
 #include <filesystem>
 #include <numeric>
 
@@ -9,6 +11,7 @@
 #include "client/context.h"
 #include "client/errors.h"
 #include "transport/event.h"
+#include "transport/liveness.h"
 #include "transport/wire.h"
 
 namespace foehn::client {
@@ -16,6 +19,36 @@ namespace foehn::client {
 namespace {
 
 std::string location_prefix(const config::Location& where) { return where.file.empty() ? "" : where.str() + ": "; }
+
+template <class T>
+MPI_Datatype mpi_type() {
+  if constexpr (std::is_same_v<T, double>) return MPI_DOUBLE;
+  else return MPI_INT64_T;
+}
+
+// Every rank's values, concatenated by rank, on model rank 0 (or on every
+// rank); counts[r] is rank r's number of values and first[r] its offset.
+template <class T>
+std::vector<T> gather_values(MPI_Comm comm, int rank, bool to_all, const std::vector<T>& mine,
+                             const std::vector<int>& counts, std::vector<int>& first) {
+  first.assign(counts.size(), 0);
+  std::partial_sum(counts.begin(), counts.end() - 1, first.begin() + 1);
+  std::vector<T> all(to_all || rank == 0 ? static_cast<std::size_t>(first.back() + counts.back()) : 0);
+  const int n = static_cast<int>(mine.size());
+  if (to_all) MPI_Allgatherv(mine.data(), n, mpi_type<T>(), all.data(), counts.data(), first.data(), mpi_type<T>(), comm);
+  else MPI_Gatherv(mine.data(), n, mpi_type<T>(), all.data(), counts.data(), first.data(), mpi_type<T>(), 0, comm);
+  return all;
+}
+
+// What each rank says about its part of a domain, gathered on every rank.
+enum Summary { kNiGlo, kNjGlo, kType, kNvertex, kOwned, kSent, kLon, kLat, kByIndex, kDense, kIb, kNi, kJb, kNj, kFields };
+
+std::int64_t type_code(const std::string& type) {
+  const std::array<const char*, 4> types{"rectilinear", "curvilinear", "gaussian", "unstructured"};
+  for (std::size_t k = 0; k < types.size(); ++k)
+    if (type == types[k]) return static_cast<std::int64_t>(k);
+  return -1;
+}
 
 }  // namespace
 
@@ -188,6 +221,132 @@ void Context::set_axis(const std::string& id, AxisSetting s) {
   axes_[id] = std::move(s);
 }
 
+void Context::exchange_domains() {
+  // Collective and never throwing: a problem is kept in domain_error_ and
+  // raised by prepare_outputs, on every rank at once. The servers need every
+  // client's points and the coordinates (gathered on model rank 0, which
+  // sends the plan); attached writers need them on every rank.
+  const bool to_all = world_->attached();
+  for (output::DomainInfo& info : plan_.domains) {
+    const DomainSetting& s = domains_.at(info.id);
+    std::vector<std::int64_t> sent;
+    for (const std::int64_t g : s.data)
+      if (g >= 0) sent.push_back(g);
+    const bool dense = !s.layout.by_index && sent == s.owned;
+    const grid::Extent ext = s.layout.by_index ? grid::extent_of(s.owned, info.ni_glo)
+                                               : grid::Extent{s.block.ibegin, s.block.ni, s.block.jbegin, s.block.nj};
+    const std::array<std::int64_t, kFields> mine{info.ni_glo, info.nj_glo, type_code(info.type), s.nvertex,
+                                                 static_cast<std::int64_t>(s.owned.size()), static_cast<std::int64_t>(sent.size()),
+                                                 static_cast<std::int64_t>(s.lon.size()), static_cast<std::int64_t>(s.lat.size()),
+                                                 s.layout.by_index, dense, ext.ibegin, ext.ni, ext.jbegin, ext.nj};
+    std::vector<std::int64_t> all(static_cast<std::size_t>(kFields) * size_);
+    MPI_Allgather(mine.data(), kFields, MPI_INT64_T, all.data(), kFields, MPI_INT64_T, comm_);
+    auto at = [&](int r, int field) { return all[static_cast<std::size_t>(r) * kFields + field]; };
+    std::vector<int> owned_n(size_), sent_n(size_), lon_n(size_), lat_n(size_), blon_n(size_), blat_n(size_);
+    info.clients.resize(size_);
+    info.nvertex = 0;
+    info.needs_fill = false;
+    bool agree = true, holder_seen = false;
+    for (int r = 0; r < size_; ++r) {
+      info.clients[r] = {at(r, kIb), at(r, kNi), at(r, kJb), at(r, kNj)};
+      owned_n[r] = at(r, kByIndex) ? static_cast<int>(at(r, kOwned)) : 0;
+      sent_n[r] = at(r, kDense) ? 0 : static_cast<int>(at(r, kSent));
+      lon_n[r] = static_cast<int>(at(r, kLon));
+      lat_n[r] = static_cast<int>(at(r, kLat));
+      blon_n[r] = static_cast<int>(at(r, kLon) * at(r, kNvertex));
+      blat_n[r] = static_cast<int>(at(r, kLat) * at(r, kNvertex));
+      info.needs_fill = info.needs_fill || (to_all ? at(r, kNi) * at(r, kNj) : at(r, kOwned)) != at(r, kSent);
+      if (at(r, kNiGlo) != info.ni_glo || at(r, kNjGlo) != info.nj_glo || at(r, kType) != mine[kType]) {
+        agree = false;
+        domain_error_ = "domain '" + info.id + "': model ranks disagree: rank " + std::to_string(rank_) + " has a " +
+                        info.type + " domain of " + std::to_string(info.ni_glo) + " x " + std::to_string(info.nj_glo) +
+                        ", rank " + std::to_string(r) + " one of " + std::to_string(at(r, kNiGlo)) + " x " +
+                        std::to_string(at(r, kNjGlo));
+      }
+      if (at(r, kOwned) > 0 && !holder_seen) {  // ranks without points may leave the bounds out
+        info.nvertex = static_cast<std::int32_t>(at(r, kNvertex));
+        holder_seen = true;
+      } else if (at(r, kOwned) > 0 && at(r, kNvertex) != info.nvertex) {
+        agree = false;
+        domain_error_ = "domain '" + info.id + "': model ranks give bounds with different numbers of vertices (" +
+                        std::to_string(info.nvertex) + " and " + std::to_string(at(r, kNvertex)) + ")";
+      }
+    }
+    std::vector<int> owned_at, sent_at, lon_at, lat_at, blon_at, blat_at;
+    const std::vector<std::int64_t> none;
+    const auto owned_all = gather_values(comm_, rank_, to_all, s.layout.by_index ? s.owned : none, owned_n, owned_at);
+    const auto sent_all = gather_values(comm_, rank_, to_all, dense ? none : sent, sent_n, sent_at);
+    const auto lon_all = gather_values(comm_, rank_, to_all, s.lon, lon_n, lon_at);
+    const auto lat_all = gather_values(comm_, rank_, to_all, s.lat, lat_n, lat_at);
+    const auto blon_all = gather_values(comm_, rank_, to_all, s.bounds_lon, blon_n, blon_at);
+    const auto blat_all = gather_values(comm_, rank_, to_all, s.bounds_lat, blat_n, blat_at);
+    if ((!to_all && rank_ != 0) || !agree) continue;
+
+    // Place each rank's points and coordinates in the global arrays, and
+    // check that every point has exactly one owner.
+    const bool rect = info.type == "rectilinear";
+    const std::int64_t nv = info.nvertex;
+    const auto nlon = static_cast<std::size_t>(rect ? info.ni_glo : info.size());
+    const auto nlat = static_cast<std::size_t>(rect ? info.nj_glo : info.size());
+    info.lon.assign(nlon, std::nan(""));
+    info.lat.assign(nlat, std::nan(""));
+    info.bounds_lon.assign(nv ? nlon * nv : 0, std::nan(""));
+    info.bounds_lat.assign(nv ? nlat * nv : 0, std::nan(""));
+    const bool all_dense = std::all_of(sent_n.begin(), sent_n.end(), [](int n) { return n == 0; }) &&
+                           std::all_of(owned_n.begin(), owned_n.end(), [](int n) { return n == 0; });
+    info.points.assign(all_dense ? 0 : size_, {});
+    std::vector<int> owner(static_cast<std::size_t>(info.size()), -1);
+    for (int r = 0; r < size_ && domain_error_.empty(); ++r) {
+      std::vector<std::int64_t> owned;
+      if (at(r, kByIndex)) {
+        owned.assign(owned_all.begin() + owned_at[r], owned_all.begin() + owned_at[r] + owned_n[r]);
+      } else {
+        for (std::int64_t j = at(r, kJb); j < at(r, kJb) + at(r, kNj); ++j)
+          for (std::int64_t i = at(r, kIb); i < at(r, kIb) + at(r, kNi); ++i) owned.push_back(j * info.ni_glo + i);
+      }
+      for (const std::int64_t g : owned)
+        if (int& o = owner[static_cast<std::size_t>(g)]; o >= 0) {
+          domain_error_ = "domain '" + info.id + "': the point (i " + std::to_string(g % info.ni_glo) + ", j " +
+                          std::to_string(g / info.ni_glo) + ") is held by model ranks " + std::to_string(o) + " and " +
+                          std::to_string(r) + "; every point needs one owner (halo points belong in the data layout)";
+          break;
+        } else {
+          o = r;
+        }
+      auto place = [&](std::vector<double>& dst, std::vector<double>& bdst, const std::vector<double>& src,
+                       const std::vector<double>& bsrc, int src_first, int bsrc_first, int n, auto where) {
+        for (int k = 0; k < n; ++k) {
+          const auto g = static_cast<std::size_t>(where(k));
+          dst[g] = src[static_cast<std::size_t>(src_first + k)];
+          for (std::int64_t v = 0; v < nv; ++v)
+            bdst[g * nv + v] = bsrc[static_cast<std::size_t>(bsrc_first + k * nv + v)];
+        }
+      };
+      const bool by_index = at(r, kByIndex);
+      if (rect) {
+        place(info.lon, info.bounds_lon, lon_all, blon_all, lon_at[r], blon_at[r], lon_n[r],
+              [&](int k) { return by_index ? owned[k] % info.ni_glo : at(r, kIb) + k; });
+        place(info.lat, info.bounds_lat, lat_all, blat_all, lat_at[r], blat_at[r], lat_n[r],
+              [&](int k) { return by_index ? owned[k] / info.ni_glo : at(r, kJb) + k; });
+      } else {
+        place(info.lon, info.bounds_lon, lon_all, blon_all, lon_at[r], blon_at[r], lon_n[r], [&](int k) { return owned[k]; });
+        place(info.lat, info.bounds_lat, lat_all, blat_all, lat_at[r], blat_at[r], lat_n[r], [&](int k) { return owned[k]; });
+      }
+      if (all_dense) continue;
+      output::ClientPoints& cp = info.points[r];
+      cp.dense = at(r, kDense);
+      cp.sent.assign(sent_all.begin() + sent_at[r], sent_all.begin() + sent_at[r] + sent_n[r]);
+      if (by_index) cp.owned = std::move(owned);
+    }
+    if (domain_error_.empty())
+      if (auto hole = std::find(owner.begin(), owner.end(), -1); hole != owner.end()) {
+        const auto g = static_cast<std::int64_t>(hole - owner.begin());
+        domain_error_ = "domain '" + info.id + "': no model rank holds the point (i " + std::to_string(g % info.ni_glo) +
+                        ", j " + std::to_string(g / info.ni_glo) + "); every point needs one owner (a mask marks points without data)";
+      }
+  }
+}
+
 void Context::close_definition() {
   check_open("foehn_close_definition");
   if (closed_definition_) fail(FOEHN_ERR_STATE, "foehn_close_definition: context '" + id_ + "' is already defined");
@@ -212,8 +371,11 @@ void Context::send_plan_and_wait() {
     const auto bytes = output::encode(plan_);
     // Synchronous sends: each server has received the plan before any
     // client (released by the barrier below) sends it data.
-    for (int s : world_->server_ranks)
+    for (int s : world_->server_ranks) {
       MPI_Ssend(bytes.data(), static_cast<int>(bytes.size()), MPI_BYTE, s, transport::kTagPlan, world_->comm);
+      counters_->bytes_sent += bytes.size();
+      ++counters_->messages_sent;
+    }
   }
   collect_acks("creating the output files");
 }
@@ -223,7 +385,7 @@ void Context::collect_acks(const char* what) {
   if (rank_ == 0) {
     for (size_t k = 0; k < world_->server_ranks.size(); ++k) {
       MPI_Status st;
-      MPI_Probe(MPI_ANY_SOURCE, transport::kTagAck, world_->comm, &st);
+      transport::wait_for_message(world_->comm, MPI_ANY_SOURCE, transport::kTagAck, st, world_->server_ranks);
       int bytes = 0;
       MPI_Get_count(&st, MPI_BYTE, &bytes);
       std::vector<char> buf(bytes);

@@ -402,7 +402,7 @@ void Context::prepare_outputs() {
       std::vector<std::int64_t> first(nservers, 0);  // first global index of each server's slab
       for (int s = 0; s < nservers && !attached; ++s) {
         const output::LocalBlock e = plan_.server_extent(layout.domain, s, nservers);
-        first[s] = e.ni * e.nj ? e.jbegin * dom.ni_glo + e.ibegin : dom.size();
+        first[s] = e.ni * e.nj > 0 ? e.jbegin * dom.ni_glo + e.ibegin : dom.size();
       }
       for (std::int64_t p = 0; p < data_points; ++p) {
         const std::int64_t g = data[static_cast<std::size_t>(p)];

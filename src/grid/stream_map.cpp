@@ -67,7 +67,7 @@ std::vector<Run> StreamMap::runs() const {
     }
     out.push_back({from, to, length});
   };
-  if (size() > 0) for_each_run(0, size(), add);
+  if (size() > 0) for_each_run(0, size(), [&](std::int64_t s, std::int64_t b, std::int64_t n) { add(b, s, n); });
   return out;
 }
 

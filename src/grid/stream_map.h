@@ -141,7 +141,13 @@ void StreamMap::gather(const T* buffer, std::int64_t offset, std::int64_t count,
       [&](std::int64_t s, const std::uint32_t* index, std::int64_t n, std::int64_t base) {
         U* __restrict dst = out + (s - offset);
         const T* __restrict src = buffer + base;
-        for (std::int64_t i = 0; i < n; ++i) dst[i] = apply<U>(convert, src[index[i]]);
+        std::int64_t i = 0;
+        for (; i + 4 <= n; i += 4) {  // four independent loads in flight
+          const T a = src[index[i]], b = src[index[i + 1]], c = src[index[i + 2]], d = src[index[i + 3]];
+          dst[i] = apply<U>(convert, a), dst[i + 1] = apply<U>(convert, b);
+          dst[i + 2] = apply<U>(convert, c), dst[i + 3] = apply<U>(convert, d);
+        }
+        for (; i < n; ++i) dst[i] = apply<U>(convert, src[index[i]]);
       });
 }
 

@@ -91,6 +91,7 @@ void NetcdfFile::define(const ContextPlan& plan, int file_index) {
   // Dimensions and coordinate variables of the domains and axes this file uses.
   std::map<std::pair<int, int>, int> dimid;  // (kind, index) -> netCDF dim id
   bool first_domain = true;
+  domain_vars_.assign(plan.domains.size(), {});
   for (int vi : f.variables) {
     for (const Dim& d : plan.variables[vi].dims) {
       const auto key = std::make_pair(d.kind == Dim::axis ? 2 : 0, d.index);
@@ -108,26 +109,8 @@ void NetcdfFile::define(const ContextPlan& plan, int file_index) {
         put_text(ncid_, var, "positive", a.positive);
         dimid[key] = id;
       } else {
-        const DomainInfo& dom = plan.domains[d.index];
-        const LocalBlock ext = domain_extent(part_, dom, d.index);
-        const std::string suffix = first_domain ? "" : "_" + dom.id;
+        define_domain(plan, d.index, first_domain ? "" : "_" + plan.domains[d.index].id, dimid);
         first_domain = false;
-        const std::string lat = "lat" + suffix, lon = "lon" + suffix;
-        int jd = -1, id = -1, vlat = -1, vlon = -1;
-        check(nc_def_dim(ncid_, lat.c_str(), ext.nj, &jd), "nc_def_dim (lat)");
-        check(nc_def_dim(ncid_, lon.c_str(), ext.ni, &id), "nc_def_dim (lon)");
-        check(nc_def_var(ncid_, lat.c_str(), NC_DOUBLE, 1, &jd, &vlat), "nc_def_var (lat)");
-        check(nc_def_var(ncid_, lon.c_str(), NC_DOUBLE, 1, &id, &vlon), "nc_def_var (lon)");
-        put_text(ncid_, vlat, "standard_name", "latitude");
-        put_text(ncid_, vlat, "long_name", "Latitude");
-        put_text(ncid_, vlat, "units", "degrees_north");
-        put_text(ncid_, vlat, "axis", "Y");
-        put_text(ncid_, vlon, "standard_name", "longitude");
-        put_text(ncid_, vlon, "long_name", "Longitude");
-        put_text(ncid_, vlon, "units", "degrees_east");
-        put_text(ncid_, vlon, "axis", "X");
-        dimid[key] = jd;
-        dimid[std::make_pair(1, d.index)] = id;
       }
     }
   }
@@ -162,7 +145,11 @@ void NetcdfFile::define(const ContextPlan& plan, int file_index) {
     put_text(ncid_, var, "online_operation", v.operation);
     put_text(ncid_, var, "comment", v.comment);
     if (!timeless_[vi]) put_text(ncid_, var, "cell_methods", v.cell_methods);
-    if (op == filters::TemporalOp::instant && time_instant_var_ >= 0) put_text(ncid_, var, "coordinates", "time_instant");
+    std::string coordinates = op == filters::TemporalOp::instant && time_instant_var_ >= 0 ? "time_instant" : "";
+    for (const Dim& d : v.dims)
+      if (d.kind == Dim::domain_i && !domain_vars_[d.index].coordinates.empty())
+        coordinates += (coordinates.empty() ? "" : " ") + domain_vars_[d.index].coordinates;
+    put_text(ncid_, var, "coordinates", coordinates);
     if (v.has_fill) {
       // _FillValue must have the variable's type.
       if (v.prec == 8) {
@@ -191,15 +178,17 @@ void NetcdfFile::define(const ContextPlan& plan, int file_index) {
     nc_put_att_int(ncid_, NC_GLOBAL, "DOMAIN_number_total", NC_INT, 1, &total);
     nc_put_att_int(ncid_, NC_GLOBAL, "DOMAIN_number", NC_INT, 1, &number);
     for (size_t d = 0; d < plan.domains.size(); ++d) {
+      // Positions are 1-based, i then j (only i for a 1-D domain).
       const DomainInfo& dom = plan.domains[d];
       const LocalBlock b = domain_extent(part_, dom, d);
       const int glo[2] = {static_cast<int>(dom.ni_glo), static_cast<int>(dom.nj_glo)};
       const int first[2] = {static_cast<int>(b.ibegin + 1), static_cast<int>(b.jbegin + 1)};
       const int last[2] = {static_cast<int>(b.ibegin + b.ni), static_cast<int>(b.jbegin + b.nj)};
       const std::string p = "DOMAIN_" + dom.id + "_";
-      nc_put_att_int(ncid_, NC_GLOBAL, (p + "size_global").c_str(), NC_INT, 2, glo);
-      nc_put_att_int(ncid_, NC_GLOBAL, (p + "position_first").c_str(), NC_INT, 2, first);
-      nc_put_att_int(ncid_, NC_GLOBAL, (p + "position_last").c_str(), NC_INT, 2, last);
+      const size_t n = dom.one_dimensional() ? 1 : 2;
+      nc_put_att_int(ncid_, NC_GLOBAL, (p + "size_global").c_str(), NC_INT, n, glo);
+      nc_put_att_int(ncid_, NC_GLOBAL, (p + "position_first").c_str(), NC_INT, n, first);
+      nc_put_att_int(ncid_, NC_GLOBAL, (p + "position_last").c_str(), NC_INT, n, last);
     }
   }
   check(nc_enddef(ncid_), "nc_enddef");
@@ -210,29 +199,101 @@ void NetcdfFile::define(const ContextPlan& plan, int file_index) {
   }
 }
 
+void NetcdfFile::define_domain(const ContextPlan& plan, int index, const std::string& suffix,
+                               std::map<std::pair<int, int>, int>& dimid) {
+  const DomainInfo& dom = plan.domains[index];
+  const LocalBlock ext = domain_extent(part_, dom, index);
+  const bool rect = dom.type == "rectilinear", one_d = dom.one_dimensional();
+  DomainVars& names = domain_vars_[index];
+  names.used = true;
+  names.lat = "lat" + suffix;
+  names.lon = "lon" + suffix;
+  // Dimensions: lat/lon (rectilinear), y/x (curvilinear), cell (1-D).
+  int jd = -1, id = -1;
+  const std::string jname = rect ? names.lat : "y" + suffix, iname = rect ? names.lon : one_d ? "cell" + suffix : "x" + suffix;
+  if (!one_d) check(nc_def_dim(ncid_, jname.c_str(), ext.nj, &jd), "nc_def_dim (domain j)");
+  check(nc_def_dim(ncid_, iname.c_str(), ext.ni, &id), "nc_def_dim (domain i)");
+  if (one_d) jd = id;
+  dimid[std::make_pair(0, index)] = jd;
+  dimid[std::make_pair(1, index)] = id;
+  int nbounds = -1;
+  if (dom.nvertex > 0) {
+    const std::string nv = rect ? "axis_nbounds" : "nvertex" + suffix;
+    if (nc_inq_dimid(ncid_, nv.c_str(), &nbounds) != NC_NOERR)
+      check(nc_def_dim(ncid_, nv.c_str(), dom.nvertex, &nbounds), "nc_def_dim (bounds)");
+    names.lat_bounds = names.lat + "_bnds";
+    names.lon_bounds = names.lon + "_bnds";
+  }
+  // Coordinates: 1-D coordinate variables (rectilinear), else auxiliary
+  // coordinates over the domain's dimensions, named by `coordinates`.
+  auto coordinate = [&](const std::string& name, const std::string& bounds, std::vector<int> dims, bool is_lat) {
+    int var = -1;
+    check(nc_def_var(ncid_, name.c_str(), NC_DOUBLE, static_cast<int>(dims.size()), dims.data(), &var), "nc_def_var (coordinate)");
+    put_text(ncid_, var, "standard_name", is_lat ? "latitude" : "longitude");
+    put_text(ncid_, var, "long_name", is_lat ? "Latitude" : "Longitude");
+    put_text(ncid_, var, "units", is_lat ? "degrees_north" : "degrees_east");
+    if (rect) put_text(ncid_, var, "axis", is_lat ? "Y" : "X");
+    if (bounds.empty()) return;
+    put_text(ncid_, var, "bounds", bounds);
+    dims.push_back(nbounds);
+    check(nc_def_var(ncid_, bounds.c_str(), NC_DOUBLE, static_cast<int>(dims.size()), dims.data(), &var), "nc_def_var (bounds)");
+  };
+  const std::vector<int> cell_dims = one_d ? std::vector<int>{id} : std::vector<int>{jd, id};
+  coordinate(names.lat, names.lat_bounds, rect ? std::vector<int>{jd} : cell_dims, true);
+  coordinate(names.lon, names.lon_bounds, rect ? std::vector<int>{id} : cell_dims, false);
+  if (!rect) names.coordinates = names.lat + " " + names.lon;
+}
+
+namespace {
+
+// The values of the part `b` of a global array laid out [nj_glo][ni_glo]
+// with `per` values per point, row by row.
+std::vector<double> part_values(const std::vector<double>& global, std::int64_t ni_glo, const LocalBlock& b,
+                                std::int64_t per) {
+  std::vector<double> out;
+  out.reserve(static_cast<std::size_t>(b.ni * b.nj * per));
+  for (std::int64_t j = b.jbegin; j < b.jbegin + b.nj; ++j) {
+    const auto first = global.begin() + (j * ni_glo + b.ibegin) * per;
+    out.insert(out.end(), first, first + b.ni * per);
+  }
+  return out;
+}
+
+}  // namespace
+
 void NetcdfFile::write_coordinates(const ContextPlan& plan) {
   // In a parallel file the root writes the values and the others take part
   // in the collective call with an empty count.
-  auto put = [&](const char* name, const double* values, std::int64_t first, std::int64_t n) {
+  auto put = [&](const std::string& name, const std::vector<double>& values, std::vector<size_t> count) {
     int var = -1;
-    if (nc_inq_varid(ncid_, name, &var) != NC_NOERR) return;
-    const size_t start = 0, count = is_root_ ? static_cast<size_t>(n) : 0;
-    check(nc_put_vara_double(ncid_, var, &start, &count, values + (count ? first : 0)), "writing coordinates");
+    if (nc_inq_varid(ncid_, name.c_str(), &var) != NC_NOERR) return;
+    const std::vector<size_t> start(count.size(), 0);
+    if (!is_root_) std::fill(count.begin(), count.end(), 0);
+    check(nc_put_vara_double(ncid_, var, start.data(), count.data(), values.data()), "writing coordinates");
   };
-  for (const AxisInfo& a : plan.axes) {
-    const std::string name = a.name.empty() ? a.id : a.name;
-    put(name.c_str(), a.values.data(), 0, static_cast<std::int64_t>(a.values.size()));
-  }
-  bool first_domain = true;
+  for (const AxisInfo& a : plan.axes) put(a.name.empty() ? a.id : a.name, a.values, {a.values.size()});
   for (size_t d = 0; d < plan.domains.size(); ++d) {
     const DomainInfo& dom = plan.domains[d];
-    int probe = -1;
-    const std::string suffix = first_domain ? "" : "_" + dom.id;
-    if (nc_inq_varid(ncid_, ("lat" + suffix).c_str(), &probe) != NC_NOERR) continue;
-    first_domain = false;
+    const DomainVars& names = domain_vars_[d];
+    if (!names.used) continue;
     const LocalBlock b = domain_extent(part_, dom, d);
-    put(("lat" + suffix).c_str(), dom.lat.data(), b.jbegin, b.nj);
-    put(("lon" + suffix).c_str(), dom.lon.data(), b.ibegin, b.ni);
+    const auto ni = static_cast<size_t>(b.ni), nj = static_cast<size_t>(b.nj), nv = static_cast<size_t>(dom.nvertex);
+    const bool rect = dom.type == "rectilinear", one_d = dom.one_dimensional();
+    // Rectilinear: a row of ni_glo longitudes and a column of nj_glo latitudes.
+    const LocalBlock lon_part = rect ? LocalBlock{b.ibegin, b.ni, 0, 1} : b;
+    const LocalBlock lat_part = rect ? LocalBlock{0, 1, b.jbegin, b.nj} : b;
+    const std::int64_t lon_width = dom.ni_glo, lat_width = rect ? 1 : dom.ni_glo;
+    const std::vector<size_t> lon_count = rect ? std::vector<size_t>{ni} : one_d ? std::vector<size_t>{ni} : std::vector<size_t>{nj, ni};
+    const std::vector<size_t> lat_count = rect ? std::vector<size_t>{nj} : lon_count;
+    auto with_nv = [&](std::vector<size_t> c) { c.push_back(nv); return c; };
+    const bool root = is_root_;
+    put(names.lon, root ? part_values(dom.lon, lon_width, lon_part, 1) : std::vector<double>{}, lon_count);
+    put(names.lat, root ? part_values(dom.lat, lat_width, lat_part, 1) : std::vector<double>{}, lat_count);
+    if (nv == 0) continue;
+    put(names.lon_bounds, root ? part_values(dom.bounds_lon, lon_width, lon_part, dom.nvertex) : std::vector<double>{},
+        with_nv(lon_count));
+    put(names.lat_bounds, root ? part_values(dom.bounds_lat, lat_width, lat_part, dom.nvertex) : std::vector<double>{},
+        with_nv(lat_count));
   }
 }
 

@@ -7,6 +7,7 @@
 #include <mpi.h>
 
 #include <cstdint>
+#include <map>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -51,6 +52,8 @@ class NetcdfFile {
 
  private:
   void define(const ContextPlan& plan, int file_index);
+  void define_domain(const ContextPlan& plan, int index, const std::string& suffix,
+                     std::map<std::pair<int, int>, int>& dimid);
   void write_coordinates(const ContextPlan& plan);
   void check(int status, const char* what) const;
 
@@ -65,6 +68,12 @@ class NetcdfFile {
   std::vector<int> varids_;                       // by plan variable index (-1: not in this file)
   std::vector<std::vector<std::int64_t>> offset_; // by plan variable: start of the part per dim
   std::vector<std::int32_t> prec_;
+  struct DomainVars {  // the names of a domain's coordinate variables in this file
+    bool used = false;
+    std::string lat, lon, lat_bounds, lon_bounds;
+    std::string coordinates;  // for the `coordinates` attribute (auxiliary coordinates only)
+  };
+  std::vector<DomainVars> domain_vars_;  // by plan domain
   std::uint64_t bytes_written_ = 0;
 };
 

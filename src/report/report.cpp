@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cstdio>
 
+#include <nlohmann/json.hpp>
+
 namespace foehn::report {
 
 namespace {
@@ -44,8 +46,7 @@ void print_clients(std::ostream& out, const std::string& code, const std::vector
                 c.wait_seconds, c.close_seconds, ratio(c.inside_seconds, c.wall_seconds),
                 ratio(c.wait_seconds, c.wall_seconds), c.bytes_sent / 1e6);
   }
-  out << line("  worst client waiting ratio: %.4f%s\n", worst,
-              worst > 0.01 ? "  (the model waited for output: add servers or enlarge buffers)" : "");
+  out << line("  worst client waiting ratio: %.4f\n", worst);
 }
 
 void print_servers(std::ostream& out, const std::vector<ServerFigures>& all) {
@@ -57,6 +58,71 @@ void print_servers(std::ostream& out, const std::vector<ServerFigures>& all) {
     out << line("  %6zu %10.3f %10.3f %10.3f %8.4f %12.2f %10.0f\n", r, s.wall_seconds, s.busy_seconds,
                 s.cpu_seconds, ratio(s.busy_seconds, s.wall_seconds), s.bytes_written / 1e6, s.messages_received);
   }
+}
+
+std::vector<std::string> advice(const RunReport& r) {
+  std::vector<std::string> out;
+  double worst = 0, largest = 0, buffer = 0;
+  for (const auto& c : r.clients) {
+    worst = std::max(worst, ratio(c.wait_seconds, c.wall_seconds));
+    largest = std::max(largest, c.largest_message_bytes);
+    buffer = std::max(buffer, c.buffer_bytes);
+  }
+  if (worst > 0.01)
+    out.push_back(line("clients waited %.1f %% of the time for send buffers: raise buffer_size_factor to 2 "
+                       "or add servers", 100 * worst));
+  double busiest = 0;
+  for (const auto& s : r.servers) busiest = std::max(busiest, ratio(s.busy_seconds, s.wall_seconds));
+  if (busiest > 0.6)
+    out.push_back(line("servers were busy %.0f %% of the time (above 60 %%): add servers so that they keep up",
+                       100 * busiest));
+  for (size_t k = 0; k < r.servers.size(); ++k) {
+    const auto& s = r.servers[k];
+    if (s.cpu_seconds > 1.5 * s.busy_seconds + 0.5 && ratio(s.cpu_seconds, s.wall_seconds) > 0.5) {
+      out.push_back(line("server %zu used %.1f s of CPU for %.1f s of work: another process may be spinning on its core",
+                         k, s.cpu_seconds, s.busy_seconds));
+      break;
+    }
+  }
+  return out;
+}
+
+std::string to_json(const RunReport& r) {
+  using nlohmann::json;
+  json clients = json::array(), servers = json::array();
+  for (size_t k = 0; k < r.clients.size(); ++k) {
+    const auto& c = r.clients[k];
+    clients.push_back({{"rank", k},
+                       {"wall_seconds", c.wall_seconds},
+                       {"inside_seconds", c.inside_seconds},
+                       {"wait_seconds", c.wait_seconds},
+                       {"wait_ratio", ratio(c.wait_seconds, c.wall_seconds)},
+                       {"close_seconds", c.close_seconds},
+                       {"bytes_sent", c.bytes_sent},
+                       {"messages_sent", c.messages_sent},
+                       {"waits", c.waits},
+                       {"buffer_bytes", c.buffer_bytes},
+                       {"smallest_sufficient_buffer_bytes", c.largest_message_bytes}});
+  }
+  for (size_t k = 0; k < r.servers.size(); ++k) {
+    const auto& s = r.servers[k];
+    servers.push_back({{"rank", k},
+                       {"wall_seconds", s.wall_seconds},
+                       {"busy_seconds", s.busy_seconds},
+                       {"busy_ratio", ratio(s.busy_seconds, s.wall_seconds)},
+                       {"cpu_seconds", s.cpu_seconds},
+                       {"bytes_received", s.bytes_received},
+                       {"bytes_written", s.bytes_written},
+                       {"messages_received", s.messages_received},
+                       {"peak_memory_bytes", s.peak_memory_bytes}});
+  }
+  json doc = {{"foehn_report_version", 1},
+              {"code", r.code},
+              {"mode", r.servers.empty() ? "attached" : "server"},
+              {"clients", clients},
+              {"servers", servers},
+              {"advice", advice(r)}};
+  return doc.dump(2) + "\n";
 }
 
 double process_cpu_seconds() {

@@ -1,6 +1,8 @@
-// The performance report printed at finalize: for each client the time
-// spent inside foehn and waiting for send buffers, for each server the busy
-// ratio and the bytes written. Gathered to the first rank of each group.
+// The performance report at finalize: per client, the time inside foehn
+// and the time waiting for send buffers; per server, the busy ratio, CPU
+// time, bytes received and written, memory; plain advice when a threshold
+// is crossed. Printed as text (stderr, rank 0 of each side) and written as
+// JSON (docs/report.md has the schema).
 #pragma once
 
 #include <mpi.h>
@@ -12,21 +14,33 @@
 
 namespace foehn::report {
 
+// Plain doubles, so that a gather moves them as one MPI_DOUBLE array.
 struct ClientFigures {
-  double wall_seconds = 0;    // from init to finalize
-  double inside_seconds = 0;  // inside foehn API calls
-  double wait_seconds = 0;    // blocked on a full send buffer
-  double close_seconds = 0;   // waiting for the last buffers at context close
+  double wall_seconds = 0;          // from init to finalize
+  double inside_seconds = 0;        // inside foehn API calls
+  double wait_seconds = 0;          // blocked on a full send buffer during the run
+  double close_seconds = 0;         // waiting for the last buffers at context close
   double bytes_sent = 0;
   double messages_sent = 0;
+  double waits = 0;                 // times a send buffer was not free
+  double buffer_bytes = 0;          // send buffer memory allocated (peak)
+  double largest_message_bytes = 0; // the smallest buffer size that would have sufficed
 };
 
 struct ServerFigures {
   double wall_seconds = 0;
   double busy_seconds = 0;  // decoding, assembling, writing
   double cpu_seconds = 0;   // process CPU time (shows spinning, if any)
+  double bytes_received = 0;
   double bytes_written = 0;
   double messages_received = 0;
+  double peak_memory_bytes = 0;  // receive buffer and records being assembled, at their peak
+};
+
+struct RunReport {
+  std::string code;  // the model's code id
+  std::vector<ClientFigures> clients;
+  std::vector<ServerFigures> servers;  // empty when attached
 };
 
 // Collective over comm; rank 0 returns every rank's figures, the others an empty vector.
@@ -35,6 +49,9 @@ std::vector<ServerFigures> gather(const ServerFigures& mine, MPI_Comm comm);
 
 void print_clients(std::ostream& out, const std::string& code, const std::vector<ClientFigures>& all);
 void print_servers(std::ostream& out, const std::vector<ServerFigures>& all);
+// Sentences a user can act on, one per crossed threshold (none when all is well).
+std::vector<std::string> advice(const RunReport& report);
+std::string to_json(const RunReport& report);
 
 double process_cpu_seconds();
 

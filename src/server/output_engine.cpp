@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <map>
 #include <stdexcept>
 
 namespace foehn::server {
@@ -22,51 +23,123 @@ output::FilePart file_part(const output::ContextPlan& plan, const output::FileIn
   part.whole = false;
   part.number = role.index;
   part.total = role.count;
-  for (const auto& d : plan.domains) {
-    if (role.attached) {
-      part.blocks.push_back(d.clients.at(role.index));
-      continue;
-    }
-    const Box band = grid::server_slab({d.nj_glo, d.ni_glo}, 0, role.index, role.count);
-    part.blocks.push_back({0, d.ni_glo, band.start[0], band.count[0]});
-  }
+  for (std::size_t d = 0; d < plan.domains.size(); ++d)
+    part.blocks.push_back(role.attached ? plan.domains[d].clients.at(role.index)
+                                        : plan.server_extent(static_cast<int>(d), role.index, role.count));
   return part;
+}
+
+// Splits a writer's own points (a domain ni_glo wide) into boxes: row
+// segments, stacked where the same segment continues on the next row.
+std::vector<output::LocalBlock> own_boxes(std::vector<std::int64_t> points, std::int64_t ni_glo) {
+  std::sort(points.begin(), points.end());
+  std::vector<output::LocalBlock> boxes;
+  std::map<std::pair<std::int64_t, std::int64_t>, std::size_t> open;  // (ibegin, ni) -> box ending on the last row
+  std::int64_t row = -1;
+  std::map<std::pair<std::int64_t, std::int64_t>, std::size_t> next;
+  for (std::size_t k = 0; k < points.size();) {
+    const std::int64_t j = points[k] / ni_glo, i0 = points[k] % ni_glo;
+    std::size_t e = k + 1;
+    while (e < points.size() && points[e] == points[e - 1] + 1 && points[e] / ni_glo == j) ++e;
+    if (j != row) {
+      if (j != row + 1) next.clear();  // a gap of rows ends every box
+      open.swap(next);
+      next.clear();
+      row = j;
+    }
+    const auto key = std::make_pair(i0, static_cast<std::int64_t>(e - k));
+    if (auto it = open.find(key); it != open.end()) {
+      ++boxes[it->second].nj;
+      next[key] = it->second;
+    } else {
+      boxes.push_back({i0, key.second, j, 1});
+      next[key] = boxes.size() - 1;
+    }
+    k = e;
+  }
+  return boxes;
 }
 
 }  // namespace
 
 OutputEngine::OutputEngine(output::ContextPlan plan, WriterRole role)
     : plan_(std::move(plan)), role_(role), client_closed_(plan_.client_ranks.size(), 0) {
-  const int nclients = static_cast<int>(plan_.client_ranks.size());
   std::size_t largest = 0;
-  for (const auto& v : plan_.variables) {
+  std::vector<int> calls;
+  for (std::size_t v = 0; v < plan_.variables.size(); ++v) {
     VarState s;
-    s.block = writer_block(plan_, v, role_);
-    s.elem = v.prec == 8 ? 8 : 4;
-    s.op = static_cast<filters::TemporalOp>(v.op);
-    s.reduce_here = v.reduce_on_server && !role_.attached && filters::reduces(s.op);
-    s.clients.resize(nclients);
-    for (int c = 0; c < nclients; ++c) {
-      // In attached mode the only source is this client itself.
-      if (role_.attached && c != role_.index) continue;
-      const Box region = grid::intersect(plan_.client_box(v, c), s.block);
-      ClientPlan& cp = s.clients[c];
-      cp.runs = grid::make_runs(region, s.block);
-      for (const auto& r : cp.runs) {
-        cp.run_first.push_back(cp.total);
-        cp.total += r.length;
-      }
+    s.block = writer_block(plan_, plan_.variables[v], role_);
+    s.elem = plan_.variables[v].prec == 8 ? 8 : 4;
+    s.op = static_cast<filters::TemporalOp>(plan_.variables[v].op);
+    s.reduce_here = plan_.variables[v].reduce_on_server && !role_.attached && filters::reduces(s.op);
+    build_plans(static_cast<int>(v), s);
+    for (const ClientPlan& cp : s.clients) {
       s.expected += cp.total;
       if (cp.total > 0) ++s.contributors;
     }
     largest = std::max(largest, static_cast<std::size_t>(s.block.size()) * s.elem);
+    calls.push_back(std::max<int>(1, static_cast<int>(s.pieces.size())));
     vars_.push_back(std::move(s));
   }
+  if (role_.attached && !calls.empty()) {
+    // Every writer of a one_file file makes as many writes as the one with most pieces.
+    MPI_Allreduce(MPI_IN_PLACE, calls.data(), static_cast<int>(calls.size()), MPI_INT, MPI_MAX, role_.comm);
+    for (std::size_t v = 0; v < vars_.size(); ++v) vars_[v].write_calls = calls[v];
+  }
   fill_.resize(largest);
+  piece_scratch_.resize(largest);
   for (std::size_t i = 0; i < plan_.files.size(); ++i) {
     const auto& f = plan_.files[i];
     MPI_Comm comm = f.one_file ? role_.comm : MPI_COMM_SELF;
     files_.push_back(std::make_unique<output::NetcdfFile>(plan_, static_cast<int>(i), comm, file_part(plan_, f, role_)));
+  }
+}
+
+void OutputEngine::build_plans(int var, VarState& s) {
+  const int nclients = static_cast<int>(plan_.client_ranks.size());
+  s.clients.resize(nclients);
+  const auto layout = plan_.layout(plan_.variables[var]);
+  if (layout.domain < 0) {  // axes only: client 0's whole field, to the writer holding it
+    if (s.block.size() > 0) s.clients[0].map = grid::StreamMap({0}, 1, 1, layout.inner);
+    s.clients[0].total = s.clients[0].map.size();
+    return;
+  }
+  const output::DomainInfo& dom = plan_.domains[layout.domain];
+  const output::LocalBlock e = role_.attached ? dom.clients.at(role_.index)
+                                              : plan_.server_extent(layout.domain, role_.index, role_.count);
+  const std::int64_t npos = e.ni * e.nj;
+  // Where each client's values go in this writer's part, in the order it sends them.
+  std::vector<std::uint8_t> covered(static_cast<std::size_t>(npos), 0);
+  for (int c = 0; c < nclients; ++c) {
+    if (role_.attached && c != role_.index) continue;  // attached: the only source is this client
+    std::vector<std::int64_t> positions;
+    for (const std::int64_t g : plan_.sent_points(layout.domain, c)) {
+      const std::int64_t i = g % dom.ni_glo - e.ibegin, j = g / dom.ni_glo - e.jbegin;
+      if (i < 0 || i >= e.ni || j < 0 || j >= e.nj) continue;
+      positions.push_back(j * e.ni + i);
+      covered[static_cast<std::size_t>(j * e.ni + i)] = 1;
+    }
+    s.clients[c].map = grid::StreamMap(positions, npos, layout.outer, layout.inner);
+    s.clients[c].total = s.clients[c].map.size();
+  }
+  std::vector<std::int64_t> uncovered;
+  for (std::int64_t p = 0; p < npos; ++p)
+    if (!covered[static_cast<std::size_t>(p)]) uncovered.push_back(p);
+  s.fill = grid::StreamMap(uncovered, npos, layout.outer, layout.inner);
+  // An attached writer whose points do not fill their bounding box writes
+  // them as boxes, leaving the rest of the file to the other writers.
+  if (!role_.attached || dom.points.empty()) return;
+  const auto& owned = dom.points.at(role_.index).owned;
+  if (owned.empty() || static_cast<std::int64_t>(owned.size()) == npos) return;
+  const auto& v = plan_.variables[var];
+  for (const output::LocalBlock& b : own_boxes(owned, dom.ni_glo)) {
+    grid::Box piece = s.block;
+    for (std::size_t k = 0; k < v.dims.size(); ++k) {
+      if (v.dims[k].kind == output::Dim::domain_j) piece.start[k] = b.jbegin, piece.count[k] = b.nj;
+      if (v.dims[k].kind == output::Dim::domain_i) piece.start[k] = b.ibegin, piece.count[k] = b.ni;
+    }
+    s.piece_runs.push_back(grid::make_runs(s.block, piece));
+    s.pieces.push_back(std::move(piece));
   }
 }
 
@@ -99,17 +172,9 @@ void OutputEngine::accumulate(const ClientPlan& cp, Pending& p, const transport:
   // Samples travel as double so that the result does not depend on where
   // the operation runs.
   const double* values = reinterpret_cast<const double*>(payload);
-  auto k = static_cast<std::size_t>(std::upper_bound(cp.run_first.begin(), cp.run_first.end(), h.offset) -
-                                    cp.run_first.begin() - 1);
-  std::int64_t done = 0;
-  while (done < h.count) {
-    const grid::Run& r = cp.runs[k];
-    const std::int64_t into = h.offset + done - cp.run_first[k];
-    const std::int64_t n = std::min(r.length - into, h.count - done);
-    p.acc.add(static_cast<std::size_t>(r.to + into), values + done, static_cast<std::size_t>(n), h.time);
-    done += n;
-    ++k;
-  }
+  cp.map.for_each_run(h.offset, h.count, [&](std::int64_t s, std::int64_t b, std::int64_t n) {
+    p.acc.add(static_cast<std::size_t>(b), values + (s - h.offset), static_cast<std::size_t>(n), h.time);
+  });
 }
 
 void OutputEngine::finish_reduction(int var, Pending& p) {
@@ -141,18 +206,13 @@ void OutputEngine::on_data(int client, const transport::EventHeader& h, const st
     accumulate(cp, p, h, payload);
     p.received += h.count;
   } else {
-    // Find the run holding the fragment's first value, then copy run by run.
-    auto k = static_cast<std::size_t>(std::upper_bound(cp.run_first.begin(), cp.run_first.end(), h.offset) -
-                                      cp.run_first.begin() - 1);
-    std::int64_t done = 0;
-    while (done < h.count) {
-      const grid::Run& r = cp.runs[k];
-      const std::int64_t into = h.offset + done - cp.run_first[k];
-      const std::int64_t n = std::min(r.length - into, h.count - done);
-      std::memcpy(p.data.data() + (r.to + into) * s.elem, payload + done * s.elem, n * s.elem);
-      done += n;
-      ++k;
-    }
+    // Bit copies: the values land exactly as sent.
+    if (s.elem == 8)
+      cp.map.scatter(reinterpret_cast<const std::uint64_t*>(payload), h.offset, h.count,
+                     reinterpret_cast<std::uint64_t*>(p.data.data()));
+    else
+      cp.map.scatter(reinterpret_cast<const std::uint32_t*>(payload), h.offset, h.count,
+                     reinterpret_cast<std::uint32_t*>(p.data.data()));
     p.received += h.count;
     if (p.received > s.expected)
       throw std::runtime_error("variable '" + name + "' record " + std::to_string(h.record) +
@@ -178,20 +238,27 @@ void OutputEngine::on_client_closed(int client) {
 void OutputEngine::write_record_of(int var, std::int64_t record, bool closing) {
   const VarState& s = vars_[var];
   const output::VariableInfo& v = plan_.variables[var];
-  output::NetcdfFile& file = *files_[v.file];
   // A variable written once has no time dimension: its first record only.
   if (s.op == filters::TemporalOp::once && record > 0) {
     pending_.erase({var, record});
     return;
   }
-  if (s.expected == 0) {  // nothing of this variable lives here; take part in the collective write
-    file.write(var, record, s.block, nullptr);
+  const std::size_t n = static_cast<std::size_t>(s.block.size());
+  if (n == 0) {  // nothing of this variable lives here; take part in the collective write
+    write_block(var, record, nullptr);
     return;
   }
+  const double fill = v.has_fill ? v.fill_value : s.elem == 8 ? NC_FILL_DOUBLE : NC_FILL_FLOAT;
+  auto fill_all = [&] {
+    if (s.elem == 8) std::fill_n(reinterpret_cast<double*>(fill_.data()), n, fill);
+    else std::fill_n(reinterpret_cast<float*>(fill_.data()), n, static_cast<float>(fill));
+    return fill_.data();
+  };
   auto it = pending_.find({var, record});
-  const std::size_t n = static_cast<std::size_t>(s.block.size());
   std::byte* data = nullptr;
-  if (it != pending_.end() && it->second.complete) {
+  if (s.expected == 0) {
+    data = fill_all();  // every point of this part is masked
+  } else if (it != pending_.end() && it->second.complete) {
     data = it->second.data.data();
   } else {
     if (!closing) return;
@@ -199,25 +266,49 @@ void OutputEngine::write_record_of(int var, std::int64_t record, bool closing) {
     warnings_.push_back("field '" + v.field_id + "' record " + std::to_string(record) + ": " +
                         std::to_string(got) + " of " + std::to_string(s.expected) +
                         " values arrived (the model did not write it at that step); written as fill values");
-    if (s.elem == 8) std::fill_n(reinterpret_cast<double*>(fill_.data()), n, v.has_fill ? v.fill_value : NC_FILL_DOUBLE);
-    else std::fill_n(reinterpret_cast<float*>(fill_.data()), n, v.has_fill ? static_cast<float>(v.fill_value) : NC_FILL_FLOAT);
-    data = fill_.data();
+    data = fill_all();
   }
-  if (v.has_fill && data != fill_.data()) {
-    // Missing results (NaN) are written as the fill value.
+  if (data != fill_.data()) {
     if (s.elem == 8) {
       auto* d = reinterpret_cast<double*>(data);
-      std::replace_if(d, d + n, [](double x) { return x != x; }, v.fill_value);
+      if (v.has_fill) std::replace_if(d, d + n, [](double x) { return x != x; }, fill);  // missing results
+      s.fill.for_each_run(0, s.fill.size(), [&](std::int64_t, std::int64_t b, std::int64_t k) { std::fill_n(d + b, k, fill); });
     } else {
       auto* f = reinterpret_cast<float*>(data);
-      std::replace_if(f, f + n, [](float x) { return x != x; }, static_cast<float>(v.fill_value));
+      const auto ff = static_cast<float>(fill);
+      if (v.has_fill) std::replace_if(f, f + n, [](float x) { return x != x; }, ff);
+      s.fill.for_each_run(0, s.fill.size(), [&](std::int64_t, std::int64_t b, std::int64_t k) { std::fill_n(f + b, k, ff); });
     }
   }
-  file.write(var, record, s.block, data);
+  write_block(var, record, data);
   if (it != pending_.end()) {
     spare_.push_back(std::move(it->second.data));
     pending_.erase(it);
   }
+}
+
+void OutputEngine::write_block(int var, std::int64_t record, const std::byte* data) {
+  const VarState& s = vars_[var];
+  const output::VariableInfo& v = plan_.variables[var];
+  output::NetcdfFile& file = *files_[v.file];
+  if (s.write_calls == 1 || !plan_.files[v.file].one_file) {
+    file.write(var, record, s.block, data);
+    return;
+  }
+  // Pieces of an attached writer, then empty writes up to the common count.
+  int calls = 0;
+  if (s.pieces.empty() && data) {
+    file.write(var, record, s.block, data);
+    ++calls;
+  }
+  for (std::size_t k = 0; k < s.pieces.size() && data; ++k, ++calls) {
+    for (const grid::Run& r : s.piece_runs[k])
+      std::memcpy(piece_scratch_.data() + r.to * s.elem, data + r.from * s.elem, static_cast<std::size_t>(r.length) * s.elem);
+    file.write(var, record, s.pieces[k], piece_scratch_.data());
+  }
+  grid::Box none = s.block;
+  std::fill(none.count.begin(), none.count.end(), 0);
+  for (; calls < s.write_calls; ++calls) file.write(var, record, none, nullptr);
 }
 
 void OutputEngine::advance(bool closing) {

@@ -20,6 +20,7 @@
 
 #include "filters/temporal.h"
 #include "grid/box.h"
+#include "grid/stream_map.h"
 #include "output/netcdf_file.h"
 #include "output/output_plan.h"
 #include "transport/event.h"
@@ -58,13 +59,19 @@ class OutputEngine {
 
  private:
   struct ClientPlan {
-    std::vector<grid::Run> runs;           // packed stream -> block
-    std::vector<std::int64_t> run_first;   // packed offset of each run's first value
+    grid::StreamMap map;  // packed stream -> block (runs and scattered points)
     std::int64_t total = 0;
   };
   struct VarState {
     grid::Box block;
     std::vector<ClientPlan> clients;
+    grid::StreamMap fill;  // points of the block no client sends: written as the fill value
+    // Attached one_file writers whose points are not their block write
+    // pieces (boxes of their own points), as many calls as the writer with
+    // the most, so that the collective writes match.
+    std::vector<grid::Box> pieces;
+    std::vector<std::vector<grid::Run>> piece_runs;  // block -> piece
+    int write_calls = 1;
     std::int64_t expected = 0;  // values this writer receives per record
     int contributors = 0;       // clients that send this writer any values
     std::size_t elem = 4;
@@ -91,6 +98,8 @@ class OutputEngine {
   bool ready(int var, std::int64_t record) const;
   void advance(bool closing);
   void write_record_of(int var, std::int64_t record, bool closing);
+  void build_plans(int var, VarState& s);  // scatter plans, fill and pieces of one variable
+  void write_block(int var, std::int64_t record, const std::byte* data);
 
   output::ContextPlan plan_;
   WriterRole role_;
@@ -104,6 +113,7 @@ class OutputEngine {
   std::size_t closed_clients_ = 0;
   std::vector<std::string> warnings_;
   std::vector<std::byte> fill_;
+  std::vector<std::byte> piece_scratch_;
 };
 
 }  // namespace foehn::server

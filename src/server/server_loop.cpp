@@ -71,6 +71,8 @@ class Server {
       if (buffer.size() < static_cast<size_t>(bytes)) buffer.resize(bytes);
       MPI_Mrecv(buffer.data(), bytes, MPI_BYTE, &msg, MPI_STATUS_IGNORE);
       ++figures_.messages_received;
+      figures_.bytes_received += bytes;
+      figures_.peak_memory_bytes = std::max(figures_.peak_memory_bytes, static_cast<double>(buffer.capacity()));
       if (st.MPI_TAG == transport::kTagPlan) on_plan(st.MPI_SOURCE, buffer.data(), bytes);
       else if (st.MPI_TAG == transport::kTagEvents) on_events(st.MPI_SOURCE, buffer.data(), bytes);
       else fail_run("unexpected message tag " + std::to_string(st.MPI_TAG) + " from rank " + std::to_string(st.MPI_SOURCE));
@@ -79,7 +81,13 @@ class Server {
     figures_.wall_seconds = MPI_Wtime() - t0;
     figures_.cpu_seconds = report::process_cpu_seconds();
     const auto all = report::gather(figures_, w_.local);
-    if (index_ == 0) report::print_servers(std::cout, all);
+    if (index_ == 0) {
+      report::print_servers(std::cerr, all);
+      // Each model's first rank writes the whole report: send it ours.
+      for (int root : w_.model_roots)
+        MPI_Send(all.data(), static_cast<int>(all.size() * sizeof(report::ServerFigures)), MPI_BYTE, root,
+                 transport::kTagReport, w_.comm);
+    }
     return failed_ ? 1 : 0;
   }
 

@@ -5,6 +5,7 @@
 #include <cctype>
 #include <optional>
 #include <set>
+#include <string>
 #include <string_view>
 
 namespace foehn::tools {
@@ -22,12 +23,20 @@ bool ident_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || 
 // expressions, in a cycle the reader does not check (ids inside expressions);
 // visiting each field once stops cycles and keeps the work linear.
 using Visited = std::set<const FieldDef*>;
+// The search recurses through expressions; bad input must get an error, not
+// a stack overflow.
+constexpr int kMaxDepth = 256;
 
-std::optional<FieldGrid> own_grid(const config::ContextDef& ctx, const FieldDef& f, Visited& visited);
+std::optional<FieldGrid> own_grid(const config::ContextDef& ctx, const FieldDef& f, Visited& visited, int depth);
 
 // The grid of the first identifier in the expression that is a field with a
 // grid; an expression's result lives on its operands' grid.
-std::optional<FieldGrid> expression_grid(const config::ContextDef& ctx, std::string_view expr, Visited& visited) {
+std::optional<FieldGrid> expression_grid(const config::ContextDef& ctx, const FieldDef& f, Visited& visited,
+                                         int depth) {
+  if (depth > kMaxDepth)
+    throw ConfigError(f.where, "field '" + f.output_name() + "': expressions name expressions more than " +
+                                   std::to_string(kMaxDepth) + " deep");
+  const std::string_view expr = f.expression;
   for (std::size_t i = 0; i < expr.size();) {
     if (!ident_start(expr[i])) {
       ++i;
@@ -37,13 +46,13 @@ std::optional<FieldGrid> expression_grid(const config::ContextDef& ctx, std::str
     while (j < expr.size() && ident_char(expr[j])) ++j;
     if (const FieldDef* operand = ctx.find_field(expr.substr(i, j - i)))
       if (visited.insert(operand).second)
-        if (auto g = own_grid(ctx, *operand, visited)) return g;
+        if (auto g = own_grid(ctx, *operand, visited, depth + 1)) return g;
     i = j;
   }
   return std::nullopt;
 }
 
-std::optional<FieldGrid> own_grid(const config::ContextDef& ctx, const FieldDef& f, Visited& visited) {
+std::optional<FieldGrid> own_grid(const config::ContextDef& ctx, const FieldDef& f, Visited& visited, int depth) {
   if (!f.grid_ref.empty()) {
     const config::GridDef* grid = ctx.find_grid(f.grid_ref);
     if (!grid) return std::nullopt;  // cannot happen after the reader's checks
@@ -59,7 +68,7 @@ std::optional<FieldGrid> own_grid(const config::ContextDef& ctx, const FieldDef&
   add(GridComponent::Kind::axis, f.axis_ref, "axis");
   add(GridComponent::Kind::scalar, f.scalar_ref, "scalar");
   if (!g.components.empty()) return g;
-  if (!f.expression.empty()) return expression_grid(ctx, f.expression, visited);
+  if (!f.expression.empty()) return expression_grid(ctx, f, visited, depth);
   return std::nullopt;
 }
 
@@ -67,7 +76,7 @@ std::optional<FieldGrid> own_grid(const config::ContextDef& ctx, const FieldDef&
 
 FieldGrid field_grid(const config::ContextDef& ctx, const FieldDef& field) {
   Visited visited{&field};
-  if (auto g = own_grid(ctx, field, visited)) return *g;
+  if (auto g = own_grid(ctx, field, visited, 0)) return *g;
   throw ConfigError(field.where, "field '" + field.output_name() +
                                      "' has no grid: set grid_ref, or domain_ref and/or axis_ref" +
                                      (field.expression.empty() ? "" : " (its expression names no field with a grid)"));

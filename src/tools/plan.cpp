@@ -115,7 +115,9 @@ std::int64_t count_records(const config::FileDef& file, const ContextTime& t) {
 }
 
 FilePlan plan_file(const ContextDef& ctx, const config::FileDef& file, const ContextTime& t, const PlanOptions& o) {
-  FilePlan p{file.id, file.output_name() + file.name_suffix, file.type, file.output_freq, file.where};
+  FilePlan p;
+  p.id = file.id, p.name = file.output_name() + file.name_suffix, p.type = file.type;
+  p.output_freq = file.output_freq, p.where = file.where;
   p.records = count_records(file, t);
   for (const config::FieldDef& f : file.fields) {
     if (!is_output_field(file, f)) continue;
@@ -158,11 +160,13 @@ Plan make_plan(const config::Simulation& sim, const PlanOptions& o) {
   if (contexts.empty()) throw std::invalid_argument("no context has an enabled output file");
   check_overrides(contexts, o);
 
-  Plan plan{o.duration};
+  Plan plan;
+  plan.duration = o.duration;
   for (const ContextDef* ctx : contexts) {
     const ContextTime t = context_time(*ctx, o);
-    ContextPlan cp{ctx->id, calendar::cf_calendar_name(t.cal.type()), calendar::format_date(t.cal.to_date(t.start)),
-                   calendar::format_date(t.cal.to_date(t.end))};
+    ContextPlan cp;
+    cp.id = ctx->id, cp.calendar = calendar::cf_calendar_name(t.cal.type());
+    cp.start = calendar::format_date(t.cal.to_date(t.start)), cp.end = calendar::format_date(t.cal.to_date(t.end));
     cp.simulated_days = static_cast<double>(t.end - t.start) / (86'400.0 * calendar::kMicrosPerSecond);
     for (const config::FileDef& f : ctx->files) {
       if (!is_output_file(f)) continue;

@@ -4,7 +4,10 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <chrono>
 #include <cstring>
+#include <thread>
 #include <functional>
 
 namespace foehn::transport {
@@ -87,6 +90,22 @@ void check_alive(const std::vector<int>& world_ranks) {
     if (r < 0 || r >= static_cast<int>(peers.size())) continue;
     const Peer& p = peers[r];
     if (p.same_host && p.pid > 0 && gone(p.pid)) throw PeerLost("lost " + p.description + ": it died");
+  }
+}
+
+void wait_for_message(MPI_Comm comm, int source, int tag, MPI_Status& status, const std::vector<int>& watch) {
+  int flag = 0;
+  double last_check = MPI_Wtime();
+  auto nap = std::chrono::microseconds(20);
+  for (;;) {
+    MPI_Iprobe(source, tag, comm, &flag, &status);
+    if (flag) return;
+    std::this_thread::sleep_for(nap);
+    nap = std::min(nap * 2, std::chrono::microseconds(2000));
+    if (MPI_Wtime() - last_check > 1.0) {
+      check_alive(watch);
+      last_check = MPI_Wtime();
+    }
   }
 }
 

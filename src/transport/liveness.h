@@ -25,6 +25,11 @@ void record_peers(MPI_Comm comm, const std::vector<std::string>& descriptions, c
 // process is gone. Cheap enough to call about once a second.
 void check_alive(const std::vector<int>& world_ranks);
 
+// Waits for a message (MPI_Iprobe with a growing sleep, so the core is
+// yielded) from `source` (or MPI_ANY_SOURCE) with `tag`, checking about
+// once a second that the ranks in `watch` live. Throws PeerLost.
+void wait_for_message(MPI_Comm comm, int source, int tag, MPI_Status& status, const std::vector<int>& watch);
+
 // Prints, on SIGTERM, which recorded peers on this host are gone, then
 // exits non-zero.
 void install_termination_report();

@@ -1,5 +1,6 @@
 #include "transport/send_channel.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <thread>
@@ -17,6 +18,7 @@ SendChannel::SendChannel(MPI_Comm comm, int dest, std::size_t capacity, int nbuf
     throw std::invalid_argument("send buffer of " + std::to_string(capacity) + " bytes is too small");
   for (auto& b : buffers_) b.data.resize(capacity);
   requests_.resize(nbuffers);
+  counters.buffer_bytes += capacity * static_cast<std::uint64_t>(nbuffers);
   current_ = 0;
   buffers_[0].used = sizeof(BufferHeader);
 }
@@ -56,6 +58,7 @@ void SendChannel::send_current() {
   if (MPI_Isend(b.data.data(), static_cast<int>(b.used), MPI_BYTE, dest_, kTagEvents, comm_, &b.request) != MPI_SUCCESS)
     throw std::runtime_error("MPI_Isend to server rank " + std::to_string(dest_) + " failed");
   counters_->bytes_sent += b.used;
+  counters_->largest_message_bytes = std::max<std::uint64_t>(counters_->largest_message_bytes, b.used);
   ++counters_->messages_sent;
   current_ = find_free();
 }

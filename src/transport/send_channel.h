@@ -21,6 +21,8 @@ struct ClientCounters {
   std::uint64_t bytes_sent = 0;
   std::uint64_t messages_sent = 0;
   std::uint64_t waits = 0;      // how many times a buffer was not free
+  std::uint64_t buffer_bytes = 0;           // send buffer memory allocated
+  std::uint64_t largest_message_bytes = 0;  // the fullest buffer sent
 };
 
 class SendChannel {

@@ -50,6 +50,7 @@ World join_world(MPI_Comm world, const std::string& code_id) {
     }
     int before = 0;
     for (int q = 0; q < r; ++q) before += per_rank[q] == per_rank[r];
+    if (before == 0) w.model_roots.push_back(r);
     descriptions[r] = "model rank " + std::to_string(before) + " of '" + per_rank[r] + "' (world rank " + std::to_string(r) + ")";
   }
   record_peers(w.comm, descriptions, descriptions[w.rank]);

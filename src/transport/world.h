@@ -22,6 +22,7 @@ struct World {
   int code_index = 0;                   // index of this rank's code among the model codes
   std::vector<int> server_ranks;        // world ranks of the servers, ascending
   std::vector<int> client_ranks;        // world ranks of all model ranks
+  std::vector<int> model_roots;         // the first world rank of each model
   bool is_server = false;
   bool attached() const { return server_ranks.empty(); }
 };

@@ -16,7 +16,7 @@ def demo_output(tmp_path_factory):
     # 36 steps = 6 simulated hours on a small grid.
     run = run_mpmd(out, 2, 1, [BUILD / "apps/demo/demo_model", ROOT / "apps/demo/iodef.xml", 36, 72, 36, 5])
     assert run.returncode == 0, run.stdout + run.stderr
-    assert "foehn report: clients" in run.stdout and "foehn report: servers" in run.stdout
+    assert "foehn report: clients" in run.stderr and "foehn report: servers" in run.stderr
     return out
 
 
@@ -36,3 +36,31 @@ def test_demo_opens_in_xarray_without_warnings(demo_output):
             assert ds.sizes == {"time_counter": 2, "lev": 5, "lat": 36, "lon": 72}
             assert ds["ta"].dtype == "float32"
             assert float(ds["ta"].min()) > 200 and float(ds["ta"].max()) < 320
+
+
+def test_json_report_is_consistent(demo_output):
+    """The JSON report's figures agree with each other and with the files."""
+    import json
+
+    import netCDF4
+    import numpy as np
+    report = json.loads((demo_output / "foehn_report.json").read_text())
+    assert report["foehn_report_version"] == 1 and report["mode"] == "server"
+    assert len(report["clients"]) == 2 and len(report["servers"]) == 1
+    for c in report["clients"]:
+        assert 0 <= c["wait_ratio"] <= 1
+        assert 0 <= c["inside_seconds"] <= c["wall_seconds"]
+        assert c["wait_seconds"] <= c["inside_seconds"]
+        assert 0 < c["smallest_sufficient_buffer_bytes"] <= c["buffer_bytes"]
+    server = report["servers"][0]
+    assert 0 <= server["busy_ratio"] <= 1
+    assert server["bytes_received"] == sum(c["bytes_sent"] for c in report["clients"])
+    # Bytes written: the data of every output variable in every file.
+    data_bytes = 0
+    for path in demo_output.glob("*.nc"):
+        with netCDF4.Dataset(path) as ds:
+            for name, var in ds.variables.items():
+                if "time_counter" in var.dimensions and name != "time_counter":
+                    data_bytes += int(np.prod(var.shape)) * var.dtype.itemsize
+    assert server["bytes_written"] == data_bytes
+    assert isinstance(report["advice"], list)

@@ -184,7 +184,9 @@ TEST(DynamicSteps, FirstAtOrAfterIsMonotoneAlongASequence) {
     const std::int64_t k = s.first_at_or_after(t);
     ASSERT_GE(k, last_k) << "t = " << t;
     ASSERT_GE(s.instant(k), t);
-    if (k > 0) ASSERT_LT(s.instant(k - 1), t);
+    if (k > 0) {
+      ASSERT_LT(s.instant(k - 1), t);
+    }
     last_k = k;
   }
   EXPECT_GT(last_k, 300);

@@ -124,6 +124,21 @@ TEST(Check, ExpressionFieldsTakeTheGridOfTheirOperands) {
   EXPECT_NE(m[0].find("field 'loop_a' has no grid"), std::string::npos) << m[0];
 }
 
+TEST(Check, LongExpressionChainsGiveAnErrorNotAStackOverflow) {
+  std::string fields = "<field id='e0' domain_ref='d'/>";
+  for (int i = 1; i <= 5000; ++i)
+    fields += "<field id='e" + std::to_string(i) + "'>e" + std::to_string(i - 1) + " + 1</field>";
+  const std::string head = "<simulation><context id='c'><domain_definition><domain id='d'/></domain_definition>"
+                           "<field_definition>" + fields + "</field_definition><file_definition>";
+  const CheckResult shallow = check_text(head + "<file id='a' output_freq='1d'><field field_ref='e200'/></file>"
+                                                "</file_definition></context></simulation>");
+  EXPECT_TRUE(shallow.ok());
+  const CheckResult deep = check_text(head + "<file id='a' output_freq='1d'><field field_ref='e5000'/></file>"
+                                             "</file_definition></context></simulation>");
+  ASSERT_EQ(deep.problems.size(), 1u);
+  EXPECT_NE(deep.problems[0].message.find("more than 256 deep"), std::string::npos) << deep.problems[0].message;
+}
+
 TEST(Cli, CheckOkAndErrors) {
   const CliRun ok = cli({"check", kDir + "iodef_ifs.xml"});
   EXPECT_EQ(ok.status, 0);
