@@ -3,7 +3,8 @@
 // explicit update every step (real work, so output can overlap it), and
 // hands them to foehn. Run it MPMD beside foehn-server (scripts/demo.sh).
 //
-// usage: demo_model [iodef.xml] [steps] [ni] [nj] [nlev]
+// usage: demo_model [iodef.xml] [steps] [ni] [nj] [nlev] [work]
+// `work` is the number of advection sweeps per step (the model's cost).
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -29,6 +30,7 @@ int main(int argc, char** argv) {
   const int steps = argc > 2 ? std::atoi(argv[2]) : 144;
   const int ni = argc > 3 ? std::atoi(argv[3]) : 360, nj = argc > 4 ? std::atoi(argv[4]) : 180;
   const int nlev = argc > 5 ? std::atoi(argv[5]) : 10;
+  const int work = argc > 6 ? std::atoi(argv[6]) : 10;
 
   MPI_Comm comm;
   must(foehn_init("demo_atmosphere", xml, MPI_COMM_WORLD, &comm), "foehn_init");
@@ -70,6 +72,7 @@ int main(int argc, char** argv) {
   for (int step = 1; step <= steps; ++step) {
     must(foehn_update_calendar(ctx, step), "foehn_update_calendar");
     // "Dynamics": upwind advection of temperature along latitude rows.
+    for (int sweep = 0; sweep < work; ++sweep) {
     for (int k = 0; k < nlev; ++k)
       for (int j = 0; j < local_nj; ++j)
         for (int i = 0; i < ni; ++i) {
@@ -78,6 +81,7 @@ int main(int argc, char** argv) {
           next[row + i] = ta[row + i] - c * (ta[row + i] - ta[row + (i + ni - 1) % ni]);
         }
     ta.swap(next);
+    }
     for (int j = 0; j < local_nj; ++j)
       for (int i = 0; i < ni; ++i)
         ps[static_cast<size_t>(j) * ni + i] = 101325.0 + 100.0 * (ta[static_cast<size_t>(j) * ni + i] - 288.0);

@@ -33,6 +33,7 @@ struct Runtime {
   std::string code_id;
   foehn::transport::ClientCounters counters;
   double start_time = 0, inside_seconds = 0;
+  double step_seconds = 0;  // inside the per-step calls (time, activity, writes)
   int contexts_opened = 0, contexts_open = 0;
 };
 
@@ -45,7 +46,7 @@ thread_local std::string last_error;
 
 // Runs an API call: times it, turns exceptions into a status and a message.
 template <class F>
-int api_call(F&& f) {
+int api_call(F&& f, bool per_step = false) {
   const double t0 = MPI_Wtime();
   int status = FOEHN_OK;
   try {
@@ -55,7 +56,9 @@ int api_call(F&& f) {
     last_error = failure.message;
     status = failure.status;
   }
-  runtime().inside_seconds += MPI_Wtime() - t0;
+  const double spent = MPI_Wtime() - t0;
+  runtime().inside_seconds += spent;
+  if (per_step) runtime().step_seconds += spent;
   return status;
 }
 
@@ -156,6 +159,7 @@ int foehn_finalize(void) {
     foehn::report::ClientFigures mine;
     mine.wall_seconds = MPI_Wtime() - r.start_time;
     mine.inside_seconds = r.inside_seconds;
+    mine.step_seconds = r.step_seconds;
     mine.wait_seconds = r.counters.wait_seconds;
     mine.close_seconds = r.counters.close_seconds;
     mine.bytes_sent = static_cast<double>(r.counters.bytes_sent);
@@ -232,11 +236,11 @@ int foehn_close_definition(foehn_context ctx) {
 }
 
 int foehn_update_calendar(foehn_context ctx, int step) {
-  return api_call([&] { context_of(ctx, "foehn_update_calendar").update_calendar(step); });
+  return api_call([&] { context_of(ctx, "foehn_update_calendar").update_calendar(step); }, true);
 }
 
 int foehn_set_model_time(foehn_context ctx, double seconds) {
-  return api_call([&] { context_of(ctx, "foehn_set_model_time").set_model_time(seconds); });
+  return api_call([&] { context_of(ctx, "foehn_set_model_time").set_model_time(seconds); }, true);
 }
 
 int foehn_field_handle(foehn_context ctx, const char* field_id, int* handle) {
@@ -252,29 +256,29 @@ int foehn_field_is_active(foehn_context ctx, const char* field_id, int* active) 
     Context& c = context_of(ctx, "foehn_field_is_active");
     if (!active) fail(FOEHN_ERR_ARGUMENT, "foehn_field_is_active: active is NULL");
     *active = c.is_active(c.handle(text(field_id, "foehn_field_is_active: field_id"))) ? 1 : 0;
-  });
+  }, true);
 }
 
 int foehn_write_float(foehn_context ctx, const char* field_id, const float* data, size_t n) {
   return api_call([&] {
     Context& c = context_of(ctx, "foehn_write_float");
     c.write(c.handle(text(field_id, "foehn_write_float: field_id")), data, n);
-  });
+  }, true);
 }
 
 int foehn_write_double(foehn_context ctx, const char* field_id, const double* data, size_t n) {
   return api_call([&] {
     Context& c = context_of(ctx, "foehn_write_double");
     c.write(c.handle(text(field_id, "foehn_write_double: field_id")), data, n);
-  });
+  }, true);
 }
 
 int foehn_write_float_h(foehn_context ctx, int handle, const float* data, size_t n) {
-  return api_call([&] { context_of(ctx, "foehn_write_float_h").write(handle, data, n); });
+  return api_call([&] { context_of(ctx, "foehn_write_float_h").write(handle, data, n); }, true);
 }
 
 int foehn_write_double_h(foehn_context ctx, int handle, const double* data, size_t n) {
-  return api_call([&] { context_of(ctx, "foehn_write_double_h").write(handle, data, n); });
+  return api_call([&] { context_of(ctx, "foehn_write_double_h").write(handle, data, n); }, true);
 }
 
 int foehn_context_close(foehn_context ctx) {

@@ -20,7 +20,7 @@
 #include "filters/temporal.h"
 #include "grid/box.h"
 #include "grid/domain_layout.h"
-#include "grid/stream_map.h"
+#include "grid/pack_plan.h"
 #include "output/output_plan.h"
 #include "server/output_engine.h"
 #include "transport/send_channel.h"
@@ -91,8 +91,7 @@ class Context {
 
  private:
   struct Destination {  // one server (or this client itself, attached)
-    grid::StreamMap map;                  // local data -> packed stream (runs and gathers)
-    std::vector<grid::Run> runs;          // the same as plain runs, for memcpy-only walkers
+    std::vector<grid::Run> runs;          // local data -> packed stream
     std::vector<std::int64_t> run_first;  // packed offset of each run
     std::int64_t total = 0;
   };
@@ -101,6 +100,7 @@ class Context {
     int file = 0;
     std::size_t elem = 4;
     std::vector<Destination> dest;  // by server (one entry when attached)
+    grid::PackPlan pack;            // the same streams, by gathers or one staging pass (see prepare_outputs)
     std::int64_t local_size = 0;    // values per step from this rank (the grid's local size)
     filters::TemporalOp op = filters::TemporalOp::instant;
     bool on_server = false;         // samples go to the servers, which reduce them

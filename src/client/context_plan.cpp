@@ -411,11 +411,14 @@ void Context::prepare_outputs() {
         positions[static_cast<std::size_t>(s)].push_back(p);
       }
     }
+    // The plan packs by gathers, or stages the data once per write when
+    // many servers' points are interleaved. The runs say the same for
+    // memcpy-only walkers (one run per scattered point).
+    out.pack = grid::PackPlan(positions, data_points, layout.outer, layout.inner);
     out.dest.resize(nservers);
     for (int s = 0; s < nservers; ++s) {
       Destination& d = out.dest[s];
-      d.map = grid::StreamMap(positions[s], data_points, layout.outer, layout.inner);
-      d.runs = d.map.runs();
+      d.runs = grid::StreamMap(positions[s], data_points, layout.outer, layout.inner).runs();
       for (const auto& r : d.runs) {
         d.run_first.push_back(d.total);
         d.total += r.length;

@@ -36,15 +36,15 @@ std::vector<ServerFigures> gather(const ServerFigures& mine, MPI_Comm comm) { re
 
 void print_clients(std::ostream& out, const std::string& code, const std::vector<ClientFigures>& all) {
   out << "foehn report: clients of '" << code << "'\n"
-      << line("  %6s %10s %10s %10s %10s %8s %9s %10s\n", "rank", "wall s", "in foehn s", "waiting s", "closing s",
-              "in/wall", "wait/wall", "MB sent");
+      << line("  %6s %10s %10s %10s %10s %10s %9s %10s\n", "rank", "wall s", "in foehn s", "per-step s", "waiting s",
+              "closing s", "wait/wall", "MB sent");
   double worst = 0;
   for (size_t r = 0; r < all.size(); ++r) {
     const auto& c = all[r];
     worst = std::max(worst, ratio(c.wait_seconds, c.wall_seconds));
-    out << line("  %6zu %10.3f %10.3f %10.3f %10.3f %8.4f %9.4f %10.2f\n", r, c.wall_seconds, c.inside_seconds,
-                c.wait_seconds, c.close_seconds, ratio(c.inside_seconds, c.wall_seconds),
-                ratio(c.wait_seconds, c.wall_seconds), c.bytes_sent / 1e6);
+    out << line("  %6zu %10.3f %10.3f %10.3f %10.3f %10.3f %9.4f %10.2f\n", r, c.wall_seconds, c.inside_seconds,
+                c.step_seconds, c.wait_seconds, c.close_seconds, ratio(c.wait_seconds, c.wall_seconds),
+                c.bytes_sent / 1e6);
   }
   out << line("  worst client waiting ratio: %.4f\n", worst);
 }
@@ -95,6 +95,7 @@ std::string to_json(const RunReport& r) {
     clients.push_back({{"rank", k},
                        {"wall_seconds", c.wall_seconds},
                        {"inside_seconds", c.inside_seconds},
+                       {"step_seconds", c.step_seconds},
                        {"wait_seconds", c.wait_seconds},
                        {"wait_ratio", ratio(c.wait_seconds, c.wall_seconds)},
                        {"close_seconds", c.close_seconds},

@@ -18,6 +18,7 @@ namespace foehn::report {
 struct ClientFigures {
   double wall_seconds = 0;          // from init to finalize
   double inside_seconds = 0;        // inside foehn API calls
+  double step_seconds = 0;          // of which inside the per-step calls (time, writes)
   double wait_seconds = 0;          // blocked on a full send buffer during the run
   double close_seconds = 0;         // waiting for the last buffers at context close
   double bytes_sent = 0;

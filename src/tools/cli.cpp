@@ -10,6 +10,7 @@
 #include "config/config.h"
 #include "tools/check.h"
 #include "tools/plan.h"
+#include "tools/report_summary.h"
 
 namespace foehn::tools {
 
@@ -78,6 +79,10 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   plan->add_option("--start-date", o.start_date, "start date, e.g. \"2020-01-01 00:00:00\"");
   plan->add_option("--timestep", o.timestep, "model time step, e.g. 600s (needed for 'ts' frequencies)");
 
+  std::vector<std::string> report_files;
+  CLI::App* report = app.add_subcommand("report", "summarise a JSON performance report, or compare two");
+  report->add_option("files", report_files, "one report, or two to compare")->required()->expected(1, 2);
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -85,6 +90,15 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
     return app.exit(e, out, err) == 0 ? 0 : 2;
   }
   if (check->parsed()) return run_check(check_files, out, err);
+  if (report->parsed()) {
+    try {
+      out << summarise_reports(report_files);
+      return 0;
+    } catch (const std::exception& e) {
+      err << "foehn report: " << e.what() << "\n";
+      return 1;
+    }
+  }
   return run_plan(plan_args, out, err);
 }
 

@@ -11,6 +11,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "grid/pack_plan.h"
 #include "grid/stream_map.h"
 
 namespace foehn::grid {
@@ -146,6 +147,57 @@ TEST(StreamMap, EmptyAndBadInput) {
   EXPECT_THROW(StreamMap({1, 10}, 10), std::invalid_argument);
   EXPECT_THROW(StreamMap({-1}, 10), std::invalid_argument);
   EXPECT_THROW(StreamMap({0}, std::int64_t{1} << 33), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace foehn::grid
+
+namespace foehn::grid {
+namespace {
+
+// PackPlan: direct and staged plans pack the same streams.
+TEST(PackPlan, DirectAndStagedPackTheSameStreams) {
+  std::mt19937 rng(3);
+  for (const std::int64_t inner : {1, 3}) {
+    const std::int64_t points = 400, outer = 2;
+    std::vector<std::vector<std::int64_t>> positions(9);
+    for (std::int64_t p = 0; p < points; ++p)
+      if (p % 13 != 5) positions[std::uniform_int_distribution<std::size_t>(0, 8)(rng)].push_back(p);  // some points unsent
+    const PackPlan direct(positions, points, outer, inner, PackPlan::Mode::direct);
+    const PackPlan staged(positions, points, outer, inner, PackPlan::Mode::staged);
+    const PackPlan automatic(positions, points, outer, inner);
+    EXPECT_FALSE(direct.staged());
+    EXPECT_TRUE(staged.staged());
+    EXPECT_TRUE(automatic.staged()) << "nine destinations of scattered points are staged";
+    std::vector<double> data(static_cast<std::size_t>(outer * points * inner));
+    std::iota(data.begin(), data.end(), 0.0);
+    std::vector<double> staging(static_cast<std::size_t>(staged.staging_size()));
+    staged.stage(data.data(), staging.data());
+    for (std::size_t d = 0; d < positions.size(); ++d) {
+      ASSERT_EQ(direct.size(d), staged.size(d));
+      const std::int64_t n = direct.size(d);
+      std::vector<double> a(static_cast<std::size_t>(n)), b(a.size(), -1.0);
+      direct.pack(d, data.data(), static_cast<const double*>(nullptr), 0, n, a.data());
+      for (std::int64_t off = 0; off < n; off += 7) staged.pack(d, data.data(), staging.data(), off, std::min<std::int64_t>(7, n - off), b.data() + off);
+      EXPECT_EQ(a, b) << "destination " << d << " inner " << inner;
+      // The stream is the destination's points in data order, level by level.
+      for (std::int64_t v = 0; v < n; ++v) {
+        const auto& pos = positions[d];
+        const auto np = static_cast<std::int64_t>(pos.size());
+        const std::int64_t o = v / (np * inner), q = (v / inner) % np, ii = v % inner;
+        ASSERT_EQ(a[static_cast<std::size_t>(v)], static_cast<double>((o * points + pos[static_cast<std::size_t>(q)]) * inner + ii));
+      }
+    }
+  }
+}
+
+TEST(PackPlan, FewDestinationsOrRunsStayDirect) {
+  std::vector<std::vector<std::int64_t>> runs(10);
+  for (std::int64_t p = 0; p < 1000; ++p) runs[static_cast<std::size_t>(p / 100)].push_back(p);
+  EXPECT_FALSE(PackPlan(runs, 1000).staged());
+  std::vector<std::vector<std::int64_t>> two(2);
+  for (std::int64_t p = 0; p < 1000; ++p) two[static_cast<std::size_t>(p % 2)].push_back(p);
+  EXPECT_FALSE(PackPlan(two, 1000).staged());
 }
 
 }  // namespace

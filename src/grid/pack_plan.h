@@ -1,0 +1,86 @@
+// The pack plan of one field on a client: for each destination (server),
+// which values of the local data go into its packed stream, in data order.
+//
+// Two ways to pack, chosen once when the plan is built:
+// - direct: each destination's stream is gathered from the data by its own
+//   StreamMap (runs by memcpy, scattered points by index). Best when the
+//   destinations' points come in runs, or there are few destinations.
+// - staged: once per write, one pass over the data groups the values by
+//   destination into a staging buffer (reading the data once, however many
+//   destinations); each stream is then a plain copy out of it. Best when
+//   the points of many destinations are interleaved (shuffled
+//   decompositions), where direct gathers would read the data once per
+//   destination.
+// bench/pack_plan.cpp measures both against memcpy.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <vector>
+
+#include "grid/stream_map.h"
+
+namespace foehn::grid {
+
+class PackPlan {
+ public:
+  enum class Mode { automatic, direct, staged };
+  PackPlan() = default;
+  // positions[d]: the data points (0..data_points-1) destination d gets, in
+  // data order; outer and inner as for StreamMap.
+  PackPlan(const std::vector<std::vector<std::int64_t>>& positions, std::int64_t data_points, std::int64_t outer = 1,
+           std::int64_t inner = 1, Mode mode = Mode::automatic);
+
+  std::size_t destinations() const { return maps_.size(); }
+  std::int64_t size(std::size_t d) const { return maps_[d].size(); }  // values of d's stream
+  const StreamMap& map(std::size_t d) const { return maps_[d]; }      // over the data, or the staging buffer
+  bool staged() const { return !stage_from_.empty(); }
+  std::int64_t staging_size() const { return staged() ? outer_ * sent_ * inner_ : 0; }  // values
+
+  // Staged plans: call once per write, before packing, with room for
+  // staging_size() values.
+  template <class T>
+  void stage(const T* data, T* staging) const;
+  // Values [offset, offset+count) of destination d's stream, converted like
+  // StreamMap::gather; `staging` is what stage() filled (unused if direct).
+  template <class T, class U, class Convert>
+  void pack(std::size_t d, const T* data, const T* staging, std::int64_t offset, std::int64_t count, U* out,
+            Convert convert) const {
+    maps_[d].gather(staged() ? staging : data, offset, count, out, convert);
+  }
+  template <class T, class U>
+  void pack(std::size_t d, const T* data, const T* staging, std::int64_t offset, std::int64_t count, U* out) const {
+    maps_[d].gather(staged() ? staging : data, offset, count, out);
+  }
+
+ private:
+  std::vector<StreamMap> maps_;
+  // Staged: sent point k of a level moves from data point stage_from_[k]
+  // to staging point stage_to_[k] (levels are sent_ points apart).
+  std::vector<std::uint32_t> stage_from_, stage_to_;
+  std::int64_t data_points_ = 0, sent_ = 0, outer_ = 1, inner_ = 1;
+};
+
+template <class T>
+void PackPlan::stage(const T* data, T* staging) const {
+  const std::size_t n = stage_from_.size();
+  const std::uint32_t* __restrict from = stage_from_.data();
+  const std::uint32_t* __restrict to = stage_to_.data();
+  for (std::int64_t o = 0; o < outer_; ++o) {
+    const T* __restrict src = data + o * data_points_ * inner_;
+    T* __restrict dst = staging + o * sent_ * inner_;
+    if (inner_ == 1) {
+      std::size_t k = 0;
+      for (; k + 4 <= n; k += 4) {
+        dst[to[k]] = src[from[k]], dst[to[k + 1]] = src[from[k + 1]];
+        dst[to[k + 2]] = src[from[k + 2]], dst[to[k + 3]] = src[from[k + 3]];
+      }
+      for (; k < n; ++k) dst[to[k]] = src[from[k]];
+    } else {
+      for (std::size_t k = 0; k < n; ++k)
+        std::memcpy(dst + to[k] * inner_, src + from[k] * inner_, static_cast<std::size_t>(inner_) * sizeof(T));
+    }
+  }
+}
+
+}  // namespace foehn::grid
