@@ -311,23 +311,31 @@ void OutputEngine::write_block(int var, std::int64_t record, const std::byte* da
   for (; calls < s.write_calls; ++calls) file.write(var, record, none, nullptr);
 }
 
+bool OutputEngine::write_front(bool closing) {
+  if (announced_.empty()) return false;
+  const Announce& a = announced_.front();
+  const auto& vars = plan_.files[a.file].variables;
+  if (next_in_file_ < 0) {
+    files_[a.file]->write_time(a.record, a.time, a.time_start);
+    next_in_file_ = 0;
+  }
+  while (next_in_file_ < static_cast<int>(vars.size())) {
+    const int var = vars[next_in_file_];
+    const bool skip = vars_[var].op == filters::TemporalOp::once && a.record > 0;
+    if (!skip && !closing && !ready(var, a.record)) return false;  // wait for more data
+    write_record_of(var, a.record, closing);
+    ++next_in_file_;
+  }
+  announced_.pop_front();
+  next_in_file_ = -1;
+  return true;
+}
+
 void OutputEngine::advance(bool closing) {
-  while (!announced_.empty()) {
-    const Announce& a = announced_.front();
-    const auto& vars = plan_.files[a.file].variables;
-    if (next_in_file_ < 0) {
-      files_[a.file]->write_time(a.record, a.time, a.time_start);
-      next_in_file_ = 0;
-    }
-    while (next_in_file_ < static_cast<int>(vars.size())) {
-      const int var = vars[next_in_file_];
-      const bool skip = vars_[var].op == filters::TemporalOp::once && a.record > 0;
-      if (!skip && !closing && !ready(var, a.record)) return;  // wait for more data
-      write_record_of(var, a.record, closing);
-      ++next_in_file_;
-    }
-    announced_.pop_front();
-    next_in_file_ = -1;
+  // With an external order (several contexts in a pool) the server loop
+  // decides when the front record is written.
+  if (external_order_ && !closing) return;
+  while (write_front(closing)) {
   }
 }
 

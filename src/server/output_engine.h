@@ -49,6 +49,14 @@ class OutputEngine {
   void on_data(int client, const transport::EventHeader& h, const std::byte* payload);
   void on_announce(int file, std::int64_t record, double time, double time_start);
   void on_client_closed(int client);
+  // Several contexts on one pool: every server must make its collective
+  // writes in one order across contexts, so the server loop drives the
+  // writes (write_front) in the order its leader gives.
+  void set_external_order(bool on) { external_order_ = on; }
+  // Writes the oldest announced record if all its data is here (or, when
+  // closing, with fill values for what is missing). True if it was written.
+  bool write_front(bool closing);
+  bool has_announced() const { return !announced_.empty(); }
   bool all_clients_closed() const { return closed_clients_ == plan_.client_ranks.size(); }
   // Writes the remaining records (incomplete ones as fill values, with a
   // warning) and closes the files.
@@ -108,7 +116,8 @@ class OutputEngine {
   std::map<std::pair<int, std::int64_t>, Pending> pending_;
   std::vector<std::vector<std::byte>> spare_;  // recycled record buffers
   std::deque<Announce> announced_;
-  int next_in_file_ = -1;  // position in the front announce: -1 time not yet written
+  int next_in_file_ = -1;
+  bool external_order_ = false;  // position in the front announce: -1 time not yet written
   std::vector<char> client_closed_;
   std::size_t closed_clients_ = 0;
   std::vector<std::string> warnings_;

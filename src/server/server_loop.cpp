@@ -1,6 +1,8 @@
 #include "server/server_loop.h"
 
 #include <chrono>
+#include <cstring>
+#include <deque>
 #include <cstdint>
 #include <iostream>
 #include <map>
@@ -25,6 +27,7 @@ using transport::EventType;
 
 struct ContextSlot {
   std::unique_ptr<OutputEngine> engine;
+  std::size_t clients = 0, closed = 0;  // context_close events received
   std::vector<int> client_of_rank;  // world rank -> client index, -1 if not a client
   std::string error;                // first error; later data for this context is dropped
   int root = 0;                     // world rank acknowledgements go to
@@ -75,7 +78,13 @@ class Server {
       figures_.peak_memory_bytes = std::max(figures_.peak_memory_bytes, static_cast<double>(buffer.capacity()));
       if (st.MPI_TAG == transport::kTagPlan) on_plan(st.MPI_SOURCE, buffer.data(), bytes);
       else if (st.MPI_TAG == transport::kTagEvents) on_events(st.MPI_SOURCE, buffer.data(), bytes);
+      else if (st.MPI_TAG == transport::kTagOrder && bytes == sizeof(Order)) {
+        Order o;
+        std::memcpy(&o, buffer.data(), sizeof o);
+        order_.push_back(o);
+      }
       else fail_run("unexpected message tag " + std::to_string(st.MPI_TAG) + " from rank " + std::to_string(st.MPI_SOURCE));
+      drive();
       figures_.busy_seconds += MPI_Wtime() - b0;
     }
     figures_.wall_seconds = MPI_Wtime() - t0;
@@ -108,17 +117,78 @@ class Server {
     failed_ = true;
   }
 
+  // Collective work (creating, writing and closing the files of a
+  // context) must happen in one order on every server, or two servers
+  // could wait in different collectives forever. The first server decides
+  // that order as it sees plans, announces and closes, and tells the others.
+  struct Order {
+    enum Kind : std::uint32_t { open = 1, write = 2, close = 3 } kind;
+    std::uint32_t key;
+  };
+
+  void issue(Order o) {
+    order_.push_back(o);
+    for (int s = 1; s < count_; ++s)
+      MPI_Send(&o, sizeof o, MPI_BYTE, w_.server_ranks[s], transport::kTagOrder, w_.comm);
+  }
+
+  // Carries out the orders whose work can be done now, in order.
+  void drive() {
+    while (!order_.empty()) {
+      const Order o = order_.front();
+      if (o.kind == Order::open) {
+        auto it = plans_.find(o.key);
+        if (it == plans_.end()) return;  // the plan is still on its way
+        open_context(it->second.first, it->second.second);
+        plans_.erase(it);
+      } else {
+        auto it = contexts_.find(o.key);
+        if (it == contexts_.end()) return;
+        ContextSlot& slot = *it->second;
+        if (o.kind == Order::write) {
+          if (slot.engine && slot.error.empty()) {
+            try {
+              if (!slot.engine->write_front(false)) return;  // data still on its way
+            } catch (const std::exception& e) {
+              slot.error = e.what();
+              fail_run("context '" + slot.id + "': " + slot.error);
+            }
+          }
+        } else {
+          if (slot.closed < slot.clients) return;
+          close_context(it);
+        }
+      }
+      order_.pop_front();
+    }
+  }
+
   void on_plan(int source, const std::byte* data, int bytes) {
+    std::uint32_t key = 0;
+    try {
+      key = output::decode_plan(reinterpret_cast<const char*>(data), bytes).key;
+    } catch (const std::exception& e) {
+      fail_run("a plan from rank " + std::to_string(source) + " is corrupt: " + e.what());
+      send_ack(w_.comm, source, e.what());
+      return;
+    }
+    plans_[key] = {source, std::vector<std::byte>(data, data + bytes)};
+    if (index_ == 0) issue({Order::open, key});
+  }
+
+  void open_context(int source, const std::vector<std::byte>& bytes) {
     auto slot = std::make_unique<ContextSlot>();
     slot->root = source;
     std::uint32_t key = 0;
     try {
-      output::ContextPlan plan = output::decode_plan(reinterpret_cast<const char*>(data), bytes);
+      output::ContextPlan plan = output::decode_plan(reinterpret_cast<const char*>(bytes.data()), bytes.size());
       key = plan.key;
       slot->id = plan.context_id;
+      slot->clients = plan.client_ranks.size();
       slot->client_of_rank.assign(w_.size, -1);
       for (size_t c = 0; c < plan.client_ranks.size(); ++c) slot->client_of_rank.at(plan.client_ranks[c]) = static_cast<int>(c);
       slot->engine = std::make_unique<OutputEngine>(std::move(plan), WriterRole{false, index_, count_, w_.local});
+      slot->engine->set_external_order(true);
     } catch (const std::exception& e) {
       slot->error = e.what();
       fail_run("context '" + slot->id + "': " + slot->error);
@@ -140,14 +210,19 @@ class Server {
         const int client = slot.client_of_rank.at(source);
         if (h.type == EventType::context_close) {
           if (slot.engine) slot.engine->on_client_closed(client);
-          if (!slot.engine || slot.engine->all_clients_closed()) close_context(it);
+          if (++slot.closed == slot.clients && index_ == 0) issue({Order::close, h.context});
           return;
         }
         if (!slot.error.empty() || !slot.engine) return;
         try {
-          if (h.type == EventType::data) slot.engine->on_data(client, h, payload);
-          else if (h.type == EventType::announce) slot.engine->on_announce(static_cast<int>(h.item), h.record, h.time, h.time_start);
-          else throw std::runtime_error("unknown event type " + std::to_string(static_cast<unsigned>(h.type)));
+          if (h.type == EventType::data) {
+            slot.engine->on_data(client, h, payload);
+          } else if (h.type == EventType::announce) {
+            slot.engine->on_announce(static_cast<int>(h.item), h.record, h.time, h.time_start);
+            if (index_ == 0) issue({Order::write, h.context});
+          } else {
+            throw std::runtime_error("unknown event type " + std::to_string(static_cast<unsigned>(h.type)));
+          }
         } catch (const std::exception& e) {
           slot.error = e.what();
           fail_run("context '" + slot.id + "': " + slot.error);
@@ -180,6 +255,8 @@ class Server {
   std::size_t finalized_ = 0;
   bool failed_ = false;
   std::map<std::uint32_t, std::unique_ptr<ContextSlot>> contexts_;
+  std::map<std::uint32_t, std::pair<int, std::vector<std::byte>>> plans_;  // received, not yet opened
+  std::deque<Order> order_;
   report::ServerFigures figures_;
 };
 

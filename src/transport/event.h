@@ -17,7 +17,7 @@ constexpr std::uint32_t kBufferMagic = 0x6e686f66;  // "fohn"
 constexpr std::uint16_t kProtocolVersion = 2;
 
 // MPI tags on foehn's private duplicate of the world communicator.
-enum Tag : int { kTagEvents = 1, kTagPlan = 2, kTagAck = 3, kTagReport = 4 };
+enum Tag : int { kTagEvents = 1, kTagPlan = 2, kTagAck = 3, kTagReport = 4, kTagOrder = 5 };
 
 enum class EventType : std::uint32_t {
   data = 1,           // a fragment of a variable's values for one record

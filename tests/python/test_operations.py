@@ -154,3 +154,23 @@ def test_reduced_file_passes_cfchecks(tmp_path, mpmd):
     path = run_ops(tmp_path, mpmd, 2, 1, "regular", "client")
     result = subprocess.run(["bash", str(ROOT / "scripts/cfcheck.sh"), str(path)], capture_output=True, text=True)
     assert "ERRORS detected: 0" in result.stdout, result.stdout + result.stderr
+
+
+def test_two_models_share_one_pool_of_servers(tmp_path):
+    """Several contexts on one pool: two models (two code ids) each with a
+    context of one_file files, served by the same 2 servers at once."""
+    import os
+    import subprocess
+    from conftest import MPI_ENV
+    cmd = ["mpiexec", "--oversubscribe",
+           "-n", "2", str(BUILD / "tests/mpi/spine_model"), str(ROOT / "tests/mpi/data/spine.xml"), "7", "13", "7", "3",
+           ":", "-n", "3", str(BUILD / "tests/mpi/ops_model"), str(XML), str(STEPS), str(NI), str(NJ), str(NLEV), "regular",
+           ":", "-n", "2", str(BUILD / "apps/foehn-server/foehn-server")]
+    run = subprocess.run(cmd, cwd=tmp_path, env=dict(os.environ, **MPI_ENV), capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "spine_model: OK" in run.stdout
+    want = expected("regular")
+    with netCDF4.Dataset(tmp_path / "ops_6h.nc") as ds:
+        ds.set_auto_mask(False)
+        for name in ["a_avg", "b_avg", "a_inst", "b_avg_of_max"]:
+            np.testing.assert_array_equal(ds[name][:], want[name], err_msg=name)
