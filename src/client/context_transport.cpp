@@ -8,16 +8,30 @@
 namespace foehn::client {
 
 void Context::create_channels(const std::vector<std::size_t>& bytes_per_server) {
-  // Buffers hold everything a server gets in one output step ("performance"
-  // sizing), within [min_buffer_size, max_buffer_size].
+  // optimal_buffer_size = performance (default): a buffer holds everything a
+  // server gets in one output step, so a step is one message; memory: it
+  // holds the largest single message (one field's part for that server).
+  // Either is scaled by buffer_size_factor and kept within
+  // [min_buffer_size, max_buffer_size]; a larger field is split, never refused.
+  const std::string mode = config::variable_string(def_, "optimal_buffer_size", "performance");
+  if (mode != "performance" && mode != "memory")
+    fail(FOEHN_ERR_CONFIG, "context '" + id_ + "': optimal_buffer_size must be 'performance' or 'memory', not '" + mode + "'");
+  std::vector<std::size_t> largest(bytes_per_server.size(), 0);
+  for (const OutputVar& out : outputs_)
+    for (size_t s = 0; s < out.dest.size() && s < largest.size(); ++s)
+      if (out.dest[s].total) {
+        // Samples for the servers travel in double.
+        const std::size_t elem = out.on_server ? sizeof(double) : out.elem;
+        largest[s] = std::max(largest[s], sizeof(transport::BufferHeader) + transport::event_bytes(out.dest[s].total * elem));
+      }
   const std::int64_t min_size = config::variable_int(def_, "min_buffer_size", 1 << 16);
   const std::int64_t max_size = config::variable_int(def_, "max_buffer_size", 1 << 26);
   const double factor = config::variable_double(def_, "buffer_size_factor", 1.0);
   if (min_size < 1024 || max_size < min_size || factor <= 0)
     fail(FOEHN_ERR_CONFIG, "context '" + id_ + "': need 1024 <= min_buffer_size <= max_buffer_size and buffer_size_factor > 0");
   for (size_t s = 0; s < bytes_per_server.size(); ++s) {
-    const auto want = static_cast<std::int64_t>(
-        factor * static_cast<double>(bytes_per_server[s] + 16 * sizeof(transport::EventHeader)));
+    const std::size_t base = mode == "memory" ? largest[s] : bytes_per_server[s];
+    const auto want = static_cast<std::int64_t>(factor * static_cast<double>(base + 16 * sizeof(transport::EventHeader)));
     const auto capacity = static_cast<std::size_t>(std::clamp(want, min_size, max_size));
     channels_.emplace_back(world_->comm, world_->server_ranks[s], capacity, 2, *counters_);
   }

@@ -73,8 +73,10 @@ class Server {
       MPI_Get_count(&st, MPI_BYTE, &bytes);
       if (buffer.size() < static_cast<size_t>(bytes)) buffer.resize(bytes);
       MPI_Mrecv(buffer.data(), bytes, MPI_BYTE, &msg, MPI_STATUS_IGNORE);
-      ++figures_.messages_received;
-      figures_.bytes_received += bytes;
+      if (st.MPI_TAG != transport::kTagOrder) {  // what the clients sent
+        ++figures_.messages_received;
+        figures_.bytes_received += bytes;
+      }
       figures_.peak_memory_bytes = std::max(figures_.peak_memory_bytes, static_cast<double>(buffer.capacity()));
       if (st.MPI_TAG == transport::kTagPlan) on_plan(st.MPI_SOURCE, buffer.data(), bytes);
       else if (st.MPI_TAG == transport::kTagEvents) on_events(st.MPI_SOURCE, buffer.data(), bytes);

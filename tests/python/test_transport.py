@@ -1,0 +1,61 @@
+"""The transport under stress: fields far bigger than the send buffers
+(split into many fragments), buffer-starved settings that force the model
+to wait (and the report must say so), more servers than clients and the
+reverse, both buffer sizing modes; the files must stay exact."""
+import json
+
+import pytest
+
+from conftest import BUILD, ROOT
+
+SPINE = ROOT / "tests/mpi/data/spine.xml"
+
+
+def spine_variant(tmp_path, variables):
+    text = SPINE.read_text()
+    block = "".join(f'<variable id="{k}" type="{t}">{v}</variable>' for k, (t, v) in variables.items())
+    text = text.replace('<axis_definition>', f"<variable_definition>{block}</variable_definition>\n    <axis_definition>", 1)
+    path = tmp_path / "spine.xml"
+    path.write_text(text)
+    return path
+
+
+def run_spine(tmp_path, mpmd, clients, servers, variables, grid=(13, 7, 3), steps=7):
+    xml = spine_variant(tmp_path, {**variables, "report_file": ("string", "report.json")})
+    run = mpmd(tmp_path, clients, servers, [BUILD / "tests/mpi/spine_model", xml, steps, *grid])
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "spine_model: OK" in run.stdout  # the model read its files back: values exact
+    return json.loads((tmp_path / "report.json").read_text())
+
+
+def test_field_bigger_than_every_buffer_is_split_and_starved_clients_wait(tmp_path, mpmd):
+    # 2 KiB buffers against 130 x 70 x 3 floats (~55 KiB per rank and step).
+    report = run_spine(tmp_path, mpmd, 2, 1, {"min_buffer_size": ("int", 1024), "max_buffer_size": ("int", 2048)},
+                       grid=(130, 70, 3))
+    for c in report["clients"]:
+        assert c["buffer_bytes"] == 2 * 2048
+        assert c["smallest_sufficient_buffer_bytes"] <= 2048
+        assert c["messages_sent"] > 50  # every field went out in many fragments
+    # With two tiny buffers the model had to wait, and the report says so.
+    assert sum(c["waits"] for c in report["clients"]) > 0
+    assert sum(c["wait_seconds"] for c in report["clients"]) > 0
+
+
+@pytest.mark.parametrize("clients,servers", [(1, 3), (3, 1), (2, 4)])
+def test_more_servers_than_clients_and_the_reverse(tmp_path, mpmd, clients, servers):
+    report = run_spine(tmp_path, mpmd, clients, servers, {})
+    assert len(report["servers"]) == servers and len(report["clients"]) == clients
+    assert sum(s["bytes_received"] for s in report["servers"]) == sum(c["bytes_sent"] for c in report["clients"])
+
+
+@pytest.mark.parametrize("mode", ["performance", "memory"])
+def test_buffer_sizing_modes(tmp_path, mpmd, mode):
+    report = run_spine(tmp_path, mpmd, 2, 1, {"optimal_buffer_size": ("string", mode), "min_buffer_size": ("int", 1024)},
+                       grid=(40, 20, 3))
+    sizes = [c["buffer_bytes"] / 2 for c in report["clients"]]
+    # performance: a step of every field (ta and ps) fits; memory: the largest one.
+    ta_part = 40 * 20 * 3 * 4 // 2
+    if mode == "memory":
+        assert all(s < 1.5 * ta_part + 4096 for s in sizes), sizes
+    else:
+        assert all(s > ta_part for s in sizes), sizes
