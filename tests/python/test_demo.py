@@ -64,3 +64,16 @@ def test_json_report_is_consistent(demo_output):
                     data_bytes += int(np.prod(var.shape)) * var.dtype.itemsize
     assert server["bytes_written"] == data_bytes
     assert isinstance(report["advice"], list)
+
+
+def test_foehn_report_command_summarises_and_compares(demo_output):
+    import subprocess
+    tool = str(BUILD / "apps/foehn/foehn")
+    path = str(demo_output / "foehn_report.json")
+    one = subprocess.run([tool, "report", path], capture_output=True, text=True)
+    assert one.returncode == 0, one.stderr
+    assert "2 client(s), 1 server(s)" in one.stdout and "worst client waiting ratio" in one.stdout
+    two = subprocess.run([tool, "report", path, path], capture_output=True, text=True)
+    assert two.returncode == 0 and "+0.0 %" in two.stdout
+    bad = subprocess.run([tool, "report", str(demo_output / "demo_atm_3h.nc")], capture_output=True, text=True)
+    assert bad.returncode == 1 and "not JSON" in bad.stderr
