@@ -26,8 +26,9 @@ Summary load(const std::string& path) {
   json doc;
   try {
     doc = json::parse(in);
-  } catch (const json::exception& e) {
-    throw std::runtime_error(path + ": not JSON: " + e.what());
+  } catch (const json::parse_error& e) {
+    // Not e.what(): it quotes the bytes read, which may not be text.
+    throw std::runtime_error(path + ": not JSON (parse error at byte " + std::to_string(e.byte) + ")");
   }
   if (!doc.contains("foehn_report_version")) throw std::runtime_error(path + ": not a foehn report");
   Summary s;
