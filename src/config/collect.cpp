@@ -38,6 +38,10 @@ AttrMap inherit(const AttrMap& inherited, const Node& node) {
 // The attributes a group passes down to its children.
 AttrMap inherit_from_group(const AttrMap& inherited, const Node& group) {
   AttrMap out = inherit(inherited, group);
+  const Attr* id = group.attr("id");
+  const std::string label = "<" + group.name + (id ? " id='" + id->value + "'>" : ">");
+  for (const Attr& a : group.attrs)
+    if (out[a.name].via.empty()) out[a.name].via = label;
   out.erase("id");
   out.erase("group_ref");
   return out;
@@ -138,7 +142,7 @@ class Collector {
     if (!node.text.empty()) {
       if (node.attr("expr"))
         fail(node.text_where, "<" + node.name + "> has both an expr attribute and an expression as text");
-      e.attrs["expr"] = Attr{"expr", node.text, node.text_where};
+      e.attrs["expr"] = Attr{"expr", node.text, node.text_where, "", false};
     }
     return e;
   }
@@ -254,7 +258,8 @@ class Collector {
     }
     for (const std::string& field_id : it->second) {
       Element e{nullptr, here, ref.where};
-      e.attrs["field_ref"] = Attr{"field_ref", field_id, ref.where};
+      const std::string via = "<field_group group_ref='" + id + "'>";
+      e.attrs["field_ref"] = Attr{"field_ref", field_id, ref.where, via, false};
       file.fields.push_back(std::move(e));
     }
   }

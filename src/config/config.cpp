@@ -28,12 +28,14 @@ const T* find_by_id(const std::vector<T>& items, std::string_view id) {
 Simulation read(std::string_view xml, const std::string& name, const std::string& base_dir,
                 const std::string& key) {
   using namespace detail;
-  const Node root = read_tree(xml, name, base_dir, key);
+  std::vector<ConfigWarning> warnings;
+  const Node root = read_tree(xml, name, base_dir, key, &warnings);
   if (root.name != "simulation") fail(root.where, "the root element must be <simulation>, not <" + root.name + ">");
   check_attributes(root, Schema::simulation);
   check_no_text(root);
 
   Simulation sim;
+  sim.warnings = std::move(warnings);
   for (const Node& child : root.children) {
     if (child.name != "context") unknown_element(child, root, {"context"});
     const Attr* id = child.attr("id");
@@ -43,6 +45,7 @@ Simulation read(std::string_view xml, const std::string& name, const std::string
         fail(child.where, "duplicate context id '" + other.id + "' (first defined at " + other.where.str() + ")");
     RawContext raw = collect_context(child);
     sim.contexts.push_back(resolve_context(raw));
+    for (ConfigWarning& w : raw.warnings) sim.warnings.push_back(std::move(w));
   }
   return sim;
 }

@@ -29,6 +29,29 @@ struct ConfigError : std::runtime_error {
   std::string message;
 };
 
+// Where one resolved attribute came from: its value (as written, trimmed),
+// the element it was written on, and how it reached the element: "" for the
+// element's own attribute, else a description such as
+// "<field_group id='g'>", "<field_definition>", "field_ref 't'" or
+// "field_ref 't' <- <field_group id='g'>" (chains, nearest first), with
+// " (root of included file)" when it was written on an included file's root.
+struct AttributeOrigin {
+  std::string value;
+  Location where;
+  std::string via;
+};
+// attribute name -> origin, for every attribute the element ends up with
+// (after groups, includes and references; defaults are not listed).
+using AttributeOrigins = std::map<std::string, AttributeOrigin>;
+
+// Something legal but probably unintended, e.g. an attribute whose value
+// hides another one set elsewhere. str() is "file:line: warning: message".
+struct ConfigWarning {
+  Location where;
+  std::string message;
+  std::string str() const;
+};
+
 struct Variable {
   std::string id;
   std::string type;   // bool, int, double, string (XIOS spellings accepted and normalised)
@@ -57,6 +80,7 @@ struct AxisDef {
   std::vector<double> value;  // optional values given in the XML
   Location where;
   ExtraAttributes extra;      // comment, axis_type, dim_name, bounds_name, prec, ...
+  AttributeOrigins origins;  // where each resolved attribute came from
 };
 
 struct DomainDef {
@@ -65,6 +89,7 @@ struct DomainDef {
   std::optional<std::int64_t> ni_glo, nj_glo;
   Location where;
   ExtraAttributes extra;  // comment, lon_name, lat_name, dim_i_name, nvertex, radius, prec, ...
+  AttributeOrigins origins;  // where each resolved attribute came from
 };
 
 // A scalar (0-d grid component), from <scalar_definition>.
@@ -73,6 +98,7 @@ struct ScalarDef {
   std::optional<double> value;
   Location where;
   ExtraAttributes extra;  // comment, axis_type, positive, bounds_name, prec
+  AttributeOrigins origins;  // where each resolved attribute came from
 };
 
 struct GridComponent {
@@ -86,6 +112,7 @@ struct GridDef {
   std::vector<GridComponent> components;  // in declared order
   Location where;
   ExtraAttributes extra;  // description, comment
+  AttributeOrigins origins;  // where each resolved attribute came from
 };
 
 struct FieldDef {
@@ -108,6 +135,7 @@ struct FieldDef {
   bool check_if_active = false;   // accepted for XIOS compatibility; foehn always checks
   std::vector<Variable> variables;  // <variable>s inside the field (become variable attributes)
   ExtraAttributes extra;  // read_access, grid_path, compression_type, ts_enabled, ...
+  AttributeOrigins origins;  // where each resolved attribute came from
   // The name written to the file: name if set, else id.
   const std::string& output_name() const { return name.empty() ? id : name; }
 };
@@ -133,6 +161,7 @@ struct FileDef {
   std::string time_units;    // seconds | days
   std::string timeseries;    // none | only | both | exclusive
   ExtraAttributes extra;     // split_start_offset, time_counter_name, uuid_name, writer, ...
+  AttributeOrigins origins;  // where each resolved attribute came from
   const std::string& output_name() const { return name.empty() ? id : name; }
 };
 
@@ -159,6 +188,11 @@ struct ContextDef {
 
 struct Simulation {
   std::vector<ContextDef> contexts;
+  // Attributes that override a different value set elsewhere: an including
+  // element over its included file's root, or an attribute inherited from a
+  // group over the one of the field_ref (domain_ref, ...) target. Reading
+  // goes on; `foehn check` prints them.
+  std::vector<ConfigWarning> warnings;
   const ContextDef* find_context(std::string_view id) const;
 };
 

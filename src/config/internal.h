@@ -26,6 +26,10 @@ struct Attr {
   std::string name;
   std::string value;
   Location where;  // the element the attribute is written on
+  // How it reached the element it is on now (AttributeOrigin::via): empty
+  // for the element's own; set as groups and references pass it on.
+  std::string via;
+  bool included = false;  // written on the root of an included file
 };
 
 // One XML element after includes have been spliced in.
@@ -45,8 +49,10 @@ struct Node {
 // Parses `xml` (named `name` in messages) and every file it includes. Include
 // paths are relative to `base_dir`; `key` identifies this text for include
 // cycle detection (a canonical path, or the name for in-memory text).
+// Attributes of an included root hidden by the including element's are
+// added to `warnings` (when given).
 Node read_tree(std::string_view xml, const std::string& name, const std::string& base_dir,
-               const std::string& key);
+               const std::string& key, std::vector<ConfigWarning>* warnings = nullptr);
 // Reads a whole regular file; false if it cannot be read.
 bool read_text_file(const std::string& path, std::string& out);
 // A key that is the same for every spelling of a path (for cycle detection).
@@ -103,6 +109,7 @@ struct RawContext {
   std::vector<const Node*> variables;
   std::vector<Element> axes, domains, scalars, grids, fields;
   std::vector<RawFile> files;
+  std::vector<ConfigWarning> warnings;  // added to by resolve (references)
 };
 
 RawContext collect_context(const Node& context);
@@ -110,6 +117,14 @@ RawContext collect_context(const Node& context);
 // ---- resolve ---------------------------------------------------------------
 
 ContextDef resolve_context(RawContext& raw);
+// The origins of an element's attributes (origins.cpp).
+AttributeOrigins origins_of(const Element& e);
+// Where an attribute came from, for messages: "file:line" plus the via text.
+std::string describe(const Attr& a);
+// Fills `e` with the attributes of its reference target that it lacks, and
+// warns (into `warnings`) when an attribute it inherited from a group hides
+// a different value of the target's.
+void inherit_from_target(Element& e, std::string_view ref_attr, std::vector<ConfigWarning>& warnings);
 // Checks a <variable>'s type and value and returns it.
 Variable make_variable(const Node& node);
 

@@ -37,7 +37,8 @@ template <typename Map>
 
 // Applies `ref_attr` inheritance to `elements` (all elements of one kind in
 // the context). Iterative, so a long chain cannot exhaust the stack.
-void resolve_refs(const std::vector<Element*>& elements, std::string_view ref_attr, std::string_view kind) {
+void resolve_refs(const std::vector<Element*>& elements, std::string_view ref_attr, std::string_view kind,
+                  std::vector<ConfigWarning>& warnings) {
   std::map<std::string, Element*, std::less<>> index;
   for (Element* e : elements)
     if (const std::string* id = e->get("id")) index.emplace(*id, e);
@@ -69,9 +70,7 @@ void resolve_refs(const std::vector<Element*>& elements, std::string_view ref_at
     // is done); fill in from the back.
     for (auto it = path.rbegin(); it != path.rend(); ++it) {
       Element* e = *it;
-      if (e->ref_target)
-        for (const auto& [name, attr] : e->ref_target->attrs)
-          if (name != "id") e->attrs.emplace(name, attr);  // emplace keeps the element's own
+      if (e->ref_target) inherit_from_target(*e, ref_attr, warnings);
       done.insert(e);
     }
   }
@@ -145,9 +144,9 @@ class Resolver {
     if (raw_.calendar) ctx.calendar = calendar(*raw_.calendar);
     for (const Node* v : raw_.variables) ctx.variables.push_back(make_variable(*v));
 
-    resolve_refs(pointers(raw_.axes), "axis_ref", "axis");
-    resolve_refs(pointers(raw_.domains), "domain_ref", "domain");
-    resolve_refs(pointers(raw_.scalars), "scalar_ref", "scalar");
+    resolve_refs(pointers(raw_.axes), "axis_ref", "axis", raw_.warnings);
+    resolve_refs(pointers(raw_.domains), "domain_ref", "domain", raw_.warnings);
+    resolve_refs(pointers(raw_.scalars), "scalar_ref", "scalar", raw_.warnings);
     axes_ = index_by_id(pointers(raw_.axes));
     domains_ = index_by_id(pointers(raw_.domains));
     scalars_ = index_by_id(pointers(raw_.scalars));
@@ -158,7 +157,7 @@ class Resolver {
     std::vector<Element*> all_fields = pointers(raw_.fields);
     for (RawFile& f : raw_.files)
       for (Element& e : f.fields) all_fields.push_back(&e);
-    resolve_refs(all_fields, "field_ref", "field");
+    resolve_refs(all_fields, "field_ref", "field", raw_.warnings);
 
     for (const Element& e : raw_.axes) ctx.axes.push_back(axis(e));
     for (const Element& e : raw_.domains) ctx.domains.push_back(domain(e));
@@ -214,7 +213,7 @@ class Resolver {
                                             " but " + std::to_string(n) + " values");
       a.n_glo = n;  // the values say how long the axis is
     }
-    a.where = e.where;
+    a.where = e.where, a.origins = origins_of(e);
     a.extra = extras(e, {"id", "name", "long_name", "standard_name", "unit", "positive", "n_glo", "value"});
     return a;
   }
@@ -226,7 +225,7 @@ class Resolver {
     d.type = e.get("type") ? text(e, "type") : "rectilinear";
     d.ni_glo = integer<std::int64_t>(e, "ni_glo");
     d.nj_glo = integer<std::int64_t>(e, "nj_glo");
-    d.where = e.where;
+    d.where = e.where, d.origins = origins_of(e);
     d.extra = extras(e, {"id", "name", "long_name", "standard_name", "type", "ni_glo", "nj_glo"});
     return d;
   }
@@ -236,7 +235,7 @@ class Resolver {
     s.id = text(e, "id"), s.name = text(e, "name"), s.long_name = text(e, "long_name");
     s.standard_name = text(e, "standard_name"), s.unit = text(e, "unit"), s.label = text(e, "label");
     s.value = real(e, "value");
-    s.where = e.where;
+    s.where = e.where, s.origins = origins_of(e);
     s.extra = extras(e, {"id", "name", "long_name", "standard_name", "unit", "label", "value"});
     return s;
   }
@@ -244,7 +243,7 @@ class Resolver {
   GridDef grid(const Element& e) const {
     GridDef g;
     g.id = text(e, "id"), g.name = text(e, "name");
-    g.where = e.where;
+    g.where = e.where, g.origins = origins_of(e);
     g.extra = extras(e, {"id", "name"});
     for (const Node& c : e.node->children) g.components.push_back(component(c));
     return g;
@@ -294,7 +293,7 @@ class Resolver {
     f.add_offset = real(e, "add_offset"), f.scale_factor = real(e, "scale_factor");
     f.cell_methods = text(e, "cell_methods"), f.cell_methods_mode = text(e, "cell_methods_mode");
     f.check_if_active = boolean(e, "check_if_active", false);
-    f.where = e.where;
+    f.where = e.where, f.origins = origins_of(e);
     f.extra = extras(e, {"id", "name", "long_name", "standard_name", "unit", "comment", "operation",
                          "freq_op", "freq_offset", "field_ref", "grid_ref", "domain_ref", "axis_ref",
                          "scalar_ref", "expr", "prec", "enabled", "default_value", "valid_min",
@@ -339,7 +338,7 @@ class Resolver {
     f.comment = text(e, "comment"), f.mode = text(e, "mode"), f.convention = text(e, "convention");
     f.time_counter = text(e, "time_counter"), f.time_units = text(e, "time_units");
     f.timeseries = text(e, "timeseries");
-    f.where = e.where;
+    f.where = e.where, f.origins = origins_of(e);
     f.extra = extras(e, {"id", "name", "name_suffix", "description", "output_freq", "split_freq",
                          "split_freq_format", "sync_freq", "type", "format", "par_access",
                          "output_level", "compression_level", "min_digits", "append", "enabled",

@@ -76,6 +76,11 @@ class TreeReader {
   };
   std::vector<Open> stack_;  // files being read, outermost first
 
+ public:
+  std::vector<ConfigWarning>* warnings_ = nullptr;
+
+ private:
+
   Node convert(const pugi::xml_node& x, const Source& source, int depth) {
     Node node;
     node.name = x.name();
@@ -92,7 +97,7 @@ class TreeReader {
       if (attr_name == "src")
         src = a.value();
       else
-        node.attrs.push_back(Attr{attr_name, trim(a.value()), node.where});  // " t " and "t" are one id
+        node.attrs.push_back(Attr{attr_name, trim(a.value()), node.where, "", false});  // " t " and "t" are one id
     }
 
     for (pugi::xml_node c : x.children()) {
@@ -143,8 +148,17 @@ class TreeReader {
       fail(included.where, "the root element of an included file must be <" + node.name +
                                "> like the element that includes it (" + node.where.str() + "), not <" +
                                included.name + ">");
-    for (Attr& a : included.attrs)
-      if (!node.attr(a.name)) node.attrs.push_back(std::move(a));
+    for (Attr& a : included.attrs) {
+      a.included = true;
+      const Attr* own = node.attr(a.name);
+      if (!own) {
+        node.attrs.push_back(std::move(a));
+      } else if (warnings_ && own->value != a.value) {
+        warnings_->push_back({own->where, a.name + "='" + own->value + "' on <" + node.name +
+                                              "> overrides " + a.name + "='" + a.value +
+                                              "' set on the root of the included file (" + a.where.str() + ")"});
+      }
+    }
     for (Node& own : node.children) included.children.push_back(std::move(own));
     node.children = std::move(included.children);
     if (node.text.empty()) {
@@ -181,8 +195,9 @@ std::string canonical_key(const std::string& path) {
 }
 
 Node read_tree(std::string_view xml, const std::string& name, const std::string& base_dir,
-               const std::string& key) {
+               const std::string& key, std::vector<ConfigWarning>* warnings) {
   TreeReader reader;
+  reader.warnings_ = warnings;
   return reader.read(xml, name, base_dir, key, 0);
 }
 

@@ -75,6 +75,7 @@ bool is_output_field(const config::FileDef& file, const config::FieldDef& field)
 CheckResult check_simulation(const config::Simulation& sim) {
   CheckResult result;
   result.contexts = sim.contexts.size();
+  result.warnings = sim.warnings;
   for (const config::ContextDef& ctx : sim.contexts) {
     ContextChecker checker{ctx, result, std::nullopt};
     checker.check_calendar();

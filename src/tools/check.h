@@ -16,6 +16,7 @@ struct CheckResult {
   std::size_t files = 0;   // enabled output files
   std::size_t fields = 0;  // enabled fields in them
   std::vector<config::ConfigError> problems;  // in document order; empty means OK
+  std::vector<config::ConfigWarning> warnings;  // the reader's (Simulation::warnings); not problems
   bool ok() const { return problems.empty(); }
 };
 

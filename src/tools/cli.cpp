@@ -9,6 +9,7 @@
 
 #include "config/config.h"
 #include "tools/check.h"
+#include "tools/explain.h"
 #include "tools/plan.h"
 #include "tools/report_summary.h"
 
@@ -16,10 +17,26 @@ namespace foehn::tools {
 
 namespace {
 
-int run_check(const std::vector<std::string>& files, std::ostream& out, std::ostream& err) {
+int run_check(const std::vector<std::string>& files, const std::string& explain, std::ostream& out,
+              std::ostream& err) {
   int status = 0;
   for (const std::string& path : files) {
-    const CheckResult r = check_file(path);
+    CheckResult r;
+    try {
+      const config::Simulation sim = config::parse_file(path);
+      r = check_simulation(sim);
+      if (!explain.empty()) {
+        const std::string text = explain_id(sim, explain);
+        if (text.empty()) {
+          err << path << ": no field, file, domain, axis, scalar or grid has the id '" << explain << "'\n";
+          status = 1;
+        }
+        out << text;
+      }
+    } catch (const config::ConfigError& e) {
+      r.problems.push_back(e);
+    }
+    for (const config::ConfigWarning& w : r.warnings) err << w.str() << "\n";
     if (r.ok()) {
       out << path << ": OK (" << r.contexts << " context" << (r.contexts == 1 ? "" : "s") << ", " << r.files
           << " file" << (r.files == 1 ? "" : "s") << ", " << r.fields << " field" << (r.fields == 1 ? "" : "s")
@@ -37,6 +54,7 @@ struct PlanArgs {
   std::string file;
   std::vector<std::string> domains, axes;
   PlanOptions options;
+  bool json = false;
 };
 
 int run_plan(const PlanArgs& args, std::ostream& out, std::ostream& err) {
@@ -44,7 +62,8 @@ int run_plan(const PlanArgs& args, std::ostream& out, std::ostream& err) {
     PlanOptions o = args.options;
     for (const std::string& d : args.domains) parse_size_option("--domain", d, true, o.domain_points);
     for (const std::string& a : args.axes) parse_size_option("--axis", a, false, o.axis_points);
-    out << format_plan(make_plan(config::parse_file(args.file), o));
+    const Plan plan = make_plan(config::parse_file(args.file), o);
+    out << (args.json ? format_plan_json(plan) : format_plan(plan));
     return 0;
   } catch (const config::ConfigError& e) {
     err << e.what() << "\n";
@@ -62,8 +81,12 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   app.require_subcommand(1);
 
   std::vector<std::string> check_files;
+  std::string explain;
   CLI::App* check = app.add_subcommand("check", "read and validate configuration files");
   check->add_option("files", check_files, "iodef.xml files (includes are read relative to each)")->required();
+  check->add_option("--explain", explain,
+                    "print every resolved attribute of the element(s) with this id, and where it came from")
+      ->allow_extra_args(false);
 
   PlanArgs plan_args;
   PlanOptions& o = plan_args.options;
@@ -78,6 +101,7 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   plan->add_option("--calendar", o.calendar_type, "calendar type, if the XML does not set it (or to replace it)");
   plan->add_option("--start-date", o.start_date, "start date, e.g. \"2020-01-01 00:00:00\"");
   plan->add_option("--timestep", o.timestep, "model time step, e.g. 600s (needed for 'ts' frequencies)");
+  plan->add_flag("--json", plan_args.json, "print the plan as JSON (same figures, exact byte counts)");
 
   std::vector<std::string> report_files;
   CLI::App* report = app.add_subcommand("report", "summarise a JSON performance report, or compare two");
@@ -89,7 +113,7 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
     // --help exits 0; any usage error 2, like most command line tools.
     return app.exit(e, out, err) == 0 ? 0 : 2;
   }
-  if (check->parsed()) return run_check(check_files, out, err);
+  if (check->parsed()) return run_check(check_files, explain, out, err);
   if (report->parsed()) {
     try {
       out << summarise_reports(report_files);

@@ -67,6 +67,14 @@ void parse_size_option(const std::string& option, const std::string& text, bool 
 
 // The report printed by `foehn plan`.
 std::string format_plan(const Plan& plan);
+// The same figures as one JSON object (exact integers for byte counts):
+// {"duration", "total_bytes", "total_human", "total_human_binary", "files",
+//  "bytes_per_day", "contexts": [{"id", "calendar", "start", "end",
+//  "simulated_days", "total_bytes", "files": [{"id", "name", "type",
+//  "output_freq", "xml_file", "xml_line", "records", "bytes_per_record",
+//  "once_bytes", "total_bytes", "total_human", "fields": [{"name",
+//  "operation", "grid", "points", "prec", "bytes_per_record"}]}]}]}
+std::string format_plan_json(const Plan& plan);
 // "512 B", "43.4 GB", "3.47 TB" (powers of 1000, three significant digits).
 std::string human_bytes(std::int64_t bytes);
 // "3.16 TiB" (powers of 1024).
