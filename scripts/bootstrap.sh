@@ -30,12 +30,13 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 venv="$here/.venv"
-python_packages=(numpy mpi4py netCDF4 xarray pytest cfchecker scikit-build-core)
+# matplotlib: the charts of bench/thesis_table.py and the demo.
+python_packages=(numpy mpi4py netCDF4 xarray pytest cfchecker scikit-build-core matplotlib)
 if [ ! -x "$venv/bin/python" ]; then
   echo "bootstrap: creating Python venv in $venv"
   python3 -m venv "$venv"
 fi
-if ! "$venv/bin/python" -c "import numpy, mpi4py, netCDF4, xarray, pytest, cfchecker, scikit_build_core" 2>/dev/null; then
+if ! "$venv/bin/python" -c "import numpy, mpi4py, netCDF4, xarray, pytest, cfchecker, scikit_build_core, matplotlib" 2>/dev/null; then
   echo "bootstrap: installing Python packages: ${python_packages[*]}"
   "$venv/bin/pip" install -q --disable-pip-version-check "${python_packages[@]}"
 fi

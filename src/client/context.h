@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <limits>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -149,6 +150,9 @@ class Context {
   void resolve_definitions();  // local checks; builds plan_ without the exchanged parts
   void exchange_domains();     // collective: every rank's part, its points and coordinates
   void prepare_outputs();      // local: schedules, pack plans, buffers, channels
+  // For each server, this rank's data positions in its range (cached per domain).
+  const std::vector<std::vector<std::int64_t>>& destinations_of(
+      int domain, int nservers, std::map<int, std::vector<std::vector<std::int64_t>>>& found) const;
   void resolve_field(int file_index, const config::FieldDef& f);
   std::string data_source(const config::FieldDef& f) const;
   GridShape resolve_grid(const config::FieldDef& f, const std::string& id);

@@ -1,6 +1,7 @@
-// Definition phase of a client context: the API setters, and close of
-// definition, which resolves the XML against what the model set, builds the
-// output plan (on model rank 0, then shared), the pack plans and schedules.
+// Definition phase of a client context: the API setters (domains of every
+// kind: docs/grids.md), each domain's index maps (resolve_domain), the
+// exchange of the decomposition between the model ranks, and close of
+// definition, which runs the phases in order.
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -221,6 +222,34 @@ void Context::set_axis(const std::string& id, AxisSetting s) {
   axes_[id] = std::move(s);
 }
 
+void Context::resolve_domain(const std::string& id, const config::DomainDef& def, DomainSetting& s) {
+  if (s.type.empty()) s.type = def.type.empty() ? "rectilinear" : def.type;
+  if (!def.type.empty() && def.type != s.type)
+    throw config::ConfigError(def.where, "domain '" + id + "' has type '" + def.type + "' but the model describes it as '" + s.type + "'");
+  const std::string what = "domain '" + id + "' in context '" + id_ + "': ";
+  if (!s.has_block && !s.has_index)
+    fail(FOEHN_ERR_ARGUMENT, what + "no local points (call foehn_set_domain_block or foehn_set_domain_index)");
+  try {
+    s.owned = grid::owned_points(s.layout);
+    s.data = grid::data_points(s.layout, s.owned);
+  } catch (const std::invalid_argument& e) {
+    fail(FOEHN_ERR_ARGUMENT, what + e.what());
+  }
+  // Rectilinear blocks give a longitude per column and a latitude per row;
+  // everything else one of each per local point.
+  const bool per_line = s.type == "rectilinear" && s.has_block;
+  const auto nlon = static_cast<std::size_t>(per_line ? s.layout.ni : s.owned.size());
+  const auto nlat = static_cast<std::size_t>(per_line ? s.layout.nj : s.owned.size());
+  if (s.lon.size() != nlon || s.lat.size() != nlat)
+    fail(FOEHN_ERR_ARGUMENT, what + "expected " + std::to_string(nlon) + " longitudes and " + std::to_string(nlat) +
+                                 " latitudes (" + (per_line ? "one per local column and row" : "one per local point") +
+                                 "), given " + std::to_string(s.lon.size()) + " and " + std::to_string(s.lat.size()) +
+                                 " (foehn_set_domain_coordinates)");
+  if (s.type == "rectilinear" && s.nvertex != 0 && s.nvertex != 2)
+    fail(FOEHN_ERR_ARGUMENT, what + "rectilinear bounds have 2 values per longitude and latitude, not " +
+                                 std::to_string(s.nvertex));
+}
+
 void Context::exchange_domains() {
   // Collective and never throwing: a problem is kept in domain_error_ and
   // raised by prepare_outputs, on every rank at once. The servers need every
@@ -255,7 +284,7 @@ void Context::exchange_domains() {
       lat_n[r] = static_cast<int>(at(r, kLat));
       blon_n[r] = static_cast<int>(at(r, kLon) * at(r, kNvertex));
       blat_n[r] = static_cast<int>(at(r, kLat) * at(r, kNvertex));
-      info.needs_fill = info.needs_fill || (to_all ? at(r, kNi) * at(r, kNj) : at(r, kOwned)) != at(r, kSent);
+      info.needs_fill = info.needs_fill || at(r, kOwned) != at(r, kSent);  // masked or left out: the same in every mode
       if (at(r, kNiGlo) != info.ni_glo || at(r, kNjGlo) != info.nj_glo || at(r, kType) != mine[kType]) {
         agree = false;
         domain_error_ = "domain '" + info.id + "': model ranks disagree: rank " + std::to_string(rank_) + " has a " +
@@ -284,66 +313,18 @@ void Context::exchange_domains() {
 
     // Place each rank's points and coordinates in the global arrays, and
     // check that every point has exactly one owner.
-    const bool rect = info.type == "rectilinear";
-    const std::int64_t nv = info.nvertex;
-    const auto nlon = static_cast<std::size_t>(rect ? info.ni_glo : info.size());
-    const auto nlat = static_cast<std::size_t>(rect ? info.nj_glo : info.size());
-    info.lon.assign(nlon, std::nan(""));
-    info.lat.assign(nlat, std::nan(""));
-    info.bounds_lon.assign(nv ? nlon * nv : 0, std::nan(""));
-    info.bounds_lat.assign(nv ? nlat * nv : 0, std::nan(""));
-    const bool all_dense = std::all_of(sent_n.begin(), sent_n.end(), [](int n) { return n == 0; }) &&
-                           std::all_of(owned_n.begin(), owned_n.end(), [](int n) { return n == 0; });
-    info.points.assign(all_dense ? 0 : size_, {});
-    std::vector<int> owner(static_cast<std::size_t>(info.size()), -1);
-    for (int r = 0; r < size_ && domain_error_.empty(); ++r) {
-      std::vector<std::int64_t> owned;
-      if (at(r, kByIndex)) {
-        owned.assign(owned_all.begin() + owned_at[r], owned_all.begin() + owned_at[r] + owned_n[r]);
-      } else {
-        for (std::int64_t j = at(r, kJb); j < at(r, kJb) + at(r, kNj); ++j)
-          for (std::int64_t i = at(r, kIb); i < at(r, kIb) + at(r, kNi); ++i) owned.push_back(j * info.ni_glo + i);
-      }
-      for (const std::int64_t g : owned)
-        if (int& o = owner[static_cast<std::size_t>(g)]; o >= 0) {
-          domain_error_ = "domain '" + info.id + "': the point (i " + std::to_string(g % info.ni_glo) + ", j " +
-                          std::to_string(g / info.ni_glo) + ") is held by model ranks " + std::to_string(o) + " and " +
-                          std::to_string(r) + "; every point needs one owner (halo points belong in the data layout)";
-          break;
-        } else {
-          o = r;
-        }
-      auto place = [&](std::vector<double>& dst, std::vector<double>& bdst, const std::vector<double>& src,
-                       const std::vector<double>& bsrc, int src_first, int bsrc_first, int n, auto where) {
-        for (int k = 0; k < n; ++k) {
-          const auto g = static_cast<std::size_t>(where(k));
-          dst[g] = src[static_cast<std::size_t>(src_first + k)];
-          for (std::int64_t v = 0; v < nv; ++v)
-            bdst[g * nv + v] = bsrc[static_cast<std::size_t>(bsrc_first + k * nv + v)];
-        }
-      };
-      const bool by_index = at(r, kByIndex);
-      if (rect) {
-        place(info.lon, info.bounds_lon, lon_all, blon_all, lon_at[r], blon_at[r], lon_n[r],
-              [&](int k) { return by_index ? owned[k] % info.ni_glo : at(r, kIb) + k; });
-        place(info.lat, info.bounds_lat, lat_all, blat_all, lat_at[r], blat_at[r], lat_n[r],
-              [&](int k) { return by_index ? owned[k] / info.ni_glo : at(r, kJb) + k; });
-      } else {
-        place(info.lon, info.bounds_lon, lon_all, blon_all, lon_at[r], blon_at[r], lon_n[r], [&](int k) { return owned[k]; });
-        place(info.lat, info.bounds_lat, lat_all, blat_all, lat_at[r], blat_at[r], lat_n[r], [&](int k) { return owned[k]; });
-      }
-      if (all_dense) continue;
-      output::ClientPoints& cp = info.points[r];
-      cp.dense = at(r, kDense);
-      cp.sent.assign(sent_all.begin() + sent_at[r], sent_all.begin() + sent_at[r] + sent_n[r]);
-      if (by_index) cp.owned = std::move(owned);
+    std::vector<output::ClientPart> parts(size_);
+    for (int r = 0; r < size_; ++r) {
+      output::ClientPart& p = parts[r];
+      p.extent = info.clients[r];
+      p.by_index = at(r, kByIndex), p.dense = at(r, kDense);
+      p.owned = owned_all.data() + owned_at[r], p.n_owned = owned_n[r];
+      p.sent = sent_all.data() + sent_at[r], p.n_sent = sent_n[r];
+      p.lon = lon_all.data() + lon_at[r], p.n_lon = lon_n[r];
+      p.lat = lat_all.data() + lat_at[r], p.n_lat = lat_n[r];
+      p.bounds_lon = blon_all.data() + blon_at[r], p.bounds_lat = blat_all.data() + blat_at[r];
     }
-    if (domain_error_.empty())
-      if (auto hole = std::find(owner.begin(), owner.end(), -1); hole != owner.end()) {
-        const auto g = static_cast<std::int64_t>(hole - owner.begin());
-        domain_error_ = "domain '" + info.id + "': no model rank holds the point (i " + std::to_string(g % info.ni_glo) +
-                        ", j " + std::to_string(g / info.ni_glo) + "); every point needs one owner (a mask marks points without data)";
-      }
+    if (std::string e = output::assemble_domain(info, parts); !e.empty()) domain_error_ = e;
   }
 }
 

@@ -3,6 +3,7 @@
 // per-step path needs (schedules, pack plans, send buffers).
 #include <algorithm>
 #include <filesystem>
+#include <map>
 #include <numeric>
 
 #include "client/agree.h"
@@ -82,34 +83,6 @@ int Context::plan_domain(const std::string& id, const config::Location& where) {
   plan_.domains.push_back(std::move(info));
   plan_domain_ids_.push_back(id);
   return static_cast<int>(plan_domain_ids_.size() - 1);
-}
-
-void Context::resolve_domain(const std::string& id, const config::DomainDef& def, DomainSetting& s) {
-  if (s.type.empty()) s.type = def.type.empty() ? "rectilinear" : def.type;
-  if (!def.type.empty() && def.type != s.type)
-    config_error(def.where, "domain '" + id + "' has type '" + def.type + "' but the model describes it as '" + s.type + "'");
-  const std::string what = "domain '" + id + "' in context '" + id_ + "': ";
-  if (!s.has_block && !s.has_index)
-    fail(FOEHN_ERR_ARGUMENT, what + "no local points (call foehn_set_domain_block or foehn_set_domain_index)");
-  try {
-    s.owned = grid::owned_points(s.layout);
-    s.data = grid::data_points(s.layout, s.owned);
-  } catch (const std::invalid_argument& e) {
-    fail(FOEHN_ERR_ARGUMENT, what + e.what());
-  }
-  // Rectilinear blocks give a longitude per column and a latitude per row;
-  // everything else one of each per local point.
-  const bool per_line = s.type == "rectilinear" && s.has_block;
-  const auto nlon = static_cast<std::size_t>(per_line ? s.layout.ni : s.owned.size());
-  const auto nlat = static_cast<std::size_t>(per_line ? s.layout.nj : s.owned.size());
-  if (s.lon.size() != nlon || s.lat.size() != nlat)
-    fail(FOEHN_ERR_ARGUMENT, what + "expected " + std::to_string(nlon) + " longitudes and " + std::to_string(nlat) +
-                                 " latitudes (" + (per_line ? "one per local column and row" : "one per local point") +
-                                 "), given " + std::to_string(s.lon.size()) + " and " + std::to_string(s.lat.size()) +
-                                 " (foehn_set_domain_coordinates)");
-  if (s.type == "rectilinear" && s.nvertex != 0 && s.nvertex != 2)
-    fail(FOEHN_ERR_ARGUMENT, what + "rectilinear bounds have 2 values per longitude and latitude, not " +
-                                 std::to_string(s.nvertex));
 }
 
 int Context::plan_axis(const std::string& id, const config::Location& where) {
@@ -372,6 +345,13 @@ void Context::resolve_definitions() {
     }
 }
 
+const std::vector<std::vector<std::int64_t>>& Context::destinations_of(
+    int domain, int nservers, std::map<int, std::vector<std::vector<std::int64_t>>>& found) const {
+  auto [it, fresh] = found.try_emplace(domain);
+  if (fresh) it->second = plan_.split_by_server(domain, domains_.at(plan_.domains[domain].id).data, nservers);
+  return it->second;
+}
+
 void Context::prepare_outputs() {
   if (!domain_error_.empty()) fail(FOEHN_ERR_ARGUMENT, domain_error_);
   // Points no client sends (masks, compressed data) are written as the fill
@@ -386,31 +366,17 @@ void Context::prepare_outputs() {
   const int nservers = attached ? 1 : static_cast<int>(world_->server_ranks.size());
   std::vector<std::size_t> bytes_per_server(nservers, sizeof(transport::BufferHeader));
   std::size_t largest_local = 0, result_size = 0;
+  std::map<int, std::vector<std::vector<std::int64_t>>> by_domain;  // found once per domain
   for (OutputVar& out : outputs_) {
     const auto& v = plan_.variables[out.plan_index];
     const auto layout = plan_.layout(v);
     // For each destination, the data positions whose points it owns, in
     // data order: the packed stream walks the local data forward.
-    std::vector<std::vector<std::int64_t>> positions(nservers);
-    std::int64_t data_points = 1;
-    if (layout.domain < 0) {
-      if (rank_ == 0) positions[0].push_back(0);  // axes only: client 0 sends the whole field to server 0
-    } else {
-      const output::DomainInfo& dom = plan_.domains[layout.domain];
-      const std::vector<std::int64_t>& data = domains_.at(dom.id).data;
-      data_points = static_cast<std::int64_t>(data.size());
-      std::vector<std::int64_t> first(nservers, 0);  // first global index of each server's slab
-      for (int s = 0; s < nservers && !attached; ++s) {
-        const output::LocalBlock e = plan_.server_extent(layout.domain, s, nservers);
-        first[s] = e.ni * e.nj > 0 ? e.jbegin * dom.ni_glo + e.ibegin : dom.size();
-      }
-      for (std::int64_t p = 0; p < data_points; ++p) {
-        const std::int64_t g = data[static_cast<std::size_t>(p)];
-        if (g < 0) continue;
-        const auto s = std::upper_bound(first.begin(), first.end(), g) - first.begin() - 1;
-        positions[static_cast<std::size_t>(s)].push_back(p);
-      }
-    }
+    std::vector<std::vector<std::int64_t>> axis_only(nservers);
+    if (layout.domain < 0 && rank_ == 0) axis_only[0].push_back(0);  // client 0 sends it whole to server 0
+    const auto& positions = layout.domain < 0 ? axis_only : destinations_of(layout.domain, nservers, by_domain);
+    const std::int64_t data_points =
+        layout.domain < 0 ? 1 : static_cast<std::int64_t>(domains_.at(plan_.domains[layout.domain].id).data.size());
     // The plan packs by gathers, or stages the data once per write when
     // many servers' points are interleaved. The runs say the same for
     // memcpy-only walkers (one run per scattered point).

@@ -19,33 +19,6 @@ using transport::EventType;
 
 namespace {
 
-// Copies values [offset, offset+count) of the packed stream described by
-// runs/run_first out of `data`, converting T to U; values equal to
-// `missing` become NaN (only when U is double: samples).
-template <class T, class U>
-void pack_values(const std::vector<grid::Run>& runs, const std::vector<std::int64_t>& run_first, const T* data,
-                 std::int64_t offset, std::int64_t count, U* out, double missing) {
-  auto k = static_cast<std::size_t>(std::upper_bound(run_first.begin(), run_first.end(), offset) - run_first.begin() - 1);
-  const bool map_missing = !std::isnan(missing);
-  const T missing_t = static_cast<T>(missing);  // compared in the data's own type
-  std::int64_t done = 0;
-  while (done < count) {
-    const grid::Run& r = runs[k];
-    const std::int64_t into = offset + done - run_first[k];
-    const std::int64_t n = std::min(r.length - into, count - done);
-    const T* src = data + r.from + into;
-    if (map_missing)
-      for (std::int64_t i = 0; i < n; ++i)
-        out[done + i] = src[i] == missing_t ? static_cast<U>(std::nan("")) : static_cast<U>(src[i]);
-    else if constexpr (std::is_same_v<T, U>)
-      std::memcpy(out + done, src, static_cast<std::size_t>(n) * sizeof(U));
-    else
-      for (std::int64_t i = 0; i < n; ++i) out[done + i] = static_cast<U>(src[i]);
-    done += n;
-    ++k;
-  }
-}
-
 // A fragment smaller than this is not worth an event of its own: the
 // current buffer is sent and the fragment goes into a fresh one.
 constexpr std::size_t kMinFragmentBytes = 4096;
@@ -176,7 +149,17 @@ void Context::pack(OutputVar& out, int server, const T* data, std::int64_t recor
     EventHeader h{EventType::data, key_, static_cast<std::uint32_t>(out.plan_index), sizeof(U), flags, record,
                   offset, count, weight, 0};
     U* payload = reinterpret_cast<U*>(ch.append(h, count * sizeof(U)));
-    pack_values(d.runs, d.run_first, data, offset, count, payload, missing);
+    // The pack plan gathers from the data, or copies from the staging
+    // buffer send_values/send_sample filled (scratch_, unused otherwise
+    // when servers run); values equal to `missing` become NaN (samples).
+    const T* staged = reinterpret_cast<const T*>(scratch_.data());
+    if (std::isnan(missing))
+      out.pack.pack(static_cast<std::size_t>(server), data, staged, offset, count, payload);
+    else
+      out.pack.pack(static_cast<std::size_t>(server), data, staged, offset, count, payload,
+                    [m = static_cast<T>(missing)](T x) {  // compared in the data's own type
+                      return x == m ? static_cast<U>(std::nan("")) : static_cast<U>(x);
+                    });
     offset += count;
   }
 }
@@ -186,7 +169,7 @@ void Context::pack_attached(OutputVar& out, const T* data, std::int64_t record) 
   const Destination& d = out.dest[0];
   if (d.total == 0) return;
   U* packed = reinterpret_cast<U*>(scratch_.data());
-  pack_values(d.runs, d.run_first, data, 0, d.total, packed, std::nan(""));
+  out.pack.pack(0, data, static_cast<const T*>(nullptr), 0, d.total, packed);
   EventHeader h{EventType::data, key_, static_cast<std::uint32_t>(out.plan_index), sizeof(U), 0, record, 0, d.total, 0, 0};
   attached_->on_data(rank_, h, reinterpret_cast<const std::byte*>(packed));
 }
@@ -198,6 +181,7 @@ void Context::send_values(OutputVar& out, const T* data, std::int64_t record) {
     else pack_attached<T, float>(out, data, record);
     return;
   }
+  if (out.pack.staged()) out.pack.stage(data, reinterpret_cast<T*>(scratch_.data()));
   for (size_t s = 0; s < out.dest.size(); ++s) {
     if (!out.dest[s].total) continue;
     if (out.elem == 8) pack<T, double>(out, static_cast<int>(s), data, record, 0, 0, std::nan(""));
@@ -208,6 +192,7 @@ void Context::send_values(OutputVar& out, const T* data, std::int64_t record) {
 template <class T>
 void Context::send_sample(OutputVar& out, const T* data, std::int64_t record, double weight) {
   // Samples travel as double so that the server's result equals the client's.
+  if (out.pack.staged()) out.pack.stage(data, reinterpret_cast<T*>(scratch_.data()));
   for (size_t s = 0; s < out.dest.size(); ++s)
     if (out.dest[s].total) pack<T, double>(out, static_cast<int>(s), data, record, transport::kSample, weight, out.missing);
 }

@@ -10,11 +10,12 @@ namespace foehn::grid {
 namespace {
 
 // Staging pays one extra copy of the data and saves reading the data once
-// per destination: worth it from this many destinations whose points are
-// scattered, i.e. whose runs are shorter than a cache line's worth of
-// values (bench/pack_plan.cpp).
-constexpr std::size_t kStageFrom = 8;
-constexpr std::int64_t kShortRun = 16;
+// per destination: worth it when the destinations' points are scattered
+// (runs shorter than a cache line's worth of values) and there are many
+// destinations, or several and more data than the caches hold
+// (bench/pack_plan.cpp).
+constexpr std::size_t kStageFrom = 8, kStageLargeFrom = 4;
+constexpr std::int64_t kShortRun = 16, kLargeValues = std::int64_t{1} << 22;
 
 }  // namespace
 
@@ -28,9 +29,10 @@ PackPlan::PackPlan(const std::vector<std::vector<std::int64_t>>& positions, std:
     sent += p.size();
     for (std::size_t k = 0; k < p.size(); ++k) runs += k == 0 || p[k] != p[k - 1] + 1;
   }
-  const bool stage = mode == Mode::staged ||
-                     (mode == Mode::automatic && positions.size() >= kStageFrom &&
-                      static_cast<std::int64_t>(sent) * inner < kShortRun * runs);
+  const bool scattered = static_cast<std::int64_t>(sent) * inner < kShortRun * runs;
+  const bool many = positions.size() >= kStageFrom ||
+                    (positions.size() >= kStageLargeFrom && outer * data_points * inner >= kLargeValues);
+  const bool stage = mode == Mode::staged || (mode == Mode::automatic && scattered && many);
   if (!stage || sent == 0 || outer == 0 || inner == 0) return;
   if (sent > std::numeric_limits<std::uint32_t>::max())
     throw std::invalid_argument("pack plan: too many points to stage");
@@ -51,10 +53,12 @@ PackPlan::PackPlan(const std::vector<std::vector<std::int64_t>>& positions, std:
     first += static_cast<std::int64_t>(p.size());
   }
   std::sort(moves.begin(), moves.end());
-  stage_from_.reserve(sent);
   stage_to_.reserve(sent);
   for (const auto& [from, to] : moves) {
-    stage_from_.push_back(from);
+    const auto k = static_cast<std::uint32_t>(stage_to_.size());
+    if (stage_runs_.empty() || stage_runs_.back().from + stage_runs_.back().length != from)
+      stage_runs_.push_back({from, k, 0});
+    ++stage_runs_.back().length;
     stage_to_.push_back(to);
   }
 }

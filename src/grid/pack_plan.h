@@ -34,7 +34,7 @@ class PackPlan {
   std::size_t destinations() const { return maps_.size(); }
   std::int64_t size(std::size_t d) const { return maps_[d].size(); }  // values of d's stream
   const StreamMap& map(std::size_t d) const { return maps_[d]; }      // over the data, or the staging buffer
-  bool staged() const { return !stage_from_.empty(); }
+  bool staged() const { return !stage_to_.empty(); }
   std::int64_t staging_size() const { return staged() ? outer_ * sent_ * inner_ : 0; }  // values
 
   // Staged plans: call once per write, before packing, with room for
@@ -55,30 +55,37 @@ class PackPlan {
 
  private:
   std::vector<StreamMap> maps_;
-  // Staged: sent point k of a level moves from data point stage_from_[k]
-  // to staging point stage_to_[k] (levels are sent_ points apart).
-  std::vector<std::uint32_t> stage_from_, stage_to_;
+  // Staged: the sent points of a level in data order, as runs of
+  // consecutive data points (from, first, length); the k-th sent point goes
+  // to staging point stage_to_[k]. Levels are sent_ points apart.
+  struct StageRun {
+    std::uint32_t from, first, length;
+  };
+  std::vector<StageRun> stage_runs_;
+  std::vector<std::uint32_t> stage_to_;
   std::int64_t data_points_ = 0, sent_ = 0, outer_ = 1, inner_ = 1;
 };
 
 template <class T>
 void PackPlan::stage(const T* data, T* staging) const {
-  const std::size_t n = stage_from_.size();
-  const std::uint32_t* __restrict from = stage_from_.data();
-  const std::uint32_t* __restrict to = stage_to_.data();
+  const auto inner = static_cast<std::size_t>(inner_);
   for (std::int64_t o = 0; o < outer_; ++o) {
     const T* __restrict src = data + o * data_points_ * inner_;
     T* __restrict dst = staging + o * sent_ * inner_;
-    if (inner_ == 1) {
-      std::size_t k = 0;
-      for (; k + 4 <= n; k += 4) {
-        dst[to[k]] = src[from[k]], dst[to[k + 1]] = src[from[k + 1]];
-        dst[to[k + 2]] = src[from[k + 2]], dst[to[k + 3]] = src[from[k + 3]];
+    for (const StageRun& r : stage_runs_) {
+      const T* __restrict from = src + static_cast<std::size_t>(r.from) * inner;
+      const std::uint32_t* __restrict to = stage_to_.data() + r.first;
+      if (inner == 1) {
+        std::uint32_t k = 0;
+        for (; k + 4 <= r.length; k += 4) {  // the data read in order, dropped at their places
+          dst[to[k]] = from[k], dst[to[k + 1]] = from[k + 1];
+          dst[to[k + 2]] = from[k + 2], dst[to[k + 3]] = from[k + 3];
+        }
+        for (; k < r.length; ++k) dst[to[k]] = from[k];
+      } else {
+        for (std::uint32_t k = 0; k < r.length; ++k)
+          std::memcpy(dst + to[k] * inner, from + k * inner, inner * sizeof(T));
       }
-      for (; k < n; ++k) dst[to[k]] = src[from[k]];
-    } else {
-      for (std::size_t k = 0; k < n; ++k)
-        std::memcpy(dst + to[k] * inner_, src + from[k] * inner_, static_cast<std::size_t>(inner_) * sizeof(T));
     }
   }
 }

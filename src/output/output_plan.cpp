@@ -1,5 +1,8 @@
 #include "output/output_plan.h"
 
+#include <algorithm>
+#include <cmath>
+
 #include "transport/wire.h"
 
 namespace foehn::output {
@@ -89,6 +92,81 @@ grid::Box ContextPlan::client_box(const VariableInfo& v, int client) const {
     b.count.push_back(d.kind == Dim::domain_j ? blk.nj : blk.ni);
   }
   return b;
+}
+
+std::vector<std::vector<std::int64_t>> ContextPlan::split_by_server(int domain, const std::vector<std::int64_t>& points,
+                                                                    int nservers) const {
+  std::vector<std::int64_t> first(static_cast<std::size_t>(nservers), 0);  // first global index of each range
+  for (int s = 0; s < nservers; ++s) {
+    const LocalBlock e = server_extent(domain, s, nservers);
+    first[static_cast<std::size_t>(s)] = e.ni * e.nj > 0 ? e.jbegin * domains[domain].ni_glo + e.ibegin : domains[domain].size();
+  }
+  std::vector<std::vector<std::int64_t>> out(static_cast<std::size_t>(nservers));
+  for (std::size_t p = 0; p < points.size(); ++p) {
+    if (points[p] < 0) continue;
+    const auto s = std::upper_bound(first.begin(), first.end(), points[p]) - first.begin() - 1;
+    out[static_cast<std::size_t>(s)].push_back(static_cast<std::int64_t>(p));
+  }
+  return out;
+}
+
+std::string assemble_domain(DomainInfo& d, const std::vector<ClientPart>& parts) {
+  const bool rect = d.type == "rectilinear";
+  const std::int64_t nv = d.nvertex;
+  const auto nlon = static_cast<std::size_t>(rect ? d.ni_glo : d.size());
+  const auto nlat = static_cast<std::size_t>(rect ? d.nj_glo : d.size());
+  d.lon.assign(nlon, std::nan(""));
+  d.lat.assign(nlat, std::nan(""));
+  d.bounds_lon.assign(nv ? nlon * nv : 0, std::nan(""));
+  d.bounds_lat.assign(nv ? nlat * nv : 0, std::nan(""));
+  const bool all_dense = std::all_of(parts.begin(), parts.end(), [](const ClientPart& p) { return p.dense; });
+  d.points.assign(all_dense ? 0 : parts.size(), {});
+  auto where = [&](std::int64_t g) { return "the point (i " + std::to_string(g % d.ni_glo) + ", j " + std::to_string(g / d.ni_glo) + ")"; };
+  // Coordinates value by value: k-th value of a part goes to global entry at(k).
+  auto place = [&](std::vector<double>& dst, std::vector<double>& bdst, const double* src, const double* bsrc,
+                   std::int64_t n, auto at) {
+    for (std::int64_t k = 0; k < n; ++k) {
+      const auto g = static_cast<std::size_t>(at(k));
+      dst[g] = src[k];
+      for (std::int64_t v = 0; v < nv; ++v) bdst[g * nv + v] = bsrc[k * nv + v];
+    }
+  };
+  std::vector<int> owner(static_cast<std::size_t>(d.size()), -1);
+  for (std::size_t r = 0; r < parts.size(); ++r) {
+    const ClientPart& p = parts[r];
+    std::vector<std::int64_t> owned;
+    if (p.by_index) {
+      owned.assign(p.owned, p.owned + p.n_owned);
+    } else {
+      for (std::int64_t j = p.extent.jbegin; j < p.extent.jbegin + p.extent.nj; ++j)
+        for (std::int64_t i = p.extent.ibegin; i < p.extent.ibegin + p.extent.ni; ++i) owned.push_back(j * d.ni_glo + i);
+    }
+    for (const std::int64_t g : owned) {
+      int& o = owner[static_cast<std::size_t>(g)];
+      if (o >= 0)
+        return "domain '" + d.id + "': " + where(g) + " is held by model ranks " + std::to_string(o) + " and " +
+               std::to_string(r) + "; every point needs one owner (halo points belong in the data layout)";
+      o = static_cast<int>(r);
+    }
+    if (rect) {  // a longitude per column, a latitude per row (per point for index lists)
+      place(d.lon, d.bounds_lon, p.lon, p.bounds_lon, p.n_lon,
+            [&](std::int64_t k) { return p.by_index ? owned[k] % d.ni_glo : p.extent.ibegin + k; });
+      place(d.lat, d.bounds_lat, p.lat, p.bounds_lat, p.n_lat,
+            [&](std::int64_t k) { return p.by_index ? owned[k] / d.ni_glo : p.extent.jbegin + k; });
+    } else {
+      place(d.lon, d.bounds_lon, p.lon, p.bounds_lon, p.n_lon, [&](std::int64_t k) { return owned[k]; });
+      place(d.lat, d.bounds_lat, p.lat, p.bounds_lat, p.n_lat, [&](std::int64_t k) { return owned[k]; });
+    }
+    if (all_dense) continue;
+    ClientPoints& cp = d.points[r];
+    cp.dense = p.dense;
+    cp.sent.assign(p.sent, p.sent + p.n_sent);
+    if (p.by_index) cp.owned = std::move(owned);
+  }
+  if (auto hole = std::find(owner.begin(), owner.end(), -1); hole != owner.end())
+    return "domain '" + d.id + "': no model rank holds " + where(hole - owner.begin()) +
+           "; every point needs one owner (a mask marks points without data)";
+  return "";
 }
 
 using transport::WireReader;

@@ -41,7 +41,7 @@ struct DomainInfo {
   std::vector<double> lon, lat;
   std::int32_t nvertex = 0;  // corners per value in the bounds (rectilinear: 2); 0: no bounds
   std::vector<double> bounds_lon, bounds_lat;  // nvertex per lon and lat value
-  bool needs_fill = false;   // some points in a writer's part are never sent: they get the fill value
+  bool needs_fill = false;   // some points are never sent (masked, left out): they hold the fill value
   std::vector<LocalBlock> clients;    // by client index (model rank): the bounding box of its points
   std::vector<ClientPoints> points;   // by client index; empty: every client dense
 
@@ -108,6 +108,10 @@ struct ContextPlan {
   // The part of a domain server s of n owns: a balanced band of rows (2-D)
   // or range of cells (1-D).
   LocalBlock server_extent(int domain, int server, int nservers) const;
+  // For each server of n, the positions in `points` (global indices of a
+  // domain, -1: none) of the points in its range, in order.
+  std::vector<std::vector<std::int64_t>> split_by_server(int domain, const std::vector<std::int64_t>& points,
+                                                         int nservers) const;
   // The block of a variable that client c sends. A variable with no domain
   // (an axis profile) is taken from client 0 only.
   grid::Box client_box(const VariableInfo& v, int client) const;
@@ -116,6 +120,23 @@ struct ContextPlan {
   grid::Box server_block(const VariableInfo& v, int server, int nservers) const;
   bool has_domain(const VariableInfo& v) const;
 };
+
+// One client's part of a domain, as gathered at close of definition
+// (pointers into the gathered arrays).
+struct ClientPart {
+  LocalBlock extent;  // its block, or the bounding box of its index list
+  bool by_index = false, dense = true;
+  const std::int64_t* owned = nullptr;  // by_index: the global index of each local point
+  const std::int64_t* sent = nullptr;   // !dense: the global index of each value sent
+  std::int64_t n_owned = 0, n_sent = 0;
+  const double *lon = nullptr, *lat = nullptr;  // as the model gave them
+  const double *bounds_lon = nullptr, *bounds_lat = nullptr;
+  std::int64_t n_lon = 0, n_lat = 0;
+};
+// Fills the global coordinates and the clients' points of `d` (its type,
+// sizes and nvertex set) from every client's part. Returns an error message
+// when a point has two owners or none, else "".
+std::string assemble_domain(DomainInfo& d, const std::vector<ClientPart>& parts);
 
 std::vector<char> encode(const ContextPlan& plan);
 ContextPlan decode_plan(const char* data, std::size_t size);  // throws transport::WireError

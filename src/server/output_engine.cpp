@@ -66,13 +66,14 @@ OutputEngine::OutputEngine(output::ContextPlan plan, WriterRole role)
     : plan_(std::move(plan)), role_(role), client_closed_(plan_.client_ranks.size(), 0) {
   std::size_t largest = 0;
   std::vector<int> calls;
+  std::vector<WriterPoints> found(plan_.domains.size());
   for (std::size_t v = 0; v < plan_.variables.size(); ++v) {
     VarState s;
     s.block = writer_block(plan_, plan_.variables[v], role_);
     s.elem = plan_.variables[v].prec == 8 ? 8 : 4;
     s.op = static_cast<filters::TemporalOp>(plan_.variables[v].op);
     s.reduce_here = plan_.variables[v].reduce_on_server && !role_.attached && filters::reduces(s.op);
-    build_plans(static_cast<int>(v), s);
+    build_plans(static_cast<int>(v), s, found);
     for (const ClientPlan& cp : s.clients) {
       s.expected += cp.total;
       if (cp.total > 0) ++s.contributors;
@@ -95,7 +96,31 @@ OutputEngine::OutputEngine(output::ContextPlan plan, WriterRole role)
   }
 }
 
-void OutputEngine::build_plans(int var, VarState& s) {
+const OutputEngine::WriterPoints& OutputEngine::writer_points(int domain, std::vector<WriterPoints>& found) const {
+  WriterPoints& w = found[static_cast<std::size_t>(domain)];
+  if (w.found) return w;
+  w.found = true;
+  const output::DomainInfo& dom = plan_.domains[domain];
+  const output::LocalBlock e = role_.attached ? dom.clients.at(role_.index)
+                                              : plan_.server_extent(domain, role_.index, role_.count);
+  w.positions = e.ni * e.nj;
+  std::vector<std::uint8_t> covered(static_cast<std::size_t>(w.positions), 0);
+  w.clients.resize(plan_.client_ranks.size());
+  for (std::size_t c = 0; c < w.clients.size(); ++c) {
+    if (role_.attached && static_cast<int>(c) != role_.index) continue;  // attached: the only source is this client
+    for (const std::int64_t g : plan_.sent_points(domain, static_cast<int>(c))) {
+      const std::int64_t i = g % dom.ni_glo - e.ibegin, j = g / dom.ni_glo - e.jbegin;
+      if (i < 0 || i >= e.ni || j < 0 || j >= e.nj) continue;
+      w.clients[c].push_back(j * e.ni + i);
+      covered[static_cast<std::size_t>(j * e.ni + i)] = 1;
+    }
+  }
+  for (std::int64_t p = 0; p < w.positions; ++p)
+    if (!covered[static_cast<std::size_t>(p)]) w.uncovered.push_back(p);
+  return w;
+}
+
+void OutputEngine::build_plans(int var, VarState& s, std::vector<WriterPoints>& found) {
   const int nclients = static_cast<int>(plan_.client_ranks.size());
   s.clients.resize(nclients);
   const auto layout = plan_.layout(plan_.variables[var]);
@@ -104,28 +129,14 @@ void OutputEngine::build_plans(int var, VarState& s) {
     s.clients[0].total = s.clients[0].map.size();
     return;
   }
-  const output::DomainInfo& dom = plan_.domains[layout.domain];
-  const output::LocalBlock e = role_.attached ? dom.clients.at(role_.index)
-                                              : plan_.server_extent(layout.domain, role_.index, role_.count);
-  const std::int64_t npos = e.ni * e.nj;
-  // Where each client's values go in this writer's part, in the order it sends them.
-  std::vector<std::uint8_t> covered(static_cast<std::size_t>(npos), 0);
+  const WriterPoints& w = writer_points(layout.domain, found);
   for (int c = 0; c < nclients; ++c) {
-    if (role_.attached && c != role_.index) continue;  // attached: the only source is this client
-    std::vector<std::int64_t> positions;
-    for (const std::int64_t g : plan_.sent_points(layout.domain, c)) {
-      const std::int64_t i = g % dom.ni_glo - e.ibegin, j = g / dom.ni_glo - e.jbegin;
-      if (i < 0 || i >= e.ni || j < 0 || j >= e.nj) continue;
-      positions.push_back(j * e.ni + i);
-      covered[static_cast<std::size_t>(j * e.ni + i)] = 1;
-    }
-    s.clients[c].map = grid::StreamMap(positions, npos, layout.outer, layout.inner);
+    s.clients[c].map = grid::StreamMap(w.clients[c], w.positions, layout.outer, layout.inner);
     s.clients[c].total = s.clients[c].map.size();
   }
-  std::vector<std::int64_t> uncovered;
-  for (std::int64_t p = 0; p < npos; ++p)
-    if (!covered[static_cast<std::size_t>(p)]) uncovered.push_back(p);
-  s.fill = grid::StreamMap(uncovered, npos, layout.outer, layout.inner);
+  s.fill = grid::StreamMap(w.uncovered, w.positions, layout.outer, layout.inner);
+  const output::DomainInfo& dom = plan_.domains[layout.domain];
+  const std::int64_t npos = w.positions;
   // An attached writer whose points do not fill their bounding box writes
   // them as boxes, leaving the rest of the file to the other writers.
   if (!role_.attached || dom.points.empty()) return;

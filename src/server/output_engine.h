@@ -106,7 +106,14 @@ class OutputEngine {
   bool ready(int var, std::int64_t record) const;
   void advance(bool closing);
   void write_record_of(int var, std::int64_t record, bool closing);
-  void build_plans(int var, VarState& s);  // scatter plans, fill and pieces of one variable
+  struct WriterPoints {  // of one domain, found once: where each client's values go in this writer's part
+    bool found = false;
+    std::int64_t positions = 0;                           // points in the part
+    std::vector<std::vector<std::int64_t>> clients;       // by client, in the order it sends them
+    std::vector<std::int64_t> uncovered;                  // points no client sends
+  };
+  const WriterPoints& writer_points(int domain, std::vector<WriterPoints>& found) const;
+  void build_plans(int var, VarState& s, std::vector<WriterPoints>& found);  // scatter plans, fill, pieces
   void write_block(int var, std::int64_t record, const std::byte* data);
 
   output::ContextPlan plan_;

@@ -7,6 +7,9 @@
 // fill value. tests/python/test_grids.py checks the files independently.
 //
 // usage: grid_model <config.xml> <scenario> <steps>
+//        grid_model <config.xml> error_<kind> 0 <text>: a wrong description
+//        (overlap, hole, coordinates, data, type) must fail on every rank
+//        with a message holding <text>, and foehn must still close cleanly.
 #include <netcdf.h>
 
 #include <cstdio>
@@ -120,6 +123,35 @@ void check_file(const grids::Scenario& s, int steps) {
   }
 }
 
+// Describes unstr_blocks wrongly; true if foehn refuses it as expected.
+bool refuses(foehn_context ctx, const std::string& kind, const std::string& text, int rank, int size) {
+  grids::Scenario s = grids::make_scenario("unstr_blocks", rank, size);
+  std::string message;
+  if (kind == "error_type") {  // the XML says unstructured
+    const int st = foehn_set_domain_type(ctx, "dom", "curvilinear", s.ni_glo, s.nj_glo);
+    message = foehn_last_error();
+    foehn_close_definition(ctx);  // fails too: the domain was never described
+    return st == FOEHN_ERR_ARGUMENT && message.find(text) != std::string::npos;
+  }
+  if (kind == "error_overlap" && rank == 1) s.ibegin = 0;  // also leaves rank 1's own points to nobody
+  if (kind == "error_hole" && rank == size - 1) s.ni -= 1;
+  if (kind == "error_data") s.compressed_out = true, s.data_i_index = {0, 1, 0};
+  if (s.ni >= 0) {
+    s.local_g.resize(static_cast<std::size_t>(s.ni));
+    for (int i = 0; i < s.ni; ++i) s.local_g[static_cast<std::size_t>(i)] = s.ibegin + i;
+  }
+  describe(ctx, s);
+  if (kind == "error_coordinates" && rank == 0) {
+    const std::vector<double> lon(static_cast<std::size_t>(std::max(0, s.ni - 1)), 0.0), lat(lon.size() + 1, 0.0);
+    foehn_set_domain_coordinates(ctx, "dom", static_cast<int>(lon.size()), lon.data(), static_cast<int>(lat.size()),
+                                 lat.data(), 0, nullptr, nullptr);
+  }
+  const int st = foehn_close_definition(ctx);
+  message = foehn_last_error();
+  std::printf("rank %d: %s\n", rank, message.c_str());
+  return st == FOEHN_ERR_ARGUMENT && message.find(text) != std::string::npos;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -135,6 +167,21 @@ int main(int argc, char** argv) {
   int rank = 0, size = 1;
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &size);
+  if (scenario.rfind("error_", 0) == 0) {
+    foehn_context ctx;
+    must(foehn_context_open("unstr", comm, &ctx), "foehn_context_open");
+    const double levels[kLevels] = {1, 2, 3};
+    must(foehn_set_axis(ctx, "lev", kLevels, levels, nullptr, nullptr), "foehn_set_axis");
+    const bool ok = refuses(ctx, scenario, argc > 4 ? argv[4] : "", rank, size);
+    must(foehn_context_close(ctx), "foehn_context_close");
+    must(foehn_finalize(), "foehn_finalize");
+    int all = ok ? 0 : 1;
+    MPI_Allreduce(MPI_IN_PLACE, &all, 1, MPI_INT, MPI_SUM, comm);
+    if (rank == 0) std::printf("grid_model %s: %s\n", scenario.c_str(), all ? "FAILED" : "OK");
+    MPI_Comm_free(&comm);
+    MPI_Finalize();
+    return all ? 1 : 0;
+  }
   const grids::Scenario s = grids::make_scenario(scenario, rank, size);
   foehn_context ctx;
   must(foehn_context_open(s.family.c_str(), comm, &ctx), "foehn_context_open");

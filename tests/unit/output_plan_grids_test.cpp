@@ -64,6 +64,21 @@ TEST(PlanGrids, OneDimensionalDomainsSplitByCells) {
   EXPECT_EQ(band.ni, 4);
 }
 
+TEST(PlanGrids, SplitByServerKeepsDataOrder) {
+  const ContextPlan p = plan();  // cells 0-3, 4-6, 7-9 on three servers
+  const auto split = p.split_by_server(0, {5, -1, 0, 9, 3, 7}, 3);
+  ASSERT_EQ(split.size(), 3u);
+  EXPECT_EQ(split[0], (Index{2, 4}));
+  EXPECT_EQ(split[1], (Index{0}));
+  EXPECT_EQ(split[2], (Index{3, 5}));
+  // Rows of a 2-D domain: 4 x 3 points on 5 servers, the last two own nothing.
+  const auto rows = p.split_by_server(1, {11, 0, 4, 8}, 5);
+  EXPECT_EQ(rows[0], (Index{1}));
+  EXPECT_EQ(rows[1], (Index{2}));
+  EXPECT_EQ(rows[2], (Index{0, 3}));
+  EXPECT_TRUE(rows[3].empty() && rows[4].empty());
+}
+
 TEST(PlanGrids, LayoutAroundTheDomain) {
   const ContextPlan p = plan();
   VariableInfo outside, inside, axes;

@@ -1,0 +1,133 @@
+// Output through foehn, with the two placements of the thesis (chapter 4
+// and section 5.4) of its three steps: C (update the calendar and ask which
+// fields are due), G (NPROMA blocks gather into a (points, levels) array)
+// and S (hand the array to foehn, which packs it and sends it on). The
+// gather narrows to float, the files' precision, as the baselines do.
+//
+// simple:     C G S, field after field, at the end of the step; the gather
+//             runs on one thread, as in the first integration.
+// overlapped: C before the physics; G at the end of the step, threaded,
+//             into one array per field; S delayed to the next step, before
+//             its C, where the physics computes and nothing else
+//             communicates. The last step's S happens in finish().
+#include <stdexcept>
+#include <string>
+
+#include "fields.h"
+#include "foehn/foehn.h"
+#include "output.h"
+
+namespace miniapp {
+
+namespace {
+
+void must(int status, const char* call) {
+  if (status != FOEHN_OK) throw std::runtime_error(std::string(call) + " failed: " + foehn_last_error());
+}
+
+constexpr int kFields = kNumFields3d + 1;  // surface pressure last
+
+int field_of(int i) { return i < kNumFields3d ? i : -1; }
+
+class FoehnOutput : public Output {
+ public:
+  FoehnOutput(const Options& opt, const Geometry& g, int levels, MPI_Comm comm)
+      : overlapped_(opt.integration == "overlapped") {
+    int world = 0, model = 0;
+    MPI_Comm_size(MPI_COMM_WORLD, &world);
+    MPI_Comm_size(comm, &model);
+    server_mode_ = world > model;
+    must(foehn_context_open("atm", comm, &ctx_), "foehn_context_open");
+    must(foehn_set_calendar(ctx_, nullptr, nullptr, nullptr, (std::to_string(opt.timestep) + "s").c_str()),
+         "foehn_set_calendar");
+    // The reduced Gaussian domain: the model's list of global point indices.
+    const int n = g.local_size();
+    std::vector<int> index(g.global.begin(), g.global.end());
+    std::vector<double> blon(4 * static_cast<std::size_t>(n)), blat(blon.size());
+    for (int p = 0; p < n; ++p) g.grid.corners(g.global[static_cast<std::size_t>(p)], &blon[4 * p], &blat[4 * p]);
+    const char* dom = "reduced_gaussian";
+    must(foehn_set_domain_type(ctx_, dom, "gaussian", static_cast<int>(g.global_size()), 1), "foehn_set_domain_type");
+    must(foehn_set_domain_index(ctx_, dom, n, index.data(), nullptr), "foehn_set_domain_index");
+    must(foehn_set_domain_coordinates(ctx_, dom, n, g.lon.data(), n, g.lat.data(), 4, blon.data(), blat.data()),
+         "foehn_set_domain_coordinates");
+    std::vector<double> lev(static_cast<std::size_t>(levels));
+    for (int k = 0; k < levels; ++k) lev[static_cast<std::size_t>(k)] = k + 1;
+    must(foehn_set_axis(ctx_, "lev", levels, lev.data(), nullptr, nullptr), "foehn_set_axis");
+    must(foehn_close_definition(ctx_), "foehn_close_definition");
+    for (int i = 0; i < kFields; ++i) {
+      const int f = field_of(i);
+      must(foehn_field_handle(ctx_, f < 0 ? kSurfacePressure.id : kFields3d[static_cast<std::size_t>(f)].id, &handle_[i]),
+           "foehn_field_handle");
+    }
+    values_[kNumFields3d] = static_cast<std::size_t>(n);
+    for (int i = 0; i < kNumFields3d; ++i) values_[i] = static_cast<std::size_t>(n) * levels;
+    if (overlapped_)
+      for (int i = 0; i < kFields; ++i) buffer_[i].resize(values_[i]);
+    else buffer_[0].resize(values_[0]);  // one array, reused field after field
+  }
+
+  void before_physics(int step) override {
+    if (!overlapped_) return;
+    send_pending();
+    calendar(step);
+  }
+
+  void end_of_step(int step, const State& state) override {
+    if (overlapped_) {
+      for (int i = 0; i < kFields; ++i)
+        if (active_[i]) state.gather(field_of(i), buffer_[i].data(), true);
+      pending_ = true;
+      return;
+    }
+    calendar(step);
+    for (int i = 0; i < kFields; ++i) {
+      if (!active_[i]) continue;
+      state.gather(field_of(i), buffer_[0].data(), false);
+      must(foehn_write_float_h(ctx_, handle_[i], buffer_[0].data(), values_[i]), "foehn_write_float_h");
+    }
+  }
+
+  void finish() override {
+    send_pending();
+    must(foehn_context_close(ctx_), "foehn_context_close");
+    must(foehn_finalize(), "foehn_finalize");
+  }
+
+  std::string mode() const override {
+    return std::string(server_mode_ ? "foehn-server" : "foehn-attached") + (overlapped_ ? "-overlapped" : "");
+  }
+
+ private:
+  void calendar(int step) {
+    must(foehn_update_calendar(ctx_, step), "foehn_update_calendar");
+    for (int i = 0; i < kFields; ++i) {
+      int active = 0;
+      must(foehn_field_is_active(ctx_, i < kNumFields3d ? kFields3d[static_cast<std::size_t>(i)].id : kSurfacePressure.id,
+                                 &active),
+           "foehn_field_is_active");
+      active_[i] = active != 0;
+    }
+  }
+
+  void send_pending() {
+    if (!pending_) return;
+    for (int i = 0; i < kFields; ++i)
+      if (active_[i]) must(foehn_write_float_h(ctx_, handle_[i], buffer_[i].data(), values_[i]), "foehn_write_float_h");
+    pending_ = false;
+  }
+
+  bool overlapped_, server_mode_ = false, pending_ = false;
+  foehn_context ctx_ = nullptr;
+  int handle_[kFields] = {};
+  bool active_[kFields] = {};
+  std::size_t values_[kFields] = {};
+  std::vector<float> buffer_[kFields];  // gathered in the files' precision, as the baselines do
+};
+
+}  // namespace
+
+std::unique_ptr<Output> make_foehn_output(const Options& opt, const Geometry& g, int levels, MPI_Comm comm) {
+  return std::make_unique<FoehnOutput>(opt, g, levels, comm);
+}
+
+}  // namespace miniapp
