@@ -92,9 +92,7 @@ class Context {
 
  private:
   struct Destination {  // one server (or this client itself, attached)
-    std::vector<grid::Run> runs;          // local data -> packed stream
-    std::vector<std::int64_t> run_first;  // packed offset of each run
-    std::int64_t total = 0;
+    std::int64_t total = 0;  // values of this client's stream for it (out.pack packs them)
   };
   struct OutputVar {
     int plan_index = 0;

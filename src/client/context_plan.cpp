@@ -377,18 +377,13 @@ void Context::prepare_outputs() {
     const auto& positions = layout.domain < 0 ? axis_only : destinations_of(layout.domain, nservers, by_domain);
     const std::int64_t data_points =
         layout.domain < 0 ? 1 : static_cast<std::int64_t>(domains_.at(plan_.domains[layout.domain].id).data.size());
-    // The plan packs by gathers, or stages the data once per write when
-    // many servers' points are interleaved. The runs say the same for
-    // memcpy-only walkers (one run per scattered point).
+    // The plan packs by memcpy runs and gathers, or stages the data once per
+    // write when many servers' points are interleaved.
     out.pack = grid::PackPlan(positions, data_points, layout.outer, layout.inner);
     out.dest.resize(nservers);
     for (int s = 0; s < nservers; ++s) {
       Destination& d = out.dest[s];
-      d.runs = grid::StreamMap(positions[s], data_points, layout.outer, layout.inner).runs();
-      for (const auto& r : d.runs) {
-        d.run_first.push_back(d.total);
-        d.total += r.length;
-      }
+      d.total = out.pack.size(static_cast<std::size_t>(s));
       if (d.total) bytes_per_server[s] += transport::event_bytes(d.total * out.elem);
     }
     // Client-side results are computed in the local layout, in double.
