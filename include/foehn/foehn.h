@@ -142,6 +142,33 @@ int foehn_set_domain_coordinates(foehn_context ctx, const char* domain_id, int n
 /* One flag per local point (i fastest for blocks): 0 masks the point. */
 int foehn_set_domain_mask(foehn_context ctx, const char* domain_id, int n, const int* mask);
 
+/* ---- Attributes, variables and dates at run time --------------------------
+ * What the XIOS-style calls need (xios_is_defined_*_attr, xios_set_field_attr,
+ * xios_getvar, date arithmetic); see docs/api.md. */
+
+/* The resolved value of an attribute as text (after groups and references),
+ * or *value = NULL when it is not defined (defaults are not listed). kind:
+ * "field", "file", "domain", "axis", "grid", "scalar", or "calendar" (id
+ * ignored; type, start_date, time_origin, timestep as the XML and
+ * foehn_set_calendar left them). *value stays valid until the next call. */
+int foehn_get_attribute(foehn_context ctx, const char* kind, const char* id, const char* name, const char** value);
+/* Before foehn_close_definition: an attribute of a field of field_definition
+ * or of a file, as if written in the XML. Fields: enabled, long_name,
+ * standard_name, unit, operation, freq_op, prec; the value also reaches the
+ * fields that take it by field_ref (unless they, or a group around them, set
+ * it). Files: enabled, name, output_freq, type. Anything else is refused. */
+int foehn_set_attribute(foehn_context ctx, const char* kind, const char* id, const char* name, const char* value);
+/* The text of a <variable> of the context, or *value = NULL when absent. */
+int foehn_get_variable(foehn_context ctx, const char* variable_id, const char** value);
+/* After close of definition: *used = 1 if some enabled output (or an
+ * expression) needs the field at some step, else 0 (XIOS's
+ * xios_field_is_active without at_current_timestep). */
+int foehn_field_is_used(foehn_context ctx, const char* field_id, int* used);
+/* date + duration in a calendar, written to result ("YYYY-MM-DD hh:mm:ss").
+ * timestep (may be NULL) is what "ts" in the duration stands for. */
+int foehn_date_add(const char* calendar_type, const char* date, const char* duration, const char* timestep,
+                   char* result, size_t size);
+
 #ifdef __cplusplus
 }
 #endif

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "calendar/calendar.h"
 #include "client/agree.h"
 #include "client/context.h"
 #include "client/errors.h"
@@ -369,6 +370,68 @@ int foehn_set_domain_mask(foehn_context ctx, const char* domain_id, int n, const
     std::vector<std::uint8_t> flags;
     for (int m : domain_values<int>(mask, n, "foehn_set_domain_mask: mask")) flags.push_back(m != 0);
     c.set_domain_mask(id, std::move(flags));
+  });
+}
+
+}  // extern "C"
+
+// ---- Attributes, variables and dates at run time (XIOS-style calls) -------
+
+extern "C" {
+
+int foehn_get_attribute(foehn_context ctx, const char* kind, const char* id, const char* name, const char** value) {
+  return api_call([&] {
+    Context& c = context_of(ctx, "foehn_get_attribute");
+    if (!value) fail(FOEHN_ERR_ARGUMENT, "foehn_get_attribute: value is NULL");
+    *value = nullptr;
+    const std::string* v = c.attribute(text(kind, "foehn_get_attribute: kind"), id ? id : "",
+                                       text(name, "foehn_get_attribute: name"));
+    *value = v ? v->c_str() : nullptr;
+  });
+}
+
+int foehn_set_attribute(foehn_context ctx, const char* kind, const char* id, const char* name, const char* value) {
+  return api_call([&] {
+    context_of(ctx, "foehn_set_attribute")
+        .set_attribute(text(kind, "foehn_set_attribute: kind"), text(id, "foehn_set_attribute: id"),
+                       text(name, "foehn_set_attribute: name"), text(value, "foehn_set_attribute: value"));
+  });
+}
+
+int foehn_get_variable(foehn_context ctx, const char* variable_id, const char** value) {
+  return api_call([&] {
+    Context& c = context_of(ctx, "foehn_get_variable");
+    if (!value) fail(FOEHN_ERR_ARGUMENT, "foehn_get_variable: value is NULL");
+    const std::string* v = c.variable(text(variable_id, "foehn_get_variable: variable_id"));
+    *value = v ? v->c_str() : nullptr;
+  });
+}
+
+int foehn_field_is_used(foehn_context ctx, const char* field_id, int* used) {
+  return api_call([&] {
+    Context& c = context_of(ctx, "foehn_field_is_used");
+    if (!used) fail(FOEHN_ERR_ARGUMENT, "foehn_field_is_used: used is NULL");
+    *used = c.is_used(c.handle(text(field_id, "foehn_field_is_used: field_id"))) ? 1 : 0;
+  });
+}
+
+int foehn_date_add(const char* calendar_type, const char* date, const char* duration, const char* timestep,
+                   char* result, size_t size) {
+  return api_call([&] {
+    namespace cal = foehn::calendar;
+    const cal::Calendar calendar(cal::parse_calendar_type(text(calendar_type, "foehn_date_add: calendar_type")));
+    const cal::Date d = cal::parse_date(text(date, "foehn_date_add: date"));
+    calendar.validate(d);
+    const cal::Duration step = timestep ? cal::parse_duration(timestep) : cal::Duration{};
+    if (step.months || step.timesteps) fail(FOEHN_ERR_ARGUMENT, "foehn_date_add: the timestep must be in days or less");
+    const cal::Duration by = cal::parse_duration(text(duration, "foehn_date_add: duration"));
+    if (by.timesteps && !timestep)
+      fail(FOEHN_ERR_ARGUMENT, "foehn_date_add: duration '" + std::string(duration) + "' counts timesteps but no timestep is given");
+    const std::string out = cal::format_date(calendar.to_date(calendar.add(calendar.to_instant(d), by, step.microseconds)));
+    if (!result || out.size() + 1 > size)
+      fail(FOEHN_ERR_ARGUMENT, "foehn_date_add: result needs " + std::to_string(out.size() + 1) + " bytes, given " +
+                                   std::to_string(result ? size : 0));
+    std::memcpy(result, out.c_str(), out.size() + 1);
   });
 }
 

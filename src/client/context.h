@@ -89,6 +89,14 @@ class Context {
   template <class T>
   void write(int handle, const T* data, std::size_t n);
   void close();
+  // Attributes and variables at run time (context_attributes.cpp): the
+  // resolved value of an attribute as text (null when not defined), setting
+  // a field or file attribute before close of definition, a variable's text.
+  const std::string* attribute(const std::string& kind, const std::string& id, const std::string& name);
+  void set_attribute(const std::string& kind, const std::string& id, const std::string& name, const std::string& value);
+  const std::string* variable(const std::string& id) const;
+  // Whether any enabled output or expression ever needs the field's data.
+  bool is_used(int handle) const;
 
  private:
   struct Destination {  // one server (or this client itself, attached)
@@ -222,6 +230,7 @@ class Context {
   std::vector<std::byte> scratch_;                  // attached packing
   std::vector<double> result_;                      // client-side temporal results
   std::unordered_map<std::string, int> expression_stream_;  // field id -> its expression's stream
+  std::string attribute_text_;  // the value attribute() last returned
 
   // Time.
   std::int64_t step_ = -1;
