@@ -26,6 +26,11 @@ module foehn
             foehn_set_domain_rectilinear, foehn_set_axis, foehn_close_definition, foehn_update_calendar, &
             foehn_set_model_time, &
             foehn_field_is_active, foehn_field_handle, foehn_write, foehn_context_close
+  ! Domains of every kind (foehn_domain.inc, docs/grids.md)
+  public :: foehn_set_domain_type, foehn_set_domain_block, foehn_set_domain_index, foehn_set_domain_data, &
+            foehn_set_domain_data_index, foehn_set_domain_coordinates, foehn_set_domain_mask
+  ! Attributes, variables and dates at run time (foehn_runtime.inc)
+  public :: foehn_get_attribute, foehn_set_attribute, foehn_get_variable, foehn_date_add, foehn_field_is_used
 
   ! foehn_write(ctx, field_id or handle, array, [status])
   interface foehn_write
@@ -154,6 +159,98 @@ module foehn
       implicit none
       type(c_ptr), value :: ctx
     end function c_context_close
+    integer(c_int) function c_set_domain_type(ctx, domain_id, type, ni_glo, nj_glo) bind(C, name="foehn_set_domain_type")
+      import :: c_int, c_char, c_ptr
+      implicit none
+      type(c_ptr), value :: ctx, type
+      character(kind=c_char), intent(in) :: domain_id(*)
+      integer(c_int), value :: ni_glo, nj_glo
+    end function c_set_domain_type
+    integer(c_int) function c_set_domain_block(ctx, domain_id, ibegin, ni, jbegin, nj) bind(C, name="foehn_set_domain_block")
+      import :: c_int, c_char, c_ptr
+      implicit none
+      type(c_ptr), value :: ctx
+      character(kind=c_char), intent(in) :: domain_id(*)
+      integer(c_int), value :: ibegin, ni, jbegin, nj
+    end function c_set_domain_block
+    integer(c_int) function c_set_domain_index(ctx, domain_id, n, i_index, j_index) bind(C, name="foehn_set_domain_index")
+      import :: c_int, c_char, c_ptr
+      implicit none
+      type(c_ptr), value :: ctx, j_index
+      character(kind=c_char), intent(in) :: domain_id(*)
+      integer(c_int), value :: n
+      integer(c_int), intent(in) :: i_index(*)
+    end function c_set_domain_index
+    integer(c_int) function c_set_domain_data(ctx, domain_id, data_dim, data_ibegin, data_ni, data_jbegin, data_nj) &
+        bind(C, name="foehn_set_domain_data")
+      import :: c_int, c_char, c_ptr
+      implicit none
+      type(c_ptr), value :: ctx
+      character(kind=c_char), intent(in) :: domain_id(*)
+      integer(c_int), value :: data_dim, data_ibegin, data_ni, data_jbegin, data_nj
+    end function c_set_domain_data
+    integer(c_int) function c_set_domain_data_index(ctx, domain_id, n, data_i_index, data_j_index) &
+        bind(C, name="foehn_set_domain_data_index")
+      import :: c_int, c_char, c_ptr
+      implicit none
+      type(c_ptr), value :: ctx, data_j_index
+      character(kind=c_char), intent(in) :: domain_id(*)
+      integer(c_int), value :: n
+      integer(c_int), intent(in) :: data_i_index(*)
+    end function c_set_domain_data_index
+    integer(c_int) function c_set_domain_coordinates(ctx, domain_id, n_lon, lon, n_lat, lat, nvertex, bounds_lon, &
+        bounds_lat) bind(C, name="foehn_set_domain_coordinates")
+      import :: c_int, c_char, c_ptr, c_double
+      implicit none
+      type(c_ptr), value :: ctx, bounds_lon, bounds_lat
+      character(kind=c_char), intent(in) :: domain_id(*)
+      integer(c_int), value :: n_lon, n_lat, nvertex
+      real(c_double), intent(in) :: lon(*), lat(*)
+    end function c_set_domain_coordinates
+    integer(c_int) function c_get_attribute(ctx, kind, id, name, value) bind(C, name="foehn_get_attribute")
+      import :: c_int, c_char, c_ptr
+      implicit none
+      type(c_ptr), value :: ctx
+      character(kind=c_char), intent(in) :: kind(*), id(*), name(*)
+      type(c_ptr), intent(out) :: value
+    end function c_get_attribute
+    integer(c_int) function c_set_attribute(ctx, kind, id, name, value) bind(C, name="foehn_set_attribute")
+      import :: c_int, c_char, c_ptr
+      implicit none
+      type(c_ptr), value :: ctx
+      character(kind=c_char), intent(in) :: kind(*), id(*), name(*), value(*)
+    end function c_set_attribute
+    integer(c_int) function c_get_variable(ctx, id, value) bind(C, name="foehn_get_variable")
+      import :: c_int, c_char, c_ptr
+      implicit none
+      type(c_ptr), value :: ctx
+      character(kind=c_char), intent(in) :: id(*)
+      type(c_ptr), intent(out) :: value
+    end function c_get_variable
+    integer(c_int) function c_field_is_used(ctx, field_id, used) bind(C, name="foehn_field_is_used")
+      import :: c_int, c_char, c_ptr
+      implicit none
+      type(c_ptr), value :: ctx
+      character(kind=c_char), intent(in) :: field_id(*)
+      integer(c_int), intent(out) :: used
+    end function c_field_is_used
+    integer(c_int) function c_date_add(calendar_type, date, duration, timestep, result, size) &
+        bind(C, name="foehn_date_add")
+      import :: c_int, c_char, c_ptr, c_size_t
+      implicit none
+      character(kind=c_char), intent(in) :: calendar_type(*), date(*), duration(*)
+      type(c_ptr), value :: timestep
+      character(kind=c_char), intent(out) :: result(*)
+      integer(c_size_t), value :: size
+    end function c_date_add
+    integer(c_int) function c_set_domain_mask(ctx, domain_id, n, mask) bind(C, name="foehn_set_domain_mask")
+      import :: c_int, c_char, c_ptr
+      implicit none
+      type(c_ptr), value :: ctx
+      character(kind=c_char), intent(in) :: domain_id(*)
+      integer(c_int), value :: n
+      integer(c_int), intent(in) :: mask(*)
+    end function c_set_domain_mask
   end interface
 
 contains
@@ -179,10 +276,15 @@ contains
   ! The message of the last error on this rank ("" if none).
   function foehn_last_error() result(message)
     character(:), allocatable :: message
+    message = c_text(c_last_error())
+  end function foehn_last_error
+
+  ! A Fortran copy of a NUL-terminated C string ("" for a null pointer).
+  function c_text(p) result(message)
+    type(c_ptr), intent(in) :: p
+    character(:), allocatable :: message
     character(kind=c_char), pointer :: chars(:)
-    type(c_ptr) :: p
     integer :: i, n
-    p = c_last_error()
     n = 0
     if (c_associated(p)) n = int(c_strlen(p))
     allocate(character(n) :: message)
@@ -191,7 +293,7 @@ contains
     do i = 1, n
       message(i:i) = chars(i)
     end do
-  end function foehn_last_error
+  end function c_text
 
   ! Collective over comm (the model communicator from foehn_init).
   subroutine foehn_context_open(context_id, comm, ctx, status)
@@ -326,5 +428,7 @@ contains
   end function optional_string
 
   include "foehn_write.inc"
+  include "foehn_domain.inc"
+  include "foehn_runtime.inc"
 
 end module foehn

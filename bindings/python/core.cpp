@@ -31,6 +31,16 @@ void check(int status) {
 const char* c_str_or_null(const std::optional<std::string>& s) { return s ? s->c_str() : nullptr; }
 
 using Doubles = py::array_t<double, py::array::c_style | py::array::forcecast>;
+using Ints = py::array_t<int, py::array::c_style | py::array::forcecast>;
+
+// The C pointer of an optional array (NULL when absent), checked to have n values.
+template <class A>
+const typename A::value_type* optional_data(const std::optional<A>& a, py::ssize_t n, const std::string& what) {
+  if (!a) return nullptr;
+  if (a->size() != n)
+    throw py::value_error(what + ": expected " + std::to_string(n) + " values, given " + std::to_string(a->size()));
+  return a->data();
+}
 
 class Context {
  public:
@@ -52,6 +62,46 @@ class Context {
                 const std::optional<std::string>& positive) {
     check(foehn_set_axis(open(), id.c_str(), static_cast<int>(values.size()), values.data(), c_str_or_null(units),
                          c_str_or_null(positive)));
+  }
+
+  // The domain calls (docs/grids.md); indices 0-based, counts from the arrays.
+  void set_domain_type(const std::string& id, const std::optional<std::string>& type, int ni_glo, int nj_glo) {
+    check(foehn_set_domain_type(open(), id.c_str(), c_str_or_null(type), ni_glo, nj_glo));
+  }
+  void set_domain_block(const std::string& id, int ibegin, int ni, int jbegin, int nj) {
+    check(foehn_set_domain_block(open(), id.c_str(), ibegin, ni, jbegin, nj));
+  }
+  void set_domain_index(const std::string& id, Ints i_index, const std::optional<Ints>& j_index) {
+    const int* j = optional_data(j_index, i_index.size(), "set_domain_index of domain '" + id + "': j_index");
+    check(foehn_set_domain_index(open(), id.c_str(), static_cast<int>(i_index.size()), i_index.data(), j));
+  }
+  void set_domain_data(const std::string& id, int data_dim, int data_ibegin, int data_ni, int data_jbegin,
+                       int data_nj) {
+    check(foehn_set_domain_data(open(), id.c_str(), data_dim, data_ibegin, data_ni, data_jbegin, data_nj));
+  }
+  void set_domain_data_index(const std::string& id, Ints data_i_index, const std::optional<Ints>& data_j_index) {
+    const int* j = optional_data(data_j_index, data_i_index.size(),
+                                 "set_domain_data_index of domain '" + id + "': data_j_index");
+    check(foehn_set_domain_data_index(open(), id.c_str(), static_cast<int>(data_i_index.size()), data_i_index.data(), j));
+  }
+  // bounds: arrays of shape (points, nvertex), corners fastest as in C.
+  void set_domain_coordinates(const std::string& id, Doubles lon, Doubles lat, const std::optional<Doubles>& bounds_lon,
+                              const std::optional<Doubles>& bounds_lat) {
+    const std::string what = "set_domain_coordinates of domain '" + id + "': ";
+    if (bounds_lon.has_value() != bounds_lat.has_value()) throw py::value_error(what + "give both bounds or neither");
+    int nvertex = 0;
+    if (bounds_lon) {
+      if (bounds_lon->ndim() != 2) throw py::value_error(what + "bounds_lon must have shape (points, nvertex)");
+      nvertex = static_cast<int>(bounds_lon->shape(1));
+    }
+    const double* blon = optional_data(bounds_lon, lon.size() * nvertex, what + "bounds_lon");
+    const double* blat = optional_data(bounds_lat, lat.size() * nvertex, what + "bounds_lat");
+    check(foehn_set_domain_coordinates(open(), id.c_str(), static_cast<int>(lon.size()), lon.data(),
+                                       static_cast<int>(lat.size()), lat.data(), nvertex, blon, blat));
+  }
+  // One flag per local point; False (0) masks it.
+  void set_domain_mask(const std::string& id, Ints mask) {
+    check(foehn_set_domain_mask(open(), id.c_str(), static_cast<int>(mask.size()), mask.data()));
   }
 
   void close_definition() {
@@ -173,6 +223,19 @@ PYBIND11_MODULE(_core, m) {
            py::arg("nj_glo"), py::arg("ibegin"), py::arg("jbegin"), py::arg("lon"), py::arg("lat"))
       .def("set_axis", &Context::set_axis, py::arg("axis_id"), py::arg("values"), py::arg("units") = py::none(),
            py::arg("positive") = py::none())
+      .def("set_domain_type", &Context::set_domain_type, py::arg("domain_id"), py::arg("type"), py::arg("ni_glo"),
+           py::arg("nj_glo") = 1)
+      .def("set_domain_block", &Context::set_domain_block, py::arg("domain_id"), py::arg("ibegin"), py::arg("ni"),
+           py::arg("jbegin") = 0, py::arg("nj") = 1)
+      .def("set_domain_index", &Context::set_domain_index, py::arg("domain_id"), py::arg("i_index"),
+           py::arg("j_index") = py::none())
+      .def("set_domain_data", &Context::set_domain_data, py::arg("domain_id"), py::arg("data_dim"),
+           py::arg("data_ibegin"), py::arg("data_ni"), py::arg("data_jbegin") = 0, py::arg("data_nj") = 1)
+      .def("set_domain_data_index", &Context::set_domain_data_index, py::arg("domain_id"), py::arg("data_i_index"),
+           py::arg("data_j_index") = py::none())
+      .def("set_domain_coordinates", &Context::set_domain_coordinates, py::arg("domain_id"), py::arg("lon"),
+           py::arg("lat"), py::arg("bounds_lon") = py::none(), py::arg("bounds_lat") = py::none())
+      .def("set_domain_mask", &Context::set_domain_mask, py::arg("domain_id"), py::arg("mask"))
       .def("close_definition", &Context::close_definition)
       .def("update_calendar", &Context::update_calendar, py::arg("step"))
       .def("set_model_time", &Context::set_model_time, py::arg("seconds"))

@@ -106,8 +106,49 @@ def model_dynamic(xml):
     comm.Free()
 
 
+NCELL = 30  # the unstructured domain of model_domains
+
+
+def cell_values(g, step, lev=0):
+    return 1000.0 * step + 100.0 * lev + g
+
+
+def model_domains(xml):
+    """The domain calls on the `unstr` context of grids.xml: 2 ranks hold
+    alternate cells of an unstructured domain, listed in reverse order, with
+    3-corner bounds; every fifth cell is masked, and rank 1 sends compressed
+    data (every other local point; those left out are written as the fill
+    value)."""
+    import foehn
+    comm = foehn.init("pymodel", xml)
+    rank = comm.Get_rank()
+    cells = np.arange(NCELL)[rank::2][::-1].astype(np.int32)
+    lon, lat = 12.0 * cells, -45.0 + 3.0 * cells
+    corners = np.array([[0.0, 5.0, -5.0]])
+    with foehn.Context("unstr", comm) as ctx:
+        ctx.set_domain_type("dom", "unstructured", NCELL)
+        ctx.set_domain_index("dom", cells)
+        ctx.set_domain_coordinates("dom", lon, lat, lon[:, None] + corners, lat[:, None] + corners[:, ::-1])
+        ctx.set_domain_mask("dom", cells % 5 != 0)
+        sent = cells
+        if rank == 1:
+            positions = np.arange(0, len(cells), 2, dtype=np.int32)
+            ctx.set_domain_data_index("dom", positions)
+            sent = cells[positions]
+        ctx.set_axis("lev", [1.0, 2.0, 3.0])
+        ctx.close_definition()
+        for step in range(1, 5):
+            ctx.update_calendar(step)
+            ctx.write("ps", cell_values(sent, step))
+            levels = np.stack([cell_values(sent, step, k) for k in range(3)])  # (lev, cell)
+            ctx.write("ta", levels.astype(np.float32))
+            ctx.write("ua", np.ascontiguousarray(levels.T))
+    foehn.finalize()
+    comm.Free()
+
+
 if __name__ == "__main__":
-    {"values": model_values, "errors": model_errors, "dynamic": model_dynamic}[sys.argv[1]](sys.argv[2])
+    {"values": model_values, "errors": model_errors, "dynamic": model_dynamic, "domains": model_domains}[sys.argv[1]](sys.argv[2])
     sys.exit(0)
 
 
@@ -194,6 +235,28 @@ def test_python_dynamic_time_steps(tmp_path, mpmd):
         # hourly instants are reached at 2400 s x steps 2, 3, 5 and 6; each record is stamped then
         np.testing.assert_array_equal(ds["time_counter"].values, [4800.0, 7200.0, 12000.0, 14400.0])
         np.testing.assert_array_equal(ds["tas"].values[:, 0, 0], [2.0, 3.0, 5.0, 6.0])
+
+
+@pytest.mark.parametrize("servers", [0, 1])
+def test_python_domain_calls(tmp_path, mpmd, servers):
+    run = mpmd(tmp_path, 2, servers, [sys.executable, __file__, "domains", ROOT / "tests/mpi/data/grids.xml"])
+    assert run.returncode == 0, run.stdout + run.stderr
+    g = np.arange(NCELL)
+    # written: rank 0's cells (even) and every other cell of rank 1's reversed list
+    rank1 = g[1::2][::-1]
+    sent = (g % 2 == 0) | np.isin(g, rank1[::2])
+    valid = sent & (g % 5 != 0)
+    with xr.open_dataset(tmp_path / "unstr_one.nc", decode_times=False) as ds:
+        np.testing.assert_array_equal(ds["lon"].values, 12.0 * g)
+        np.testing.assert_array_equal(ds["lat"].values, -45.0 + 3.0 * g)
+        np.testing.assert_array_equal(ds[ds["lon"].attrs["bounds"]].values, 12.0 * g[:, None] + [0.0, 5.0, -5.0])
+        np.testing.assert_array_equal(ds[ds["lat"].attrs["bounds"]].values, -45.0 + 3.0 * g[:, None] + [-5.0, 5.0, 0.0])
+        for r, step in enumerate([2, 4]):
+            ps = np.where(valid, cell_values(g, step), np.nan)
+            np.testing.assert_array_equal(ds["ps"].values[r], ps)
+            ta = np.stack([np.where(valid, cell_values(g, step, k), np.nan) for k in range(3)])
+            np.testing.assert_array_equal(ds["ta"].values[r], ta.astype(np.float32))
+            np.testing.assert_array_equal(ds["ua"].values[r], ta.T.astype(np.float32))
 
 
 # ------------------------------------------------- docs/minimal-models.md

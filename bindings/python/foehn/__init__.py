@@ -34,7 +34,10 @@ def init(code_id, config, comm=None):
 
 class Context(_core.Context):
     """An open context of the XML (collective over comm). Methods:
-    set_calendar, set_domain_rectilinear, set_axis, close_definition,
+    set_calendar, set_domain_rectilinear, set_axis, the domain calls
+    (set_domain_type, set_domain_block, set_domain_index, set_domain_data,
+    set_domain_data_index, set_domain_coordinates, set_domain_mask;
+    docs/grids.md), close_definition,
     update_calendar, set_model_time (dynamic time steps), is_active,
     field_handle, write, close. As a context manager it closes on exit."""
 

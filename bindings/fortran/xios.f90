@@ -1,0 +1,425 @@
+! The Fortran module `xios`: the subset of the XIOS Fortran API that models
+! call (docs/xios-compatibility.md), on top of the module `foehn`, so that a
+! model written for XIOS compiles and runs against foehn unchanged.
+!
+! - xios_initialize reads ./iodef.xml (or the file named by the environment
+!   variable FOEHN_IODEF) and calls MPI_Init when the model has not.
+! - Domain and axis attributes are collected and handed to foehn at
+!   xios_close_context_definition, so they may come in any order and over
+!   several calls, as in XIOS. Field and file attributes go to foehn at once.
+! - XIOS calls have no status argument: a failure prints
+!   "xios: <call>: <message>" and stops the program (error stop), as does
+!   any attribute or call foehn does not support.
+module xios
+  use, intrinsic :: iso_fortran_env, only: real32, real64, error_unit
+  use mpi
+  use foehn
+  implicit none
+  private
+
+  ! A date of the model's calendar.
+  type, public :: xios_date
+    integer :: year = 0, month = 1, day = 1, hour = 0, minute = 0, second = 0
+  end type xios_date
+
+  ! A duration in calendar units; years and months must be whole, timestep
+  ! counts model time steps.
+  type, public :: xios_duration
+    real(real64) :: year = 0, month = 0, day = 0, hour = 0, minute = 0, second = 0, timestep = 0
+  end type xios_duration
+
+  type(xios_duration), parameter, public :: xios_year = xios_duration(year=1), xios_month = xios_duration(month=1), &
+    xios_day = xios_duration(day=1), xios_hour = xios_duration(hour=1), xios_minute = xios_duration(minute=1), &
+    xios_second = xios_duration(second=1), xios_timestep = xios_duration(timestep=1)
+
+  ! A handle to a context (xios_get_handle, xios_set_current_context).
+  type, public :: xios_context
+    integer :: index = 0
+  end type xios_context
+
+  public :: xios_initialize, xios_finalize, xios_context_initialize, xios_context_finalize, xios_get_handle, &
+            xios_set_current_context, xios_close_context_definition, xios_define_calendar, xios_set_start_date, &
+            xios_set_time_origin, xios_set_timestep, xios_update_calendar, xios_get_current_date, &
+            xios_get_start_date, xios_field_is_active, xios_send_field, xios_getvar, &
+            xios_set_domain_attr, xios_set_axis_attr, xios_set_field_attr, xios_set_file_attr, xios_set_grid_attr, &
+            xios_is_defined_field_attr, xios_is_defined_file_attr, xios_is_defined_domain_attr, &
+            xios_is_defined_axis_attr, xios_date_to_string, xios_duration_to_string
+  public :: operator(+), operator(-), operator(*), operator(==), operator(/=), operator(<), operator(<=), &
+            operator(>), operator(>=)
+
+  interface xios_set_current_context
+    module procedure set_current_context_handle, set_current_context_id
+  end interface xios_set_current_context
+
+  interface xios_send_field
+    module procedure send_r4_0, send_r4_1, send_r4_2, send_r4_3, send_r4_4, send_r4_5
+    module procedure send_r8_0, send_r8_1, send_r8_2, send_r8_3, send_r8_4, send_r8_5
+  end interface xios_send_field
+
+  ! xios_getvar(name, value): .true. and the value when the variable exists.
+  interface xios_getvar
+    module procedure getvar_r8, getvar_r4, getvar_int, getvar_logical, getvar_char
+  end interface xios_getvar
+
+  interface operator(+)
+    module procedure duration_add, date_add_duration
+  end interface
+  interface operator(-)
+    module procedure duration_sub, duration_neg, date_sub_duration
+  end interface
+  interface operator(*)
+    module procedure duration_times_real, real_times_duration, duration_times_int, int_times_duration
+  end interface
+  interface operator(==)
+    module procedure duration_eq, date_eq
+  end interface
+  interface operator(/=)
+    module procedure duration_ne, date_ne
+  end interface
+  interface operator(<)
+    module procedure date_lt
+  end interface
+  interface operator(<=)
+    module procedure date_le
+  end interface
+  interface operator(>)
+    module procedure date_gt
+  end interface
+  interface operator(>=)
+    module procedure date_ge
+  end interface
+
+  integer, parameter :: unset = -huge(1)
+
+  ! What the model said about a domain, handed to foehn at close of definition.
+  type :: domain_state
+    character(:), allocatable :: id, type
+    integer :: ni_glo = unset, nj_glo = unset, ibegin = unset, ni = unset, jbegin = unset, nj = unset
+    integer :: data_dim = unset, data_ibegin = unset, data_ni = unset, data_jbegin = unset, data_nj = unset
+    integer :: nvertex = unset
+    integer, allocatable :: i_index(:), j_index(:), data_i_index(:), data_j_index(:)
+    real(real64), allocatable :: lon(:), lat(:), bounds_lon(:,:), bounds_lat(:,:)
+    logical, allocatable :: mask(:)
+  end type domain_state
+
+  type :: axis_state
+    character(:), allocatable :: id, unit, positive
+    integer :: n_glo = unset, begin = unset, n = unset
+    real(real64), allocatable :: value(:)
+  end type axis_state
+
+  type :: context_state
+    character(:), allocatable :: id
+    type(foehn_context) :: ctx
+    logical :: open = .false., defined = .false.
+    integer :: step = 0
+    type(domain_state), allocatable :: domains(:)
+    type(axis_state), allocatable :: axes(:)
+  end type context_state
+
+  type(context_state), allocatable, save :: contexts(:)
+  integer, save :: current = 0
+  logical, save :: mpi_started_here = .false.
+
+contains
+
+  ! ---------------------------------------------------------- set-up and end
+
+  ! Collective over MPI_COMM_WORLD with the servers. return_comm receives the
+  ! model's communicator; with local_comm the model already has one (it is
+  ! not changed) and foehn still joins the servers over MPI_COMM_WORLD.
+  subroutine xios_initialize(client_id, local_comm, return_comm)
+    character(*), intent(in) :: client_id
+    integer, intent(in), optional :: local_comm
+    integer, intent(out), optional :: return_comm
+    character(len=4096) :: config
+    integer :: ierr, comm, length, status
+    logical :: started
+    call MPI_Initialized(started, ierr)
+    if (.not. started) then
+      call MPI_Init(ierr)
+      mpi_started_here = .true.
+    end if
+    call get_environment_variable("FOEHN_IODEF", config, length, status)
+    if (status /= 0 .or. length == 0) config = "iodef.xml"
+    call foehn_init(client_id, trim(config), MPI_COMM_WORLD, comm, status)
+    call check(status, "xios_initialize")
+    if (present(return_comm)) then
+      return_comm = comm
+    else
+      call MPI_Comm_free(comm, ierr)
+    end if
+    if (present(local_comm)) continue  ! the model's own communicator: nothing to split
+    allocate(contexts(0))
+  end subroutine xios_initialize
+
+  ! Every context must be finalized; calls MPI_Finalize if xios_initialize called MPI_Init.
+  subroutine xios_finalize()
+    integer :: status, ierr
+    call foehn_finalize(status)
+    call check(status, "xios_finalize")
+    if (allocated(contexts)) deallocate(contexts)
+    current = 0
+    if (mpi_started_here) call MPI_Finalize(ierr)
+  end subroutine xios_finalize
+
+  ! Opens the context of the XML (collective over comm) and makes it current.
+  subroutine xios_context_initialize(context_id, comm)
+    character(*), intent(in) :: context_id
+    integer, intent(in) :: comm
+    type(context_state) :: c
+    integer :: status
+    if (.not. allocated(contexts)) call fail("xios_context_initialize", "xios_initialize has not been called")
+    c%id = context_id
+    allocate(c%domains(0), c%axes(0))
+    call foehn_context_open(context_id, comm, c%ctx, status)
+    call check(status, "xios_context_initialize")
+    c%open = .true.
+    contexts = [contexts, c]
+    current = size(contexts)
+  end subroutine xios_context_initialize
+
+  ! Closes the current context (collective): flushes and closes its files.
+  subroutine xios_context_finalize()
+    integer :: status
+    call current_state("xios_context_finalize")
+    call foehn_context_close(contexts(current)%ctx, status)
+    contexts(current)%open = .false.
+    call check(status, "xios_context_finalize")
+  end subroutine xios_context_finalize
+
+  subroutine xios_get_handle(context_id, handle)
+    character(*), intent(in) :: context_id
+    type(xios_context), intent(out) :: handle
+    handle%index = find_context(context_id, "xios_get_handle")
+  end subroutine xios_get_handle
+
+  subroutine set_current_context_handle(handle)
+    type(xios_context), intent(in) :: handle
+    if (handle%index < 1 .or. handle%index > size(contexts)) &
+      call fail("xios_set_current_context", "not a handle from xios_get_handle")
+    current = handle%index
+  end subroutine set_current_context_handle
+
+  subroutine set_current_context_id(context_id)
+    character(*), intent(in) :: context_id
+    current = find_context(context_id, "xios_set_current_context")
+  end subroutine set_current_context_id
+
+  ! Hands the collected domains and axes to foehn, then closes the definition
+  ! (collective): decompositions, schedules and files are set up.
+  subroutine xios_close_context_definition()
+    integer :: k, status
+    call current_state("xios_close_context_definition")
+    associate (c => contexts(current))
+      do k = 1, size(c%domains)
+        call apply_domain(c%ctx, c%domains(k))
+      end do
+      do k = 1, size(c%axes)
+        call apply_axis(c%ctx, c%axes(k))
+      end do
+      call foehn_close_definition(c%ctx, status)
+      call check(status, "xios_close_context_definition")
+      c%defined = .true.
+    end associate
+  end subroutine xios_close_context_definition
+
+  ! ----------------------------------------------------------------- calendar
+
+  ! type: Gregorian, Julian, NoLeap, AllLeap, D360, ProlepticGregorian, None
+  ! (or the CF names); user-defined calendars are not supported.
+  subroutine xios_define_calendar(type, timestep, start_date, time_origin)
+    character(*), intent(in) :: type
+    type(xios_duration), intent(in), optional :: timestep
+    type(xios_date), intent(in), optional :: start_date, time_origin
+    integer :: status
+    if (type == "user_defined") call fail("xios_define_calendar", "user-defined calendars are not supported")
+    call foehn_set_calendar(current_ctx("xios_define_calendar"), type=type, status=status)
+    call check(status, "xios_define_calendar")
+    if (present(timestep)) call xios_set_timestep(timestep)
+    if (present(start_date)) call xios_set_start_date(start_date)
+    if (present(time_origin)) call xios_set_time_origin(time_origin)
+  end subroutine xios_define_calendar
+
+  subroutine xios_set_start_date(start_date)
+    type(xios_date), intent(in) :: start_date
+    integer :: status
+    call foehn_set_calendar(current_ctx("xios_set_start_date"), start_date=xios_date_to_string(start_date), status=status)
+    call check(status, "xios_set_start_date")
+  end subroutine xios_set_start_date
+
+  subroutine xios_set_time_origin(time_origin)
+    type(xios_date), intent(in) :: time_origin
+    integer :: status
+    call foehn_set_calendar(current_ctx("xios_set_time_origin"), time_origin=xios_date_to_string(time_origin), &
+                            status=status)
+    call check(status, "xios_set_time_origin")
+  end subroutine xios_set_time_origin
+
+  subroutine xios_set_timestep(timestep)
+    type(xios_duration), intent(in) :: timestep
+    integer :: status
+    call foehn_set_calendar(current_ctx("xios_set_timestep"), timestep=xios_duration_to_string(timestep), &
+                            status=status)
+    call check(status, "xios_set_timestep")
+  end subroutine xios_set_timestep
+
+  ! The model time is start_date + step * timestep; steps increase.
+  subroutine xios_update_calendar(step)
+    integer, intent(in) :: step
+    integer :: status
+    call foehn_update_calendar(current_ctx("xios_update_calendar"), step, status)
+    call check(status, "xios_update_calendar")
+    contexts(current)%step = step
+  end subroutine xios_update_calendar
+
+  subroutine xios_get_start_date(date)
+    type(xios_date), intent(out) :: date
+    date = calendar_date("start_date", "xios_get_start_date")
+  end subroutine xios_get_start_date
+
+  ! start_date + the last step given to xios_update_calendar * timestep.
+  subroutine xios_get_current_date(date)
+    type(xios_date), intent(out) :: date
+    date = calendar_date("start_date", "xios_get_current_date")
+    date = date + xios_duration(timestep=contexts(current)%step)
+  end subroutine xios_get_current_date
+
+  ! --------------------------------------------------------------- per step
+
+  ! at_current_timestep .true.: the field is needed at this step; otherwise
+  ! (the default): some enabled output uses it at all.
+  logical function xios_field_is_active(field_id, at_current_timestep) result(active)
+    character(*), intent(in) :: field_id
+    logical, intent(in), optional :: at_current_timestep
+    integer :: status
+    logical :: now
+    now = .false.
+    if (present(at_current_timestep)) now = at_current_timestep
+    if (now) then
+      active = foehn_field_is_active(current_ctx("xios_field_is_active"), field_id, status)
+    else
+      active = foehn_field_is_used(current_ctx("xios_field_is_active"), field_id, status)
+    end if
+    call check(status, "xios_field_is_active")
+  end function xios_field_is_active
+
+  include "xios_send.inc"
+
+  ! ---------------------------------------------------------------- getvar
+
+  logical function getvar_char(name, value) result(found)
+    character(*), intent(in) :: name
+    character(*), intent(out) :: value
+    character(:), allocatable :: text
+    found = variable_text(name, text)
+    value = text
+  end function getvar_char
+
+  logical function getvar_r8(name, value) result(found)
+    character(*), intent(in) :: name
+    real(real64), intent(out) :: value
+    character(:), allocatable :: text
+    integer :: ios
+    found = variable_text(name, text)
+    if (.not. found) return
+    read(text, *, iostat=ios) value
+    if (ios /= 0) call fail("xios_getvar", "variable '" // name // "' = '" // text // "' is not a real")
+  end function getvar_r8
+
+  logical function getvar_r4(name, value) result(found)
+    character(*), intent(in) :: name
+    real(real32), intent(out) :: value
+    real(real64) :: v
+    found = getvar_r8(name, v)
+    if (found) value = real(v, real32)
+  end function getvar_r4
+
+  logical function getvar_int(name, value) result(found)
+    character(*), intent(in) :: name
+    integer, intent(out) :: value
+    character(:), allocatable :: text
+    integer :: ios
+    found = variable_text(name, text)
+    if (.not. found) return
+    read(text, *, iostat=ios) value
+    if (ios /= 0 .or. verify(trim(adjustl(text)), "+-0123456789") /= 0) &
+      call fail("xios_getvar", "variable '" // name // "' = '" // text // "' is not an integer")
+  end function getvar_int
+
+  logical function getvar_logical(name, value) result(found)
+    character(*), intent(in) :: name
+    logical, intent(out) :: value
+    character(:), allocatable :: text
+    found = variable_text(name, text)
+    if (.not. found) return
+    select case (lower(trim(adjustl(text))))
+    case ("true", ".true.", "1")
+      value = .true.
+    case ("false", ".false.", "0")
+      value = .false.
+    case default
+      call fail("xios_getvar", "variable '" // name // "' = '" // text // "' is not a logical")
+    end select
+  end function getvar_logical
+
+  logical function variable_text(name, text) result(found)
+    character(*), intent(in) :: name
+    character(:), allocatable, intent(out) :: text
+    integer :: status
+    call foehn_get_variable(current_ctx("xios_getvar"), name, text, found, status)
+    call check(status, "xios_getvar")
+  end function variable_text
+
+  include "xios_attributes.inc"
+  include "xios_dates.inc"
+
+  ! ---------------------------------------------------------------- helpers
+
+  integer function find_context(context_id, call) result(k)
+    character(*), intent(in) :: context_id, call
+    if (allocated(contexts)) then
+      do k = size(contexts), 1, -1
+        if (contexts(k)%id == context_id .and. contexts(k)%open) return
+      end do
+    end if
+    call fail(call, "no open context '" // context_id // "' (call xios_context_initialize first)")
+  end function find_context
+
+  subroutine current_state(call)
+    character(*), intent(in) :: call
+    if (.not. allocated(contexts) .or. current < 1) call fail(call, "no current context")
+    if (.not. contexts(current)%open) call fail(call, "context '" // contexts(current)%id // "' is finalized")
+  end subroutine current_state
+
+  function current_ctx(call) result(ctx)
+    character(*), intent(in) :: call
+    type(foehn_context) :: ctx
+    call current_state(call)
+    ctx = contexts(current)%ctx
+  end function current_ctx
+
+  ! A failed foehn call: the XIOS call's name and foehn's message, then stop.
+  subroutine check(status, call)
+    integer, intent(in) :: status
+    character(*), intent(in) :: call
+    if (status /= FOEHN_OK) call fail(call, foehn_last_error())
+  end subroutine check
+
+  subroutine fail(call, message)
+    character(*), intent(in) :: call, message
+    write(error_unit, '(a)') "xios: " // call // ": " // message
+    error stop 1
+  end subroutine fail
+
+  pure function lower(s) result(t)
+    character(*), intent(in) :: s
+    character(len(s)) :: t
+    integer :: i
+    t = s
+    do i = 1, len(s)
+      if (s(i:i) >= "A" .and. s(i:i) <= "Z") t(i:i) = achar(iachar(s(i:i)) + 32)
+    end do
+  end function lower
+
+end module xios

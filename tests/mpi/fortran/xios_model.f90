@@ -1,0 +1,340 @@
+! A model written the way an XIOS user writes it (`use xios`), following the
+! IFS integration of the thesis (snippets 4.2-4.9, 4.14): xios_initialize
+! starts MPI and returns the model communicator; the calendar comes from the
+! model date (NINDAT, NSSSSS) and TSTEP; levels are an axis; the reduced
+! Gaussian grid is decomposed by an index list with lon/lat and 4-corner
+! bounds; each step gathers NPROMA blocks and sends the fields that
+! xios_field_is_active says are needed now. After xios_finalize, rank 0
+! reads the files back (nc_read.f90) and compares every value with the
+! formulas, computed again from the global index.
+!
+! usage: xios_model [unsupported]   (reads iodef.xml, or $FOEHN_IODEF)
+!   unsupported: set a domain attribute foehn does not support (must stop)
+program xios_model
+  use, intrinsic :: iso_fortran_env, only: real32, real64
+  use mpi
+  use xios
+  use nc_read
+  implicit none
+
+  integer, parameter :: jprb = real64, nlat = 4, nflevg = 3, nsteps = 8
+  integer, parameter :: nloeng(nlat) = [8, 12, 12, 8], ngptotg = sum(nloeng)
+  integer, parameter :: nindat = 20000228, nsssss = 22 * 3600, tstep = 900  ! 2000-02-28 22:00, 15 minutes
+  real(jprb), parameter :: rlat(nlat) = [60.0_jprb, 20.0_jprb, -20.0_jprb, -60.0_jprb]
+
+  integer :: comm, ierr, myproc, nproc, nproma, ngptot, ngpblks, nstep, jstglo, icend, ibl, jlev, i, j, failures
+  integer, allocatable :: i_index(:), nglobalproc(:), ngplat(:)
+  real(jprb), allocatable :: lonvalue_1d(:), latvalue_1d(:), bounds_lon_1d(:,:), bounds_lat_1d(:,:)
+  real(jprb), allocatable :: gmv(:,:,:,:), gmvs(:,:), xios_gmv(:,:), xios_gmvs(:)
+  real(real32), allocatable :: xios_gfl(:,:)
+  type(xios_context) :: context_handle
+  type(xios_duration) :: time_step
+  type(xios_date) :: start, now
+  character(len=32) :: mode, expid
+  real(jprb) :: scale
+  logical :: write_q, flag
+  integer, parameter :: mt = 1, mq = 2  ! the fields in GMV
+
+  call get_command_argument(1, mode)
+  failures = 0
+
+  ! 4.2: XIOS initializes MPI and gives the model its communicator.
+  call xios_initialize("ifs", return_comm=comm)
+  call MPI_Comm_rank(comm, myproc, ierr)
+  call MPI_Comm_size(comm, nproc, ierr)
+
+  ! 4.4: the context.
+  call xios_context_initialize("ifs", comm)
+  call xios_get_handle("ifs", context_handle)
+  call xios_set_current_context(context_handle)
+  call ifs_xios_set_calendar()
+  call ifs_xios_set_axis()
+  call ifs_xios_set_domain()
+  if (trim(mode) == "unsupported") call xios_set_domain_attr("grid_gg", area=reshape([1.0_jprb], [1, 1]))
+  call ifs_xios_run_time_settings()
+  call xios_close_context_definition()
+
+  ! NPROMA blocking of the model's own arrays (snippet 3.2), from an XML variable.
+  ngpblks = (ngptot + nproma - 1) / nproma
+  allocate(gmv(nproma, nflevg, 2, ngpblks), gmvs(nproma, ngpblks))
+  allocate(xios_gmv(ngptot, nflevg), xios_gmvs(ngptot), xios_gfl(ngptot, nflevg))
+
+  call expect(.not. xios_field_is_active("unused"), "a field in no file is not active")
+  call expect(xios_field_is_active("t"), "t is used by a file")
+  do nstep = 1, nsteps
+    call model_step(nstep)
+    ! 4.14: tell the step, gather NPROMA blocks and send what is needed now.
+    call xios_update_calendar(nstep)
+    call expect(xios_field_is_active("t", .true.) .eqv. mod(nstep, 2) == 0, "t active every 2 steps")
+    if (xios_field_is_active("t", .true.)) then
+      do jstglo = 1, ngptot, nproma
+        icend = min(nproma, ngptot - jstglo + 1)
+        ibl = (jstglo - 1) / nproma + 1
+        do jlev = 1, nflevg
+          i = jstglo
+          do j = 1, icend
+            xios_gmv(i, jlev) = gmv(j, jlev, mt, ibl)
+            i = i + 1
+          end do
+        end do
+      end do
+      if (nstep == 4) then  ! the same data as a rank-3 array
+        call xios_send_field("t", reshape(xios_gmv, [ngptot, 1, nflevg]))
+      else
+        call xios_send_field("t", xios_gmv)
+      end if
+    end if
+    if (xios_field_is_active("sp", .true.)) then
+      do jstglo = 1, ngptot, nproma
+        icend = min(nproma, ngptot - jstglo + 1)
+        ibl = (jstglo - 1) / nproma + 1
+        xios_gmvs(jstglo:jstglo + icend - 1) = gmvs(1:icend, ibl)
+      end do
+      call xios_send_field("sp", xios_gmvs)
+    end if
+    if (write_q .and. xios_field_is_active("q", .true.)) then
+      do jstglo = 1, ngptot, nproma
+        icend = min(nproma, ngptot - jstglo + 1)
+        ibl = (jstglo - 1) / nproma + 1
+        xios_gfl(jstglo:jstglo + icend - 1, :) = real(gmv(1:icend, :, mq, ibl), real32)
+      end do
+      call xios_send_field("q", xios_gfl)
+    end if
+    call xios_get_current_date(now)
+    call expect(now == start + nstep * time_step, "current date = start + step * timestep")
+  end do
+  ! 2000 is a leap year and the model's calendar is Gregorian (the XML said noleap).
+  call expect(now == xios_date(2000, 2, 29, 0, 0, 0), "8 steps of 15 minutes after 2000-02-28 22:00: " // &
+              xios_date_to_string(now))
+
+  ! 4.3
+  deallocate(xios_gmv, xios_gmvs, xios_gfl)
+  call MPI_Allreduce(MPI_IN_PLACE, failures, 1, MPI_INTEGER, MPI_SUM, comm, ierr)
+  call xios_context_finalize()
+  call xios_finalize()  ! also MPI_Finalize: xios_initialize started MPI
+  if (myproc /= 0) stop
+  call check_files()
+  if (failures == 0) then
+    print '(a)', "xios_model: OK"
+  else
+    print '(a,i0,a)', "xios_model: FAILED (", failures, " failed checks)"
+    error stop 1
+  end if
+
+contains
+
+  ! 4.5: the calendar from the model's date and time step.
+  subroutine ifs_xios_set_calendar()
+    integer :: year, month, day, hours, minutes, seconds
+    year = nindat / 10000
+    month = mod(nindat / 100, 100)
+    day = mod(nindat, 100)
+    hours = nsssss / 3600
+    minutes = (nsssss - hours * 3600) / 60
+    seconds = nsssss - hours * 3600 - minutes * 60
+    call xios_define_calendar(type="Gregorian")
+    call xios_set_time_origin(time_origin=xios_date(year, month, day, hours, minutes, seconds))
+    call xios_set_start_date(start_date=xios_date(year, month, day, hours, minutes, seconds))
+    time_step%second = tstep
+    call xios_set_timestep(time_step)
+    start = xios_date(year, month, day, hours, minutes, seconds)
+    call xios_get_start_date(now)
+    call expect(now == start .and. .not. (now /= start) .and. now <= start .and. now >= start, "start date")
+    call expect(start + xios_day < start + 2 * xios_day .and. start + xios_hour > start .and. &
+                start - xios_hour < start, "date order")
+    call expect(start + xios_day == xios_date(2000, 2, 29, 22, 0, 0), "2000-02-28 + 1 day (Gregorian)")
+    call expect(xios_date_to_string(start + 2 * xios_month - 0.5_jprb * xios_day) == "2000-04-28 10:00:00", &
+                "2 months minus half a day: " // xios_date_to_string(start + 2 * xios_month - 0.5_jprb * xios_day))
+    call expect(xios_duration_to_string(xios_hour + 30 * xios_minute - xios_second) == "5399s" .and. &
+                4 * xios_timestep == xios_duration(timestep=4) .and. -xios_day /= xios_day, "durations")
+  end subroutine ifs_xios_set_calendar
+
+  ! 4.6: model levels.
+  subroutine ifs_xios_set_axis()
+    real(jprb), allocatable :: zml(:)
+    real(jprb) :: j
+    integer :: i
+    allocate(zml(nflevg))
+    j = 1.0
+    do i = 1, nflevg
+      zml(i) = j
+      j = j + 1.0
+    end do
+    call xios_is_defined_axis_attr("lev", positive=flag)
+    call expect(.not. flag, "lev positive not defined before it is set")
+    call xios_set_axis_attr("lev", n_glo=nflevg, value=zml, unit="-", positive="up")
+    call xios_is_defined_axis_attr("lev", positive=flag)
+    call expect(flag, "lev positive defined once set")
+    deallocate(zml)
+  end subroutine ifs_xios_set_axis
+
+  ! 4.7-4.9: the local points by index list, their coordinates and bounds.
+  subroutine ifs_xios_set_domain()
+    real(jprb) :: zrgauslat(0:nlat + 1), zdeltax, zdeltayup, zdeltaydw
+    integer :: i, j
+    ! Which process holds each point: blocks of 3 points dealt round the ranks.
+    allocate(nglobalproc(ngptotg), ngplat(ngptotg))
+    nglobalproc = [(mod((i - 1) / 3, nproc), i = 1, ngptotg)]
+    ngplat = [((j, i = 1, nloeng(j)), j = 1, nlat)]
+    ngptot = count(nglobalproc == myproc)
+    allocate(i_index(ngptot), lonvalue_1d(ngptot), latvalue_1d(ngptot), bounds_lon_1d(4, ngptot), &
+             bounds_lat_1d(4, ngptot))
+    j = 0
+    do i = 1, ngptotg
+      if (nglobalproc(i) == myproc) then
+        j = j + 1
+        i_index(j) = i - 1  ! XIOS requires indexing from 0
+      end if
+    end do
+    zrgauslat(0) = 90.0_jprb
+    zrgauslat(nlat + 1) = -90.0_jprb
+    zrgauslat(1:nlat) = rlat
+    do i = 1, ngptot
+      latvalue_1d(i) = rlat(ngplat(i_index(i) + 1))
+      lonvalue_1d(i) = point_longitude(i_index(i) + 1)
+      zdeltax = 0.5_jprb * 360.0_jprb / real(nloeng(ngplat(i_index(i) + 1)), jprb)
+      zdeltayup = 0.5_jprb * (zrgauslat(ngplat(i_index(i) + 1) - 1) - zrgauslat(ngplat(i_index(i) + 1)))
+      zdeltaydw = 0.5_jprb * (zrgauslat(ngplat(i_index(i) + 1) + 1) - zrgauslat(ngplat(i_index(i) + 1)))
+      if (zrgauslat(ngplat(i_index(i) + 1) - 1) == 90.0_jprb) zdeltayup = 2.0_jprb * zdeltayup
+      if (zrgauslat(ngplat(i_index(i) + 1) + 1) == -90.0_jprb) zdeltaydw = 2.0_jprb * zdeltaydw
+      bounds_lon_1d(:, i) = lonvalue_1d(i) + [zdeltax, zdeltax, -zdeltax, -zdeltax]
+      bounds_lat_1d(:, i) = latvalue_1d(i) + [zdeltaydw, zdeltayup, zdeltayup, zdeltaydw]
+    end do
+    call xios_set_domain_attr("grid_gg", type="gaussian", ni_glo=ngptotg, ni=ngptot, ibegin=0, i_index=i_index)
+    call xios_set_domain_attr("grid_gg", lonvalue_1d=lonvalue_1d, latvalue_1d=latvalue_1d, nvertex=4, &
+                              bounds_lon_1d=bounds_lon_1d, bounds_lat_1d=bounds_lat_1d)
+    call xios_set_domain_attr("grid_gg", data_dim=1, data_ibegin=0, data_ni=ngptot)
+    call xios_is_defined_domain_attr("grid_gg", ni_glo=flag)
+    call expect(flag, "grid_gg ni_glo defined once set")
+  end subroutine ifs_xios_set_domain
+
+  ! Variables, attribute queries and changes before close of definition.
+  subroutine ifs_xios_run_time_settings()
+    logical :: defined(3)
+    call expect(xios_getvar("nproma", nproma) .and. nproma == 5, "getvar nproma")
+    call expect(xios_getvar("output_scale", scale) .and. scale == 0.5_jprb, "getvar output_scale")
+    call expect(xios_getvar("write_q", write_q) .and. write_q, "getvar write_q")
+    call expect(xios_getvar("expid", expid) .and. expid == "hxio", "getvar expid")
+    call expect(.not. xios_getvar("no_such_variable", scale), "getvar of a missing variable")
+    call xios_is_defined_field_attr("t", unit=defined(1), standard_name=defined(2))
+    call xios_is_defined_field_attr("sp", standard_name=defined(3))
+    call expect(all(defined .eqv. [.true., .true., .false.]), "is_defined field attributes")
+    call xios_is_defined_file_attr("avg", output_freq=defined(1), split_freq=defined(2))
+    call expect(defined(1) .and. .not. defined(2), "is_defined file attributes")
+    call xios_set_field_attr("sp", long_name="surface air pressure")
+    call xios_set_file_attr("avg", output_freq=4 * xios_timestep)
+  end subroutine ifs_xios_run_time_settings
+
+  real(jprb) function point_longitude(g)
+    integer, intent(in) :: g
+    integer :: row, first
+    row = ngplat(g)
+    first = sum(nloeng(1:row - 1)) + 1
+    point_longitude = 360.0_jprb * (g - first) / nloeng(row)
+  end function point_longitude
+
+  ! The model's state at a step, in its NPROMA blocks.
+  subroutine model_step(step)
+    integer, intent(in) :: step
+    integer :: jrof, jblk, g
+    gmv = -999.0_jprb
+    gmvs = -999.0_jprb
+    do jblk = 1, ngpblks
+      do jrof = 1, min(nproma, ngptot - (jblk - 1) * nproma)
+        g = i_index((jblk - 1) * nproma + jrof) + 1
+        do jlev = 1, nflevg
+          gmv(jrof, jlev, mt, jblk) = t_value(g, jlev, step)
+          gmv(jrof, jlev, mq, jblk) = q_value(g, jlev, step)
+        end do
+        gmvs(jrof, jblk) = sp_value(g, step)
+      end do
+    end do
+  end subroutine model_step
+
+  ! Exactly representable values (multiples of 1/16), so that averages and
+  ! real32 are exact.
+  real(jprb) function t_value(g, lev, step)
+    integer, intent(in) :: g, lev, step
+    t_value = 250.0_jprb + 10.0_jprb * lev + 0.5_jprb * g + 0.125_jprb * step
+  end function t_value
+  real(jprb) function q_value(g, lev, step)
+    integer, intent(in) :: g, lev, step
+    q_value = 0.25_jprb * lev + 0.0625_jprb * mod(g, 7) + 0.5_jprb * step
+  end function q_value
+  real(jprb) function sp_value(g, step)
+    integer, intent(in) :: g, step
+    sp_value = 100000.0_jprb + 2.0_jprb * g + 0.25_jprb * step
+  end function sp_value
+
+  ! Every value of both files against the formulas, recomputed here.
+  subroutine check_files()
+    real(jprb), allocatable :: v(:)
+    integer :: r, g, lev, k, row
+    real(jprb) :: lon, dx, up, dw, lat_edges(0:nlat + 1)
+    call read_var("xios_gmv.nc", "time_counter", v)
+    call expect(same(v, [(900.0_jprb * 2 * r, r = 1, 4)]), "xios_gmv time_counter: seconds since the origin")
+    call read_var("xios_gmv.nc", "t", v)  ! (time, lev, cell): cell fastest
+    call expect(same(v, [((((t_value(g, lev, 2 * r)), g = 1, ngptotg), lev = 1, nflevg), r = 1, 4)]), "t values")
+    call read_var("xios_gmv.nc", "sp", v)
+    call expect(same(v, [((sp_value(g, 2 * r), g = 1, ngptotg), r = 1, 4)]), "sp values")
+    call read_var("xios_gmv.nc", "lev", v)
+    call expect(same(v, [1.0_jprb, 2.0_jprb, 3.0_jprb]), "levels")
+    call expect(read_text_attribute("xios_gmv.nc", "lev", "positive") == "up", "lev positive")
+    call expect(read_text_attribute("xios_gmv.nc", "sp", "long_name") == "surface air pressure", &
+                "sp long_name set at run time")
+    call expect(read_text_attribute("xios_gmv.nc", "t", "long_name") == "temperature", "t long_name")
+    call read_var("xios_avg.nc", "q", v)  ! means over steps 1-4 and 5-8
+    call expect(same(v, [(((q_value(g, lev, 4 * r - 2) + 0.25_jprb, g = 1, ngptotg), lev = 1, nflevg), r = 1, 2)]), &
+                "q averages every 4 steps (output_freq set at run time)")
+    ! Coordinates and bounds of the reduced Gaussian grid.
+    lat_edges(0) = 90.0_jprb
+    lat_edges(nlat + 1) = -90.0_jprb
+    lat_edges(1:nlat) = rlat
+    call read_var("xios_gmv.nc", "lat", v)
+    call expect(same(v, [((rlat(row), k = 1, nloeng(row)), row = 1, nlat)]), "latitudes")
+    call read_var("xios_gmv.nc", "lon", v)
+    call expect(same(v, [((360.0_jprb * k / nloeng(row), k = 0, nloeng(row) - 1), row = 1, nlat)]), "longitudes")
+    call read_var("xios_gmv.nc", read_text_attribute("xios_gmv.nc", "lat", "bounds"), v)
+    call expect(allocated(v), "latitude bounds")
+    if (.not. allocated(v)) return
+    g = 0
+    do row = 1, nlat
+      up = 0.5_jprb * (lat_edges(row - 1) - lat_edges(row))
+      dw = 0.5_jprb * (lat_edges(row + 1) - lat_edges(row))
+      if (row == 1) up = 2 * up
+      if (row == nlat) dw = 2 * dw
+      do k = 1, nloeng(row)
+        call expect(all(v(4 * g + 1:4 * g + 4) == rlat(row) + [dw, up, up, dw]), "latitude bounds of a point")
+        g = g + 1
+      end do
+    end do
+    call read_var("xios_gmv.nc", read_text_attribute("xios_gmv.nc", "lon", "bounds"), v)
+    g = 0
+    do row = 1, nlat
+      dx = 180.0_jprb / nloeng(row)
+      do k = 0, nloeng(row) - 1
+        lon = 360.0_jprb * k / nloeng(row)
+        call expect(all(v(4 * g + 1:4 * g + 4) == lon + [dx, dx, -dx, -dx]), "longitude bounds of a point")
+        g = g + 1
+      end do
+    end do
+  end subroutine check_files
+
+  logical function same(got, expected)
+    real(jprb), allocatable, intent(in) :: got(:)
+    real(jprb), intent(in) :: expected(:)
+    same = .false.
+    if (.not. allocated(got)) return
+    if (size(got) /= size(expected)) return
+    same = all(got == expected)
+  end function same
+
+  subroutine expect(ok, what)
+    logical, intent(in) :: ok
+    character(*), intent(in) :: what
+    if (ok) return
+    write(*, '(a,i0,a)') "CHECK FAILED on rank ", myproc, ": " // what
+    failures = failures + 1
+  end subroutine expect
+
+end program xios_model
