@@ -139,11 +139,16 @@ contains
     real(real64) :: expected
     real(real64), parameter :: lat_corners(3) = [-5.0_real64, 5.0_real64, 0.0_real64]
     integer :: r, g, lev, k
+    logical :: exists
     call read_var("unstr_one.nc", "lon", v)
     call expect(same(v, [(12.0_real64 * g, g = 0, ncell - 1)]), "longitudes")
     call read_var("unstr_one.nc", read_text_attribute("unstr_one.nc", "lat", "bounds"), v)
     call expect(same(v, [((-45.0_real64 + 3.0_real64 * g + lat_corners(k), k = 1, 3), g = 0, ncell - 1)]), &
                 "latitude bounds")
+    call expect(read_text_attribute("unstr_one.nc", "ta", "long_name") == "air temperature at run time", &
+                "ta long_name set at run time")
+    inquire(file="unstr_multi_0.nc", exist=exists)
+    call expect(.not. exists, "the file multi, disabled at run time, is not written")
     call read_var("unstr_one.nc", "ps", v)  ! (time, cell)
     call expect(allocated(v), "ps in unstr_one.nc")
     if (.not. allocated(v)) return
@@ -168,13 +173,33 @@ contains
   ! Bad input with status: an error code, foehn's message, no stop.
   subroutine check_errors()
     integer :: st
-    character(:), allocatable :: msg
+    character(:), allocatable :: msg, text
+    logical :: defined
     call foehn_set_domain_index(ctx, "no_such_domain", cells, status=st)
     msg = foehn_last_error()
     call expect(st == FOEHN_ERR_STATE .and. index(msg, "no_such_domain") > 0 .and. &
                 index(msg, "foehn_set_domain_type first") > 0, "undescribed domain: " // msg)
     call foehn_set_domain_coordinates(ctx, "dom", lon, lat, blon, blat(1:2, :), status=st)
     call expect(st == FOEHN_ERR_ARGUMENT, "bounds of different shapes are refused")
+    ! Attributes at run time: what cannot be set is refused, naming it and what can.
+    call foehn_set_attribute(ctx, "field", "ps", "default_value", "0", st)
+    msg = foehn_last_error()
+    call expect(st == FOEHN_ERR_ARGUMENT .and. index(msg, "'default_value' cannot be set") > 0 .and. &
+                index(msg, "long_name") > 0, "unsupported field attribute: " // msg)
+    call foehn_set_attribute(ctx, "domain", "dom", "name", "cells", st)
+    msg = foehn_last_error()
+    call expect(st == FOEHN_ERR_ARGUMENT .and. index(msg, "only field and file attributes") > 0, "domain attribute: " // msg)
+    call foehn_set_attribute(ctx, "field", "ps", "operation", "mean", st)
+    msg = foehn_last_error()
+    call expect(st == FOEHN_ERR_ARGUMENT .and. index(msg, "'mean'") > 0, "bad operation: " // msg)
+    call foehn_get_attribute(ctx, "field", "ta", "unit", text, defined)
+    call expect(defined .and. text == "K", "unit of ta from the XML")
+    call foehn_get_attribute(ctx, "field", "ta", "comment", text, defined)
+    call expect(.not. defined, "comment of ta not defined")
+    call expect(.not. foehn_field_is_used(ctx, "ta", st) .and. st == FOEHN_ERR_STATE, "is_used before close")
+    ! Set here, seen in the file: ta's long_name reaches the file fields; the file multi is not written.
+    call foehn_set_attribute(ctx, "field", "ta", "long_name", "air temperature at run time")
+    call foehn_set_attribute(ctx, "file", "multi", "enabled", "false")
   end subroutine check_errors
 
   logical function same(got, expected)
