@@ -211,8 +211,10 @@ contains
   ! Variables, attribute queries and changes before close of definition.
   subroutine ifs_xios_run_time_settings()
     logical :: defined(3)
+    real(real32) :: scale4
     call expect(xios_getvar("nproma", nproma) .and. nproma == 5, "getvar nproma")
     call expect(xios_getvar("output_scale", scale) .and. scale == 0.5_jprb, "getvar output_scale")
+    call expect(xios_getvar("output_scale", scale4) .and. scale4 == 0.5_real32, "getvar output_scale as real(4)")
     call expect(xios_getvar("write_q", write_q) .and. write_q, "getvar write_q")
     call expect(xios_getvar("expid", expid) .and. expid == "hxio", "getvar expid")
     call expect(.not. xios_getvar("no_such_variable", scale), "getvar of a missing variable")
