@@ -149,7 +149,9 @@ contains
     else
       call MPI_Comm_free(comm, ierr)
     end if
-    if (present(local_comm)) continue  ! the model's own communicator: nothing to split
+    ! local_comm, when given, stays the model's communicator: nothing to do
+    ! with it, since foehn_init has already told the model ranks from the servers.
+    if (present(local_comm)) continue
     allocate(contexts(0))
   end subroutine xios_initialize
 

@@ -197,6 +197,17 @@ contains
     call foehn_get_attribute(ctx, "field", "ta", "comment", text, defined)
     call expect(.not. defined, "comment of ta not defined")
     call expect(.not. foehn_field_is_used(ctx, "ta", st) .and. st == FOEHN_ERR_STATE, "is_used before close")
+    ! Dates: calendars differ; a bad calendar or a timestep-counting duration without a timestep is refused.
+    call foehn_date_add("noleap", "2004-02-28 12:00:00", "1d", text)
+    call expect(text == "2004-03-01 12:00:00", "noleap 2004-02-28 + 1d: " // text)
+    call foehn_date_add("gregorian", "2004-02-28 12:00:00", "1d 2ts", text, timestep="1800s")
+    call expect(text == "2004-02-29 13:00:00", "gregorian 2004-02-28 12:00 + 1d 2ts of 30 min: " // text)
+    call foehn_date_add("martian", "2004-02-28", "1d", text, status=st)
+    msg = foehn_last_error()
+    call expect(st /= FOEHN_OK .and. index(msg, "martian") > 0, "unknown calendar: " // msg)
+    call foehn_date_add("gregorian", "2004-02-28", "3ts", text, status=st)
+    msg = foehn_last_error()
+    call expect(st == FOEHN_ERR_ARGUMENT .and. index(msg, "no timestep") > 0, "ts without timestep: " // msg)
     ! Set here, seen in the file: ta's long_name reaches the file fields; the file multi is not written.
     call foehn_set_attribute(ctx, "field", "ta", "long_name", "air temperature at run time")
     call foehn_set_attribute(ctx, "file", "multi", "enabled", "false")
