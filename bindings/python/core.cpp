@@ -104,6 +104,26 @@ class Context {
     check(foehn_set_domain_mask(open(), id.c_str(), static_cast<int>(mask.size()), mask.data()));
   }
 
+  // Attributes and variables at run time: None when not defined.
+  std::optional<std::string> get_attribute(const std::string& kind, const std::string& id, const std::string& name) {
+    const char* value = nullptr;
+    check(foehn_get_attribute(open(), kind.c_str(), id.c_str(), name.c_str(), &value));
+    return value ? std::optional<std::string>(value) : std::nullopt;
+  }
+  void set_attribute(const std::string& kind, const std::string& id, const std::string& name, const std::string& value) {
+    check(foehn_set_attribute(open(), kind.c_str(), id.c_str(), name.c_str(), value.c_str()));
+  }
+  std::optional<std::string> get_variable(const std::string& id) {
+    const char* value = nullptr;
+    check(foehn_get_variable(open(), id.c_str(), &value));
+    return value ? std::optional<std::string>(value) : std::nullopt;
+  }
+  bool is_used(const std::string& field_id) {
+    int used = 0;
+    check(foehn_field_is_used(open(), field_id.c_str(), &used));
+    return used != 0;
+  }
+
   void close_definition() {
     py::gil_scoped_release unlocked;  // collective: other Python threads may run meanwhile
     check(foehn_close_definition(open()));
@@ -215,6 +235,14 @@ PYBIND11_MODULE(_core, m) {
   m.def("finalize", [] { check(foehn_finalize()); });
   m.def("last_error", [] { return std::string(foehn_last_error()); });
 
+  m.def("date_add", [](const std::string& calendar_type, const std::string& date, const std::string& duration,
+                        const std::optional<std::string>& timestep) {
+    char result[64];
+    check(foehn_date_add(calendar_type.c_str(), date.c_str(), duration.c_str(), c_str_or_null(timestep), result,
+                         sizeof result));
+    return std::string(result);
+  }, py::arg("calendar_type"), py::arg("date"), py::arg("duration"), py::arg("timestep") = py::none());
+
   py::class_<Context>(m, "Context")
       .def(py::init<const std::string&, int>(), py::arg("context_id"), py::arg("comm_f"))
       .def("set_calendar", &Context::set_calendar, py::arg("type") = py::none(), py::arg("start_date") = py::none(),
@@ -236,6 +264,10 @@ PYBIND11_MODULE(_core, m) {
       .def("set_domain_coordinates", &Context::set_domain_coordinates, py::arg("domain_id"), py::arg("lon"),
            py::arg("lat"), py::arg("bounds_lon") = py::none(), py::arg("bounds_lat") = py::none())
       .def("set_domain_mask", &Context::set_domain_mask, py::arg("domain_id"), py::arg("mask"))
+      .def("get_attribute", &Context::get_attribute, py::arg("kind"), py::arg("id"), py::arg("name"))
+      .def("set_attribute", &Context::set_attribute, py::arg("kind"), py::arg("id"), py::arg("name"), py::arg("value"))
+      .def("get_variable", &Context::get_variable, py::arg("variable_id"))
+      .def("is_used", &Context::is_used, py::arg("field_id"))
       .def("close_definition", &Context::close_definition)
       .def("update_calendar", &Context::update_calendar, py::arg("step"))
       .def("set_model_time", &Context::set_model_time, py::arg("seconds"))

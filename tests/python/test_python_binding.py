@@ -136,7 +136,14 @@ def model_domains(xml):
             ctx.set_domain_data_index("dom", positions)
             sent = cells[positions]
         ctx.set_axis("lev", [1.0, 2.0, 3.0])
+        # run-time attributes and variables
+        assert ctx.get_attribute("field", "ta", "unit") == "K" and ctx.get_attribute("field", "ta", "comment") is None
+        assert ctx.get_variable("no_such_variable") is None
+        ctx.set_attribute("field", "ps", "long_name", "surface pressure set from Python")
         ctx.close_definition()
+        assert ctx.is_used("ps") and ctx.is_used("ua")
+        assert foehn.date_add("360_day", "2000-02-30", "1d") == "2000-03-01 00:00:00"
+        assert foehn.date_add("gregorian", "2000-02-28 23:00:00", "2ts", "30mi") == "2000-02-29 00:00:00"
         for step in range(1, 5):
             ctx.update_calendar(step)
             ctx.write("ps", cell_values(sent, step))
@@ -251,6 +258,8 @@ def test_python_domain_calls(tmp_path, mpmd, servers):
         np.testing.assert_array_equal(ds["lat"].values, -45.0 + 3.0 * g)
         np.testing.assert_array_equal(ds[ds["lon"].attrs["bounds"]].values, 12.0 * g[:, None] + [0.0, 5.0, -5.0])
         np.testing.assert_array_equal(ds[ds["lat"].attrs["bounds"]].values, -45.0 + 3.0 * g[:, None] + [-5.0, 5.0, 0.0])
+        assert ds["ps"].attrs["long_name"] == "surface pressure set from Python"
+        assert ds["ps_mean"].attrs["long_name"] == "surface pressure set from Python"  # by field_ref
         for r, step in enumerate([2, 4]):
             ps = np.where(valid, cell_values(g, step), np.nan)
             np.testing.assert_array_equal(ds["ps"].values[r], ps)

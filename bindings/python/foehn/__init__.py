@@ -16,10 +16,10 @@ one (TypeError). Failures raise foehn.Error (.code is the C status).
 from mpi4py import MPI  # initializes MPI, which foehn.init needs
 
 from . import _core
-from ._core import (ERR_ARGUMENT, ERR_CONFIG, ERR_INTERNAL, ERR_IO, ERR_MPI, ERR_STATE, OK, Error, finalize,
-                    last_error)
+from ._core import (ERR_ARGUMENT, ERR_CONFIG, ERR_INTERNAL, ERR_IO, ERR_MPI, ERR_STATE, OK, Error, date_add,
+                    finalize, last_error)
 
-__all__ = ["init", "finalize", "Context", "Error", "last_error", "OK", "ERR_ARGUMENT", "ERR_CONFIG", "ERR_STATE",
+__all__ = ["init", "finalize", "Context", "Error", "last_error", "date_add", "OK", "ERR_ARGUMENT", "ERR_CONFIG", "ERR_STATE",
            "ERR_MPI", "ERR_IO", "ERR_INTERNAL"]
 
 
@@ -37,7 +37,9 @@ class Context(_core.Context):
     set_calendar, set_domain_rectilinear, set_axis, the domain calls
     (set_domain_type, set_domain_block, set_domain_index, set_domain_data,
     set_domain_data_index, set_domain_coordinates, set_domain_mask;
-    docs/grids.md), close_definition,
+    docs/grids.md), get_attribute / set_attribute / get_variable (run-time
+    attributes and variables; None when not defined), close_definition,
+    is_used (some output needs the field at all),
     update_calendar, set_model_time (dynamic time steps), is_active,
     field_handle, write, close. As a context manager it closes on exit."""
 
