@@ -34,6 +34,10 @@ program xios_model
   real(jprb) :: scale
   logical :: write_q, flag
   integer, parameter :: mt = 1, mq = 2  ! the fields in GMV
+  ! A lon/lat surface grid in row bands; its arrays carry a halo of 1 all round.
+  integer, parameter :: nlon = 6, nlat_ll = 4
+  integer :: jbegin_ll, nj_ll
+  real(real32), allocatable :: tsurf(:,:)
 
   call get_command_argument(1, mode)
   failures = 0
@@ -50,6 +54,7 @@ program xios_model
   call ifs_xios_set_calendar()
   call ifs_xios_set_axis()
   call ifs_xios_set_domain()
+  call set_surface_domain()
   if (trim(mode) == "unsupported") call xios_set_domain_attr("grid_gg", area=reshape([1.0_jprb], [1, 1]))
   call ifs_xios_run_time_settings()
   call xios_close_context_definition()
@@ -99,6 +104,10 @@ program xios_model
         xios_gfl(jstglo:jstglo + icend - 1, :) = real(gmv(1:icend, :, mq, ibl), real32)
       end do
       call xios_send_field("q", xios_gfl)
+    end if
+    if (xios_field_is_active("tsurf", .true.)) then
+      call surface_step(nstep)
+      call xios_send_field("tsurf", tsurf)
     end if
     call xios_get_current_date(now)
     call expect(now == start + nstep * time_step, "current date = start + step * timestep")
@@ -208,6 +217,44 @@ contains
     call expect(flag, "grid_gg ni_glo defined once set")
   end subroutine ifs_xios_set_domain
 
+  ! The surface grid: rows jbegin_ll+1 .. jbegin_ll+nj_ll, with halo and a land mask (mod(i + j, 5) == 0).
+  subroutine set_surface_domain()
+    real(jprb) :: lon(nlon), lat(nlat_ll), blon(2, nlon), blat(2, nlat_ll)
+    logical, allocatable :: ocean(:,:)
+    integer :: i, j
+    jbegin_ll = myproc * nlat_ll / nproc
+    nj_ll = (myproc + 1) * nlat_ll / nproc - jbegin_ll
+    lon = [(30.0_jprb + 60.0_jprb * (i - 1), i = 1, nlon)]
+    lat = [(-67.5_jprb + 45.0_jprb * (j - 1), j = 1, nlat_ll)]
+    blon(1, :) = lon - 30.0_jprb
+    blon(2, :) = lon + 30.0_jprb
+    blat(1, :) = lat - 22.5_jprb
+    blat(2, :) = lat + 22.5_jprb
+    allocate(ocean(nlon, nj_ll), tsurf(0:nlon + 1, 0:nj_ll + 1))
+    ocean = reshape([((mod(i + jbegin_ll + j, 5) /= 0, i = 1, nlon), j = 1, nj_ll)], [nlon, nj_ll])
+    call xios_set_domain_attr("grid_ll", ni_glo=nlon, nj_glo=nlat_ll, ibegin=0, ni=nlon, jbegin=jbegin_ll, &
+                              nj=nj_ll, data_dim=2, data_ibegin=-1, data_ni=nlon + 2, data_jbegin=-1, &
+                              data_nj=nj_ll + 2, mask_2d=ocean)
+    call xios_set_domain_attr("grid_ll", lonvalue_1d=lon, latvalue_1d=lat(jbegin_ll + 1:jbegin_ll + nj_ll), &
+                              bounds_lon_1d=blon, bounds_lat_1d=blat(:, jbegin_ll + 1:jbegin_ll + nj_ll))
+  end subroutine set_surface_domain
+
+  subroutine surface_step(step)
+    integer, intent(in) :: step
+    integer :: i, j
+    tsurf = -999.0_real32  ! the halo, which must never reach the file
+    do j = 1, nj_ll
+      do i = 1, nlon
+        tsurf(i, j) = real(tsurf_value(i, jbegin_ll + j, step), real32)
+      end do
+    end do
+  end subroutine surface_step
+
+  real(jprb) function tsurf_value(i, j, step)
+    integer, intent(in) :: i, j, step
+    tsurf_value = 280.0_jprb + 0.5_jprb * i - 0.25_jprb * j + step
+  end function tsurf_value
+
   ! Variables, attribute queries and changes before close of definition.
   subroutine ifs_xios_run_time_settings()
     logical :: defined(3)
@@ -271,7 +318,7 @@ contains
   ! Every value of both files against the formulas, recomputed here.
   subroutine check_files()
     real(jprb), allocatable :: v(:)
-    integer :: r, g, lev, k, row
+    integer :: r, g, lev, k, row, i, j
     real(jprb) :: lon, dx, up, dw, lat_edges(0:nlat + 1)
     call read_var("xios_gmv.nc", "time_counter", v)
     call expect(same(v, [(900.0_jprb * 2 * r, r = 1, 4)]), "xios_gmv time_counter: seconds since the origin")
@@ -288,6 +335,15 @@ contains
     call read_var("xios_avg.nc", "q", v)  ! means over steps 1-4 and 5-8
     call expect(same(v, [(((q_value(g, lev, 4 * r - 2) + 0.25_jprb, g = 1, ngptotg), lev = 1, nflevg), r = 1, 2)]), &
                 "q averages every 4 steps (output_freq set at run time)")
+    ! The surface grid: masked points hold the fill value, the halo is never written.
+    call read_var("xios_sfc.nc", "tsurf", v)
+    call expect(same(v, [(((merge(tsurf_value(i, j, 2 * r), real(real(9.9692099683868690e36_jprb, real32), jprb), &
+                                  mod(i + j, 5) /= 0), i = 1, nlon), j = 1, nlat_ll), r = 1, 4)]), "tsurf values and mask")
+    call read_var("xios_sfc.nc", "lat", v)
+    call expect(same(v, [(-67.5_jprb + 45.0_jprb * (j - 1), j = 1, nlat_ll)]), "surface latitudes")
+    call read_var("xios_sfc.nc", read_text_attribute("xios_sfc.nc", "lon", "bounds"), v)
+    call expect(same(v, [((30.0_jprb + 60.0_jprb * (i - 1) + 30.0_jprb * k, k = -1, 1, 2), i = 1, nlon)]), &
+                "surface longitude bounds")
     ! Coordinates and bounds of the reduced Gaussian grid.
     lat_edges(0) = 90.0_jprb
     lat_edges(nlat + 1) = -90.0_jprb
