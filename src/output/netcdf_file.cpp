@@ -102,11 +102,21 @@ void NetcdfFile::define(const ContextPlan& plan, int file_index) {
         int id = -1, var = -1;
         check(nc_def_dim(ncid_, name.c_str(), a.values.size(), &id), "nc_def_dim (axis)");
         check(nc_def_var(ncid_, name.c_str(), NC_DOUBLE, 1, &id, &var), "nc_def_var (axis)");
-        put_text(ncid_, var, "axis", "Z");
+        put_text(ncid_, var, "axis", a.axis_type.empty() ? "Z" : a.axis_type);
         put_text(ncid_, var, "standard_name", a.standard_name);
         put_text(ncid_, var, "long_name", a.long_name);
         put_text(ncid_, var, "units", a.units.empty() ? "1" : a.units);
         put_text(ncid_, var, "positive", a.positive);
+        if (!a.bounds.empty()) {  // CF bounds: (axis, 2), lower then upper
+          const std::string bounds = a.bounds_name.empty() ? name + "_bnds" : a.bounds_name;
+          int nb = -1, bvar = -1;
+          if (nc_inq_dimid(ncid_, "axis_nbounds", &nb) != NC_NOERR)
+            check(nc_def_dim(ncid_, "axis_nbounds", 2, &nb), "nc_def_dim axis_nbounds");
+          const int bdims[2] = {id, nb};
+          check(nc_def_var(ncid_, bounds.c_str(), NC_DOUBLE, 2, bdims, &bvar), "nc_def_var (axis bounds)");
+          put_text(ncid_, var, "bounds", bounds);
+          axis_bounds_[d.index] = bounds;
+        }
         dimid[key] = id;
       } else {
         define_domain(plan, d.index, first_domain ? "" : "_" + plan.domains[d.index].id, dimid);
@@ -114,6 +124,22 @@ void NetcdfFile::define(const ContextPlan& plan, int file_index) {
       }
     }
   }
+
+  // Scalars with a value: 0-d coordinate variables, named by `coordinates`.
+  for (int vi : f.variables)
+    for (const std::int32_t c : plan.variables[vi].scalars) {
+      const ScalarInfo& sc = plan.scalars[c];
+      if (!sc.has_value || scalar_names_.count(c)) continue;
+      const std::string name = sc.name.empty() ? sc.id : sc.name;
+      int var = -1;
+      check(nc_def_var(ncid_, name.c_str(), NC_DOUBLE, 0, nullptr, &var), ("nc_def_var scalar " + name).c_str());
+      put_text(ncid_, var, "standard_name", sc.standard_name);
+      put_text(ncid_, var, "long_name", sc.long_name);
+      put_text(ncid_, var, "units", sc.units);
+      put_text(ncid_, var, "positive", sc.positive);
+      put_text(ncid_, var, "axis", sc.axis_type);
+      scalar_names_[c] = name;
+    }
 
   varids_.assign(plan.variables.size(), -1);
   timeless_.assign(plan.variables.size(), 0);
@@ -149,6 +175,9 @@ void NetcdfFile::define(const ContextPlan& plan, int file_index) {
     for (const Dim& d : v.dims)
       if (d.kind == Dim::domain_i && !domain_vars_[d.index].coordinates.empty())
         coordinates += (coordinates.empty() ? "" : " ") + domain_vars_[d.index].coordinates;
+    for (const std::int32_t c : v.scalars)
+      if (auto name = scalar_names_.find(c); name != scalar_names_.end())
+        coordinates += (coordinates.empty() ? "" : " ") + name->second;
     put_text(ncid_, var, "coordinates", coordinates);
     if (v.has_fill) {
       // _FillValue must have the variable's type.
@@ -196,6 +225,12 @@ void NetcdfFile::define(const ContextPlan& plan, int file_index) {
     int nvars = 0;
     check(nc_inq_nvars(ncid_, &nvars), "nc_inq_nvars");
     for (int v = 0; v < nvars; ++v) check(nc_var_par_access(ncid_, v, NC_COLLECTIVE), "nc_var_par_access");
+    // A variable of no dimension at all (a scalar field written once) is
+    // written by its one holder alone: a collective put would have every
+    // rank write the value.
+    for (int vi : f.variables)
+      if (timeless_[vi] && plan.variables[vi].dims.empty())
+        check(nc_var_par_access(ncid_, varids_[vi], NC_INDEPENDENT), "nc_var_par_access");
   }
 }
 
@@ -272,6 +307,13 @@ void NetcdfFile::write_coordinates(const ContextPlan& plan) {
     check(nc_put_vara_double(ncid_, var, start.data(), count.data(), values.data()), "writing coordinates");
   };
   for (const AxisInfo& a : plan.axes) put(a.name.empty() ? a.id : a.name, a.values, {a.values.size()});
+  for (const auto& [index, name] : axis_bounds_) put(name, plan.axes[index].bounds, {plan.axes[index].values.size(), 2});
+  for (const auto& [index, name] : scalar_names_) {
+    // Every writer writes the one value (a collective call in a shared file).
+    int var = -1;
+    check(nc_inq_varid(ncid_, name.c_str(), &var), "nc_inq_varid (scalar)");
+    check(nc_put_var_double(ncid_, var, &plan.scalars[index].value), "writing a scalar coordinate");
+  }
   for (size_t d = 0; d < plan.domains.size(); ++d) {
     const DomainInfo& dom = plan.domains[d];
     const DomainVars& names = domain_vars_[d];
@@ -323,6 +365,7 @@ void NetcdfFile::write(int variable, std::int64_t record, const grid::Box& box, 
     start[d] = box.empty() ? 0 : static_cast<size_t>(box.start[d - t] - offset[d - t]);
   }
   const int var = varids_.at(variable);
+  if (t == 0 && offset.empty() && box.empty()) return;  // 0-d and held elsewhere (independent access)
   if (prec_[variable] == 8)
     check(nc_put_vara_double(ncid_, var, start, count, static_cast<const double*>(data)), "writing a variable");
   else

@@ -74,6 +74,8 @@ class NetcdfFile {
     std::string coordinates;  // for the `coordinates` attribute (auxiliary coordinates only)
   };
   std::vector<DomainVars> domain_vars_;  // by plan domain
+  std::map<int, std::string> axis_bounds_;   // plan axis -> its bounds variable in this file
+  std::map<int, std::string> scalar_names_;  // plan scalar -> its 0-d coordinate variable
   std::uint64_t bytes_written_ = 0;
 };
 
