@@ -50,7 +50,8 @@ void refuse_unsupported_file(const config::FileDef& f, const std::string& id) {
   if (f.format != "netcdf4") refuse("format=\"" + f.format + "\"");
   if (f.par_access != "collective") refuse("par_access=\"" + f.par_access + "\"");
   if (!f.mode.empty() && f.mode != "write") refuse("mode=\"" + f.mode + "\"");
-  if (!f.convention.empty() && f.convention != "CF") refuse("convention=\"" + f.convention + "\"");
+  if (!f.convention.empty() && f.convention != "CF" && f.convention != "UGRID")
+    refuse("convention=\"" + f.convention + "\"");
   if (!f.time_counter.empty() && f.time_counter != "instant" && f.time_counter != "centered")
     refuse("time_counter=\"" + f.time_counter + "\"");
   if (!f.time_units.empty() && f.time_units != "seconds") refuse("time_units=\"" + f.time_units + "\"");
@@ -381,6 +382,7 @@ void Context::resolve_definitions() {
                                           : file.description;
     info.output_freq = file.output_freq;
     info.one_file = file.type != "multiple_file";
+    info.ugrid = file.convention == "UGRID";
     for (const auto& var : file.variables) info.attributes.emplace_back(var.output_name(), var.value);
     const int fi = static_cast<int>(plan_.files.size());
     plan_.files.push_back(std::move(info));

@@ -292,6 +292,7 @@ std::vector<char> encode(const ContextPlan& p) {
     w.put<std::uint8_t>(f.one_file ? 1 : 0); w.put(f.variables);
     w.put<std::uint64_t>(f.attributes.size());
     for (const auto& [k, v] : f.attributes) { w.put(k); w.put(v); }
+    w.put<std::uint8_t>(f.ugrid ? 1 : 0);
   }
   return w.bytes();
 }
@@ -372,6 +373,7 @@ ContextPlan decode_plan(const char* data, std::size_t size) {
     if (m > size) throw transport::WireError("corrupt plan");
     f.attributes.resize(m);
     for (auto& [k, v] : f.attributes) { r.get(k); r.get(v); }
+    r.get(one); f.ugrid = one != 0;
   }
   if (!r.at_end()) throw transport::WireError("corrupt plan: trailing bytes");
   return p;

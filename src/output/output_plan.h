@@ -93,6 +93,7 @@ struct VariableInfo {
 struct FileInfo {
   std::string id, path, title, output_freq;
   bool one_file = true;
+  bool ugrid = false;  // convention="UGRID": unstructured domains get a UGRID mesh topology
   std::vector<std::int32_t> variables;  // indices into variables, in file order
   std::vector<std::pair<std::string, std::string>> attributes;  // extra global attributes
 };
