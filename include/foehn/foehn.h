@@ -169,6 +169,23 @@ int foehn_field_is_used(foehn_context ctx, const char* field_id, int* used);
 int foehn_date_add(const char* calendar_type, const char* date, const char* duration, const char* timestep,
                    char* result, size_t size);
 
+/* ---- Axes and scalars (docs/grids.md) -------------------------------------
+ * An axis is whole on every rank unless a part is given. With a part,
+ * foehn_set_axis gives the values of the part (n = its size) and may be
+ * called before or after; ranks that give no values take them from the
+ * XML (value=) or from the ranks holding them. Decomposed axes may form
+ * grids of axes only; the ranks' parts must hold every value once. */
+
+/* This rank's part of an axis of n_glo values: [begin, begin+n). */
+int foehn_set_axis_decomposition(foehn_context ctx, const char* axis_id, int n_glo, int begin, int n);
+/* This rank's part as n global indices (0-based), in the order of its data. */
+int foehn_set_axis_index(foehn_context ctx, const char* axis_id, int n_glo, int n, const int* index);
+/* Bounds of the n local values: 2n values, lower and upper of each. */
+int foehn_set_axis_bounds(foehn_context ctx, const char* axis_id, int n, const double* bounds);
+/* The value of a scalar (a 0-d coordinate such as a height of 2 m); units
+ * may be NULL (then the XML's unit). Overrides the XML's value. */
+int foehn_set_scalar(foehn_context ctx, const char* scalar_id, double value, const char* units);
+
 #ifdef __cplusplus
 }
 #endif

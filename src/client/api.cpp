@@ -223,12 +223,8 @@ int foehn_set_axis(foehn_context ctx, const char* axis_id, int n, const double* 
   return api_call([&] {
     Context& c = context_of(ctx, "foehn_set_axis");
     const std::string id = text(axis_id, "foehn_set_axis: axis_id");
-    if (n <= 0 || !values) fail(FOEHN_ERR_ARGUMENT, "foehn_set_axis: axis '" + id + "' needs n > 0 values");
-    foehn::client::AxisSetting s;
-    s.values.assign(values, values + n);
-    s.units = units ? units : "";
-    s.positive = positive ? positive : "";
-    c.set_axis(id, std::move(s));
+    if (n < 0 || (n > 0 && !values)) fail(FOEHN_ERR_ARGUMENT, "foehn_set_axis: axis '" + id + "' needs n >= 0 values");
+    c.set_axis(id, std::vector<double>(values, values + n), units, positive);
   });
 }
 
@@ -370,6 +366,44 @@ int foehn_set_domain_mask(foehn_context ctx, const char* domain_id, int n, const
     std::vector<std::uint8_t> flags;
     for (int m : domain_values<int>(mask, n, "foehn_set_domain_mask: mask")) flags.push_back(m != 0);
     c.set_domain_mask(id, std::move(flags));
+  });
+}
+
+int foehn_set_axis_decomposition(foehn_context ctx, const char* axis_id, int n_glo, int begin, int n) {
+  return api_call([&] {
+    Context& c = context_of(ctx, "foehn_set_axis_decomposition");
+    const std::string id = text(axis_id, "foehn_set_axis_decomposition: axis_id");
+    if (begin < 0 || n < 0 || static_cast<long long>(begin) + n > n_glo)
+      fail(FOEHN_ERR_ARGUMENT, "foehn_set_axis_decomposition: axis '" + id + "': the part [" + std::to_string(begin) + ", " +
+                                   std::to_string(static_cast<long long>(begin) + n) + ") lies outside [0, " +
+                                   std::to_string(n_glo) + ")");
+    std::vector<std::int64_t> index(static_cast<std::size_t>(n));
+    for (int k = 0; k < n; ++k) index[static_cast<std::size_t>(k)] = begin + k;
+    c.set_axis_part(id, n_glo, std::move(index), "foehn_set_axis_decomposition");
+  });
+}
+
+int foehn_set_axis_index(foehn_context ctx, const char* axis_id, int n_glo, int n, const int* index) {
+  return api_call([&] {
+    Context& c = context_of(ctx, "foehn_set_axis_index");
+    const std::string id = text(axis_id, "foehn_set_axis_index: axis_id");
+    c.set_axis_part(id, n_glo, domain_values<std::int64_t>(index, n, "foehn_set_axis_index: index"), "foehn_set_axis_index");
+  });
+}
+
+int foehn_set_axis_bounds(foehn_context ctx, const char* axis_id, int n, const double* bounds) {
+  return api_call([&] {
+    Context& c = context_of(ctx, "foehn_set_axis_bounds");
+    const std::string id = text(axis_id, "foehn_set_axis_bounds: axis_id");
+    if (n < 0) fail(FOEHN_ERR_ARGUMENT, "foehn_set_axis_bounds: axis '" + id + "': negative count " + std::to_string(n));
+    c.set_axis_bounds(id, domain_values<double>(bounds, 2 * n, "foehn_set_axis_bounds: bounds"));
+  });
+}
+
+int foehn_set_scalar(foehn_context ctx, const char* scalar_id, double value, const char* units) {
+  return api_call([&] {
+    Context& c = context_of(ctx, "foehn_set_scalar");
+    c.set_scalar(text(scalar_id, "foehn_set_scalar: scalar_id"), value, units);
   });
 }
 

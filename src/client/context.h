@@ -46,9 +46,21 @@ struct DomainSetting {
   std::vector<std::int64_t> owned, data;
 };
 
+// What the model says about an axis (foehn_set_axis*, in any order): its
+// values, bounds and metadata, and, when decomposed, its part.
 struct AxisSetting {
-  std::vector<double> values;
+  std::int64_t n_glo = -1;          // -1: not said (the values' count, or the XML's n_glo)
+  bool decomposed = false;          // a part given (foehn_set_axis_decomposition / _index)
+  std::vector<std::int64_t> index;  // decomposed: the global index of each local value
+  std::vector<double> values;       // one per local value (empty: the XML's)
+  std::vector<double> bounds;       // two per local value (lower, upper), or empty
   std::string units, positive;
+  std::int64_t local = 0;           // local values, found at close of definition
+};
+
+struct ScalarSetting {
+  double value = 0;
+  std::string units;
 };
 
 // The instants of a period (output_freq, freq_op) and whether the current
@@ -79,7 +91,11 @@ class Context {
   void set_domain_coordinates(const std::string& id, std::vector<double> lon, std::vector<double> lat, int nvertex,
                               std::vector<double> bounds_lon, std::vector<double> bounds_lat);
   void set_domain_mask(const std::string& id, std::vector<std::uint8_t> mask);
-  void set_axis(const std::string& id, AxisSetting setting);
+  // The foehn_set_axis* and foehn_set_scalar calls (context_define.cpp).
+  void set_axis(const std::string& id, std::vector<double> values, const char* units, const char* positive);
+  void set_axis_part(const std::string& id, std::int64_t n_glo, std::vector<std::int64_t> index, const char* call);
+  void set_axis_bounds(const std::string& id, std::vector<double> bounds);
+  void set_scalar(const std::string& id, double value, const char* units);
   void close_definition();
   void update_calendar(std::int64_t step);
   // Dynamic time stepping: the model time, in seconds since the start date.
@@ -149,12 +165,14 @@ class Context {
   };
   struct GridShape {
     std::vector<output::Dim> dims;
+    std::vector<std::int32_t> scalars;  // plan scalars: coordinates without a dimension
     std::int64_t local = 1;
     std::string text;
   };
 
   void resolve_definitions();  // local checks; builds plan_ without the exchanged parts
   void exchange_domains();     // collective: every rank's part, its points and coordinates
+  void exchange_axes();        // collective: the parts, values and bounds of decomposed axes
   void prepare_outputs();      // local: schedules, pack plans, buffers, channels
   // For each server, this rank's data positions in its range (cached per domain).
   const std::vector<std::vector<std::int64_t>>& destinations_of(
@@ -173,6 +191,8 @@ class Context {
   DomainSetting& domain_setting(const std::string& id, const char* call);  // after foehn_set_domain_type
   void resolve_domain(const std::string& id, const config::DomainDef& def, DomainSetting& s);
   int plan_axis(const std::string& id, const config::Location& where);
+  int plan_scalar(const std::string& id, const config::Location& where);
+  AxisSetting& axis_setting(const std::string& id, const char* call);
 
   // Sizes the send buffers from the bytes each server gets per output step
   // and opens the channels (context_transport.cpp).
@@ -212,6 +232,7 @@ class Context {
   std::unordered_map<std::string, DomainSetting> domains_;
   std::string domain_error_;  // found by exchange_domains (which must not throw); raised by prepare_outputs
   std::unordered_map<std::string, AxisSetting> axes_;
+  std::unordered_map<std::string, ScalarSetting> scalars_;
   bool closed_definition_ = false, closed_ = false;
 
   // Resolved at close of definition.
@@ -221,7 +242,7 @@ class Context {
   output::ContextPlan plan_;
   std::vector<Field> fields_;
   std::unordered_map<std::string, int> field_index_;
-  std::vector<std::string> plan_domain_ids_, plan_axis_ids_;
+  std::vector<std::string> plan_domain_ids_, plan_axis_ids_, plan_scalar_ids_;
   std::vector<OutputVar> outputs_;
   std::vector<Stream> streams_;  // inputs before the streams that use them
   std::vector<FileSchedule> files_;

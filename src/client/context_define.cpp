@@ -209,17 +209,62 @@ void Context::set_domain_mask(const std::string& id, std::vector<std::uint8_t> m
   domain_setting(id, "foehn_set_domain_mask").layout.mask = std::move(mask);
 }
 
-void Context::set_axis(const std::string& id, AxisSetting s) {
-  check_open("foehn_set_axis");
-  if (closed_definition_) fail(FOEHN_ERR_STATE, "foehn_set_axis: context '" + id_ + "' is already defined");
+AxisSetting& Context::axis_setting(const std::string& id, const char* call) {
+  check_open(call);
+  if (closed_definition_) fail(FOEHN_ERR_STATE, std::string(call) + ": context '" + id_ + "' is already defined");
+  if (!def_.find_axis(id)) fail(FOEHN_ERR_ARGUMENT, "axis '" + id + "' is not defined in context '" + id_ + "' of the XML");
+  return axes_[id];
+}
+
+void Context::set_axis(const std::string& id, std::vector<double> values, const char* units, const char* positive) {
+  AxisSetting& s = axis_setting(id, "foehn_set_axis");
   const auto* a = def_.find_axis(id);
-  if (!a) fail(FOEHN_ERR_ARGUMENT, "axis '" + id + "' is not defined in context '" + id_ + "' of the XML");
-  if (s.values.empty()) fail(FOEHN_ERR_ARGUMENT, "axis '" + id + "' needs at least one value");
-  if (a->n_glo && *a->n_glo != static_cast<std::int64_t>(s.values.size()))
+  // Without a decomposition the values are the whole axis: check them now.
+  if (!s.decomposed && a->n_glo && *a->n_glo != static_cast<std::int64_t>(values.size()))
     fail(FOEHN_ERR_ARGUMENT, location_prefix(a->where) + "axis '" + id + "': the XML says n_glo=" +
-                                 std::to_string(*a->n_glo) + ", the model gives " + std::to_string(s.values.size()) +
+                                 std::to_string(*a->n_glo) + ", the model gives " + std::to_string(values.size()) +
                                  " values");
-  axes_[id] = std::move(s);
+  s.values = std::move(values);
+  if (units) s.units = units;
+  if (positive) s.positive = positive;
+}
+
+void Context::set_axis_part(const std::string& id, std::int64_t n_glo, std::vector<std::int64_t> index, const char* call) {
+  AxisSetting& s = axis_setting(id, call);
+  const auto* a = def_.find_axis(id);
+  const std::string what = std::string(call) + ": axis '" + id + "': ";
+  if (n_glo <= 0) fail(FOEHN_ERR_ARGUMENT, what + "n_glo must be positive, not " + std::to_string(n_glo));
+  if (a->n_glo && *a->n_glo != n_glo)
+    fail(FOEHN_ERR_ARGUMENT, location_prefix(a->where) + what + "the XML says n_glo=" + std::to_string(*a->n_glo) +
+                                 ", the model gives " + std::to_string(n_glo));
+  std::vector<char> seen(static_cast<std::size_t>(n_glo), 0);
+  for (const std::int64_t g : index) {
+    if (g < 0 || g >= n_glo)
+      fail(FOEHN_ERR_ARGUMENT, what + "index " + std::to_string(g) + " lies outside [0, " + std::to_string(n_glo) + ")");
+    if (seen[static_cast<std::size_t>(g)]++)
+      fail(FOEHN_ERR_ARGUMENT, what + "index " + std::to_string(g) + " is given twice");
+  }
+  s.n_glo = n_glo;
+  // The whole axis in order is no decomposition.
+  bool whole = static_cast<std::int64_t>(index.size()) == n_glo;
+  for (std::size_t k = 0; whole && k < index.size(); ++k) whole = index[k] == static_cast<std::int64_t>(k);
+  s.decomposed = !whole;
+  s.index = whole ? std::vector<std::int64_t>{} : std::move(index);
+}
+
+void Context::set_axis_bounds(const std::string& id, std::vector<double> bounds) {
+  axis_setting(id, "foehn_set_axis_bounds").bounds = std::move(bounds);
+}
+
+void Context::set_scalar(const std::string& id, double value, const char* units) {
+  const char* call = "foehn_set_scalar";
+  check_open(call);
+  if (closed_definition_) fail(FOEHN_ERR_STATE, std::string(call) + ": context '" + id_ + "' is already defined");
+  if (!def_.find_scalar(id))
+    fail(FOEHN_ERR_ARGUMENT, "scalar '" + id + "' is not defined in context '" + id_ + "' of the XML");
+  ScalarSetting& s = scalars_[id];
+  s.value = value;
+  if (units) s.units = units;
 }
 
 void Context::resolve_domain(const std::string& id, const config::DomainDef& def, DomainSetting& s) {
@@ -328,6 +373,84 @@ void Context::exchange_domains() {
   }
 }
 
+void Context::exchange_axes() {
+  // Collective and never throwing, like exchange_domains. Axes every rank
+  // holds whole keep the values plan_axis gave them; decomposed axes get
+  // their parts, values and bounds from every rank.
+  const bool to_all = world_->attached();
+  enum { kN, kDecomposed, kLocal, kValues, kBounds, kAxisFields };
+  std::string values_error;  // a value or bound no rank gives
+  for (output::AxisInfo& info : plan_.axes) {
+    const AxisSetting& s = axes_[info.id];
+    const std::array<std::int64_t, kAxisFields> mine{info.size(), s.decomposed, s.local,
+                                                     static_cast<std::int64_t>(s.values.size()),
+                                                     static_cast<std::int64_t>(s.bounds.size())};
+    std::vector<std::int64_t> all(static_cast<std::size_t>(kAxisFields) * size_);
+    MPI_Allgather(mine.data(), kAxisFields, MPI_INT64_T, all.data(), kAxisFields, MPI_INT64_T, comm_);
+    auto at = [&](int r, int field) { return all[static_cast<std::size_t>(r) * kAxisFields + field]; };
+    bool decomposed = false;
+    for (int r = 0; r < size_; ++r) {
+      decomposed = decomposed || at(r, kDecomposed);
+      if (at(r, kN) != info.size() && domain_error_.empty())
+        domain_error_ = "axis '" + info.id + "': model ranks disagree on its size: rank " + std::to_string(rank_) +
+                        " says " + std::to_string(info.size()) + ", rank " + std::to_string(r) + " " +
+                        std::to_string(at(r, kN));
+    }
+    if (!decomposed || !domain_error_.empty()) continue;
+    std::vector<int> index_n(size_), values_n(size_), bounds_n(size_), index_at, values_at, bounds_at;
+    for (int r = 0; r < size_; ++r) {
+      index_n[r] = at(r, kDecomposed) ? static_cast<int>(at(r, kLocal)) : 0;
+      values_n[r] = static_cast<int>(at(r, kValues));
+      bounds_n[r] = static_cast<int>(at(r, kBounds));
+    }
+    const auto index_all = gather_values(comm_, rank_, to_all, s.index, index_n, index_at);
+    const auto values_all = gather_values(comm_, rank_, to_all, s.values, values_n, values_at);
+    const auto bounds_all = gather_values(comm_, rank_, to_all, s.bounds, bounds_n, bounds_at);
+    if (!to_all && rank_ != 0) {
+      info.parts.assign(static_cast<std::size_t>(size_), {});  // marks the axis decomposed on every rank
+      continue;
+    }
+    // Each rank's part; the values and bounds of the ranks that give them.
+    info.parts.assign(static_cast<std::size_t>(size_), {});
+    std::vector<char> has_value(static_cast<std::size_t>(info.size()), 0), has_bounds = has_value;
+    const bool from_model = std::any_of(values_n.begin(), values_n.end(), [](int n) { return n > 0; });
+    const bool bounds_from_model = std::any_of(bounds_n.begin(), bounds_n.end(), [](int n) { return n > 0; });
+    if (bounds_from_model) info.bounds.assign(static_cast<std::size_t>(2 * info.size()), 0.0);
+    for (int r = 0; r < size_; ++r) {
+      auto& part = info.parts[static_cast<std::size_t>(r)];
+      if (at(r, kDecomposed)) part.assign(index_all.begin() + index_at[r], index_all.begin() + index_at[r] + index_n[r]);
+      else part.resize(static_cast<std::size_t>(info.size())), std::iota(part.begin(), part.end(), 0);
+      for (std::size_t k = 0; k < part.size(); ++k) {
+        const auto g = static_cast<std::size_t>(part[k]);
+        if (values_n[r] > 0) info.values[g] = values_all[values_at[r] + k], has_value[g] = 1;
+        if (bounds_n[r] > 0) {
+          info.bounds[2 * g] = bounds_all[bounds_at[r] + 2 * k];
+          info.bounds[2 * g + 1] = bounds_all[bounds_at[r] + 2 * k + 1];
+          has_bounds[g] = 1;
+        }
+      }
+    }
+    auto hole = [&](const std::vector<char>& has) { return std::find(has.begin(), has.end(), 0) - has.begin(); };
+    if (!values_error.empty()) continue;
+    if (from_model && hole(has_value) < info.size())
+      values_error = "axis '" + info.id + "': no model rank gives the value of index " + std::to_string(hole(has_value)) +
+                      " (foehn_set_axis on the rank holding it)";
+    else if (bounds_from_model && hole(has_bounds) < info.size())
+      values_error = "axis '" + info.id + "': no model rank gives the bounds of index " + std::to_string(hole(has_bounds)) +
+                      " (foehn_set_axis_bounds on the rank holding it)";
+  }
+  // Grids of decomposed axes: the ranks' parts must hold each value once
+  // (said first: overlapping parts also leave values without a value).
+  if (!domain_error_.empty() || (!to_all && rank_ != 0)) return;
+  for (const output::VariableInfo& v : plan_.variables)
+    if (plan_.decomposed_axes(v))
+      if (std::string e = output::check_axes_cover(plan_, v); !e.empty()) {
+        domain_error_ = e;
+        return;
+      }
+  domain_error_ = values_error;
+}
+
 void Context::close_definition() {
   check_open("foehn_close_definition");
   if (closed_definition_) fail(FOEHN_ERR_STATE, "foehn_close_definition: context '" + id_ + "' is already defined");
@@ -336,6 +459,7 @@ void Context::close_definition() {
   // failed never leaves the others waiting in a collective.
   collectively(comm_, [&] { resolve_definitions(); });
   exchange_domains();
+  exchange_axes();
   collectively(comm_, [&] { prepare_outputs(); });
   if (world_->attached()) {
     collectively(comm_, [&] {

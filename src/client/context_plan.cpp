@@ -2,6 +2,7 @@
 // settings, exchange the decomposition, then precompute everything the
 // per-step path needs (schedules, pack plans, send buffers).
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <map>
 #include <numeric>
@@ -34,7 +35,6 @@ void refuse_unsupported_field(const config::FieldDef& f, const std::string& id) 
   if (f.scale_factor) refuse("scale_factor");
   if (!f.cell_methods_mode.empty() && f.cell_methods_mode != "overwrite") refuse("cell_methods_mode");
   if (!f.variables.empty()) refuse("<variable> inside a field");
-  if (!f.scalar_ref.empty()) refuse("scalar_ref");
   for (const auto& [name, value] : f.extra)
     if (name != "comment") refuse(name);
 }
@@ -50,7 +50,8 @@ void refuse_unsupported_file(const config::FileDef& f, const std::string& id) {
   if (f.format != "netcdf4") refuse("format=\"" + f.format + "\"");
   if (f.par_access != "collective") refuse("par_access=\"" + f.par_access + "\"");
   if (!f.mode.empty() && f.mode != "write") refuse("mode=\"" + f.mode + "\"");
-  if (!f.convention.empty() && f.convention != "CF") refuse("convention=\"" + f.convention + "\"");
+  if (!f.convention.empty() && f.convention != "CF" && f.convention != "UGRID")
+    refuse("convention=\"" + f.convention + "\"");
   if (!f.time_counter.empty() && f.time_counter != "instant" && f.time_counter != "centered")
     refuse("time_counter=\"" + f.time_counter + "\"");
   if (!f.time_units.empty() && f.time_units != "seconds") refuse("time_units=\"" + f.time_units + "\"");
@@ -90,27 +91,70 @@ int Context::plan_axis(const std::string& id, const config::Location& where) {
   if (it != plan_axis_ids_.end()) return static_cast<int>(it - plan_axis_ids_.begin());
   const config::AxisDef* a = def_.find_axis(id);
   if (!a) config_error(where, "unknown axis '" + id + "'");
+  AxisSetting& s = axes_[id];  // the model may have said nothing: the XML's axis, whole
   output::AxisInfo info;
   info.id = id;
   info.name = a->name;
   info.long_name = a->long_name;
   info.standard_name = a->standard_name;
-  info.units = a->unit;
-  info.positive = a->positive;
-  if (auto s = axes_.find(id); s != axes_.end()) {
-    info.values = s->second.values;
-    if (!s->second.units.empty()) info.units = s->second.units;
-    if (!s->second.positive.empty()) info.positive = s->second.positive;
-  } else if (!a->value.empty()) {
-    info.values = a->value;
-  } else {
+  info.units = s.units.empty() ? a->unit : s.units;
+  info.positive = s.positive.empty() ? a->positive : s.positive;
+  if (auto t = a->extra.find("axis_type"); t != a->extra.end()) info.axis_type = t->second;
+  if (auto b = a->extra.find("bounds_name"); b != a->extra.end()) info.bounds_name = b->second;
+  // The global size: the model's decomposition, else the XML's, else the
+  // values the model gives for the whole axis.
+  const std::string what = "axis '" + id + "' in context '" + id_ + "': ";
+  const std::int64_t n_glo = s.decomposed ? s.n_glo : a->n_glo ? *a->n_glo : static_cast<std::int64_t>(s.values.size());
+  if (n_glo <= 0)
+    config_error(where, "axis '" + id + "' has no values: give value= (or n_glo=) in the XML or call foehn_set_axis");
+  s.local = s.decomposed ? static_cast<std::int64_t>(s.index.size()) : n_glo;
+  if (!s.values.empty() && static_cast<std::int64_t>(s.values.size()) != s.local)
+    fail(FOEHN_ERR_ARGUMENT, what + "foehn_set_axis gives " + std::to_string(s.values.size()) + " values for the " +
+                                 std::to_string(s.local) + (s.decomposed ? " values of this rank's part" : " of the axis"));
+  if (!s.bounds.empty() && static_cast<std::int64_t>(s.bounds.size()) != 2 * s.local)
+    fail(FOEHN_ERR_ARGUMENT, what + "foehn_set_axis_bounds gives " + std::to_string(s.bounds.size()) +
+                                 " bounds; it needs 2 per local value (" + std::to_string(2 * s.local) + ")");
+  if (s.values.empty() && a->value.empty() && s.local > 0)
     config_error(where, "axis '" + id + "' has no values: give value= in the XML or call foehn_set_axis");
-  }
+  // Decomposed axes get the values of the other ranks in exchange_axes.
+  if (!s.decomposed && !s.values.empty()) info.values = s.values;
+  else if (!a->value.empty()) info.values = a->value;
+  else info.values.assign(static_cast<std::size_t>(n_glo), std::nan(""));
+  if (!s.decomposed && !s.bounds.empty()) info.bounds = s.bounds;
+  else if (!a->bounds.empty()) info.bounds = a->bounds;
   if (!info.positive.empty() && info.positive != "up" && info.positive != "down")
     config_error(a->where, "axis '" + id + "': positive must be 'up' or 'down', not '" + info.positive + "'");
   plan_.axes.push_back(std::move(info));
   plan_axis_ids_.push_back(id);
   return static_cast<int>(plan_axis_ids_.size() - 1);
+}
+
+int Context::plan_scalar(const std::string& id, const config::Location& where) {
+  auto it = std::find(plan_scalar_ids_.begin(), plan_scalar_ids_.end(), id);
+  if (!id.empty() && it != plan_scalar_ids_.end()) return static_cast<int>(it - plan_scalar_ids_.begin());
+  output::ScalarInfo info;  // an anonymous <scalar/> in a grid: no coordinate
+  info.id = id;
+  if (!id.empty()) {
+    const config::ScalarDef* c = def_.find_scalar(id);
+    if (!c) config_error(where, "unknown scalar '" + id + "'");
+    if (!c->label.empty()) config_error(c->where, "scalar '" + id + "': label is not supported yet");
+    info.name = c->name;
+    info.long_name = c->long_name;
+    info.standard_name = c->standard_name;
+    info.units = c->unit;
+    if (auto p = c->extra.find("positive"); p != c->extra.end()) info.positive = p->second;
+    if (auto t = c->extra.find("axis_type"); t != c->extra.end()) info.axis_type = t->second;
+    info.has_value = c->value.has_value();
+    info.value = c->value.value_or(0.0);
+    if (auto s = scalars_.find(id); s != scalars_.end()) {
+      info.has_value = true;
+      info.value = s->second.value;
+      if (!s->second.units.empty()) info.units = s->second.units;
+    }
+  }
+  plan_.scalars.push_back(std::move(info));
+  plan_scalar_ids_.push_back(id);
+  return static_cast<int>(plan_scalar_ids_.size() - 1);
 }
 
 Context::GridShape Context::resolve_grid(const config::FieldDef& f, const std::string& id) {
@@ -124,15 +168,20 @@ Context::GridShape Context::resolve_grid(const config::FieldDef& f, const std::s
   } else {
     if (!f.domain_ref.empty()) components.push_back({config::GridComponent::Kind::domain, f.domain_ref, f.where});
     if (!f.axis_ref.empty()) components.push_back({config::GridComponent::Kind::axis, f.axis_ref, f.where});
+    if (!f.scalar_ref.empty()) components.push_back({config::GridComponent::Kind::scalar, f.scalar_ref, f.where});
   }
   if (components.empty())
-    config_error(f.where, "field '" + id + "' has no grid: set grid_ref, domain_ref or axis_ref");
+    config_error(f.where, "field '" + id + "' has no grid: set grid_ref, domain_ref, axis_ref or scalar_ref");
   GridShape shape;
   std::vector<output::Dim> fortran_dims;
   int domains = 0;
+  const bool with_domain = std::any_of(components.begin(), components.end(),
+                                       [](const auto& c) { return c.kind == config::GridComponent::Kind::domain; });
   for (const auto& c : components) {
-    if (c.kind == config::GridComponent::Kind::scalar)
-      config_error(c.where, "field '" + id + "': scalar grid components are not supported yet");
+    if (c.kind == config::GridComponent::Kind::scalar) {  // no dimension, one value
+      shape.scalars.push_back(plan_scalar(c.ref, c.where));
+      continue;
+    }
     if (c.kind == config::GridComponent::Kind::domain) {
       if (++domains > 1) config_error(c.where, "field '" + id + "': a grid may hold one domain only");
       const int d = plan_domain(c.ref, c.where);
@@ -148,12 +197,19 @@ Context::GridShape Context::resolve_grid(const config::FieldDef& f, const std::s
     } else {
       const int a = plan_axis(c.ref, c.where);
       fortran_dims.push_back({output::Dim::axis, a});
-      const auto n = static_cast<std::int64_t>(plan_.axes[a].values.size());
+      const AxisSetting& setting = axes_.at(c.ref);
+      if (with_domain && setting.decomposed)
+        fail(FOEHN_ERR_ARGUMENT, (c.where.file.empty() ? "" : c.where.str() + ": ") + "field '" + id + "': axis '" + c.ref +
+                                     "' is decomposed across model ranks (this rank holds " +
+                                     std::to_string(setting.local) + " of its " + std::to_string(plan_.axes[a].size()) +
+                                     " values); in a grid with a domain, axes must be whole on every rank");
+      const std::int64_t n = setting.local;
       shape.local *= n;
       shape.text += (shape.text.empty() ? "" : " x ") + std::to_string(n);
     }
   }
   shape.dims.assign(fortran_dims.rbegin(), fortran_dims.rend());
+  if (shape.text.empty()) shape.text = "1";  // scalars only
   return shape;
 }
 
@@ -194,6 +250,7 @@ void Context::resolve_field(int file_index, const config::FieldDef& f) {
   const GridShape shape = resolve_grid(f, source);
   output::VariableInfo v;
   v.dims = shape.dims;
+  v.scalars = shape.scalars;
   v.field_id = source;
   v.name = f.output_name().empty() ? source : f.output_name();
   v.long_name = f.long_name;
@@ -325,6 +382,7 @@ void Context::resolve_definitions() {
                                           : file.description;
     info.output_freq = file.output_freq;
     info.one_file = file.type != "multiple_file";
+    info.ugrid = file.convention == "UGRID";
     for (const auto& var : file.variables) info.attributes.emplace_back(var.output_name(), var.value);
     const int fi = static_cast<int>(plan_.files.size());
     plan_.files.push_back(std::move(info));
@@ -372,14 +430,17 @@ void Context::prepare_outputs() {
     const auto layout = plan_.layout(v);
     // For each destination, the data positions whose points it owns, in
     // data order: the packed stream walks the local data forward.
+    // Axes only (and scalars): server 0 gets the whole field from client 0,
+    // or, when the axes are decomposed, every client's part.
     std::vector<std::vector<std::int64_t>> axis_only(nservers);
-    if (layout.domain < 0 && rank_ == 0) axis_only[0].push_back(0);  // client 0 sends it whole to server 0
+    if (layout.domain < 0 && (rank_ == 0 || plan_.decomposed_axes(v)) && out.local_size > 0) axis_only[0].push_back(0);
     const auto& positions = layout.domain < 0 ? axis_only : destinations_of(layout.domain, nservers, by_domain);
     const std::int64_t data_points =
         layout.domain < 0 ? 1 : static_cast<std::int64_t>(domains_.at(plan_.domains[layout.domain].id).data.size());
     // The plan packs by memcpy runs and gathers, or stages the data once per
     // write when many servers' points are interleaved.
-    out.pack = grid::PackPlan(positions, data_points, layout.outer, layout.inner);
+    out.pack = grid::PackPlan(positions, data_points, layout.domain < 0 ? 1 : layout.outer,
+                              layout.domain < 0 ? out.local_size : layout.inner);
     out.dest.resize(nservers);
     for (int s = 0; s < nservers; ++s) {
       Destination& d = out.dest[s];

@@ -78,6 +78,7 @@ struct AxisDef {
   std::string id, name, long_name, standard_name, unit, positive;
   std::optional<std::int64_t> n_glo;
   std::vector<double> value;  // optional values given in the XML
+  std::vector<double> bounds; // optional bounds in the XML: 2 per value (lower, upper)
   Location where;
   ExtraAttributes extra;      // comment, axis_type, dim_name, bounds_name, prec, ...
   AttributeOrigins origins;  // where each resolved attribute came from

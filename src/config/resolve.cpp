@@ -213,8 +213,15 @@ class Resolver {
                                             " but " + std::to_string(n) + " values");
       a.n_glo = n;  // the values say how long the axis is
     }
+    if (const std::string* b = e.get("bounds")) {
+      a.bounds = *parse_double_list(*b);
+      if (!a.n_glo || static_cast<std::int64_t>(a.bounds.size()) != 2 * *a.n_glo)
+        fail(e.attrs.at("bounds").where, "axis '" + a.id + "' has " + std::to_string(a.bounds.size()) +
+                                             " bounds; it needs 2 per value (2 x n_glo" +
+                                             (a.n_glo ? " = " + std::to_string(2 * *a.n_glo) : ", and n_glo or value") + ")");
+    }
     a.where = e.where, a.origins = origins_of(e);
-    a.extra = extras(e, {"id", "name", "long_name", "standard_name", "unit", "positive", "n_glo", "value"});
+    a.extra = extras(e, {"id", "name", "long_name", "standard_name", "unit", "positive", "n_glo", "value", "bounds"});
     return a;
   }
 

@@ -104,7 +104,7 @@ const Table& axis_table() {
       {"comment"}, {"axis_type", Type::choice, "X|Y|Z|T"}, {"dim_name"}, {"bounds_name"},
       {"formula"}, {"formula_term"}, {"formula_bounds"}, {"formula_term_bounds"},
       {"prec", Type::prec}, {"chunking_weight", Type::real}, {"convert_from_factor", Type::real},
-      {"label"},
+      {"label"}, {"bounds", Type::real_list},
   };
   return t;
 }

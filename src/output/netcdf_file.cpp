@@ -56,6 +56,7 @@ NetcdfFile::~NetcdfFile() {
 
 void NetcdfFile::define(const ContextPlan& plan, int file_index) {
   const FileInfo& f = plan.files[file_index];
+  ugrid_ = f.ugrid;
   bool any_instant = false;
   for (int vi : f.variables) {
     const auto op = static_cast<filters::TemporalOp>(plan.variables[vi].op);
@@ -102,11 +103,21 @@ void NetcdfFile::define(const ContextPlan& plan, int file_index) {
         int id = -1, var = -1;
         check(nc_def_dim(ncid_, name.c_str(), a.values.size(), &id), "nc_def_dim (axis)");
         check(nc_def_var(ncid_, name.c_str(), NC_DOUBLE, 1, &id, &var), "nc_def_var (axis)");
-        put_text(ncid_, var, "axis", "Z");
+        put_text(ncid_, var, "axis", a.axis_type.empty() ? "Z" : a.axis_type);
         put_text(ncid_, var, "standard_name", a.standard_name);
         put_text(ncid_, var, "long_name", a.long_name);
         put_text(ncid_, var, "units", a.units.empty() ? "1" : a.units);
         put_text(ncid_, var, "positive", a.positive);
+        if (!a.bounds.empty()) {  // CF bounds: (axis, 2), lower then upper
+          const std::string bounds = a.bounds_name.empty() ? name + "_bnds" : a.bounds_name;
+          int nb = -1, bvar = -1;
+          if (nc_inq_dimid(ncid_, "axis_nbounds", &nb) != NC_NOERR)
+            check(nc_def_dim(ncid_, "axis_nbounds", 2, &nb), "nc_def_dim axis_nbounds");
+          const int bdims[2] = {id, nb};
+          check(nc_def_var(ncid_, bounds.c_str(), NC_DOUBLE, 2, bdims, &bvar), "nc_def_var (axis bounds)");
+          put_text(ncid_, var, "bounds", bounds);
+          axis_bounds_[d.index] = bounds;
+        }
         dimid[key] = id;
       } else {
         define_domain(plan, d.index, first_domain ? "" : "_" + plan.domains[d.index].id, dimid);
@@ -114,6 +125,22 @@ void NetcdfFile::define(const ContextPlan& plan, int file_index) {
       }
     }
   }
+
+  // Scalars with a value: 0-d coordinate variables, named by `coordinates`.
+  for (int vi : f.variables)
+    for (const std::int32_t c : plan.variables[vi].scalars) {
+      const ScalarInfo& sc = plan.scalars[c];
+      if (!sc.has_value || scalar_names_.count(c)) continue;
+      const std::string name = sc.name.empty() ? sc.id : sc.name;
+      int var = -1;
+      check(nc_def_var(ncid_, name.c_str(), NC_DOUBLE, 0, nullptr, &var), ("nc_def_var scalar " + name).c_str());
+      put_text(ncid_, var, "standard_name", sc.standard_name);
+      put_text(ncid_, var, "long_name", sc.long_name);
+      put_text(ncid_, var, "units", sc.units);
+      put_text(ncid_, var, "positive", sc.positive);
+      put_text(ncid_, var, "axis", sc.axis_type);
+      scalar_names_[c] = name;
+    }
 
   varids_.assign(plan.variables.size(), -1);
   timeless_.assign(plan.variables.size(), 0);
@@ -149,7 +176,15 @@ void NetcdfFile::define(const ContextPlan& plan, int file_index) {
     for (const Dim& d : v.dims)
       if (d.kind == Dim::domain_i && !domain_vars_[d.index].coordinates.empty())
         coordinates += (coordinates.empty() ? "" : " ") + domain_vars_[d.index].coordinates;
+    for (const std::int32_t c : v.scalars)
+      if (auto name = scalar_names_.find(c); name != scalar_names_.end())
+        coordinates += (coordinates.empty() ? "" : " ") + name->second;
     put_text(ncid_, var, "coordinates", coordinates);
+    for (const Dim& d : v.dims)
+      if (auto m = meshes_.find(d.index); d.kind == Dim::domain_i && m != meshes_.end()) {
+        put_text(ncid_, var, "mesh", m->second.name);
+        put_text(ncid_, var, "location", "face");
+      }
     if (v.has_fill) {
       // _FillValue must have the variable's type.
       if (v.prec == 8) {
@@ -166,7 +201,7 @@ void NetcdfFile::define(const ContextPlan& plan, int file_index) {
     prec_[vi] = v.prec;
   }
 
-  put_text(ncid_, NC_GLOBAL, "Conventions", "CF-1.10");
+  put_text(ncid_, NC_GLOBAL, "Conventions", meshes_.empty() ? "CF-1.10" : "CF-1.10 UGRID-1.0");
   put_text(ncid_, NC_GLOBAL, "title", f.title);
   put_text(ncid_, NC_GLOBAL, "source", std::string("foehn ") + FOEHN_VERSION);
   put_text(ncid_, NC_GLOBAL, "name", f.id);
@@ -196,6 +231,12 @@ void NetcdfFile::define(const ContextPlan& plan, int file_index) {
     int nvars = 0;
     check(nc_inq_nvars(ncid_, &nvars), "nc_inq_nvars");
     for (int v = 0; v < nvars; ++v) check(nc_var_par_access(ncid_, v, NC_COLLECTIVE), "nc_var_par_access");
+    // A variable of no dimension at all (a scalar field written once) is
+    // written by its one holder alone: a collective put would have every
+    // rank write the value.
+    for (int vi : f.variables)
+      if (timeless_[vi] && plan.variables[vi].dims.empty())
+        check(nc_var_par_access(ncid_, varids_[vi], NC_INDEPENDENT), "nc_var_par_access");
   }
 }
 
@@ -242,6 +283,61 @@ void NetcdfFile::define_domain(const ContextPlan& plan, int index, const std::st
   coordinate(names.lat, names.lat_bounds, rect ? std::vector<int>{jd} : cell_dims, true);
   coordinate(names.lon, names.lon_bounds, rect ? std::vector<int>{id} : cell_dims, false);
   if (!rect) names.coordinates = names.lat + " " + names.lon;
+  if (ugrid_ && dom.type == "unstructured" && dom.nvertex > 0) define_mesh(plan, index, ext, suffix, id, nbounds);
+}
+
+void NetcdfFile::define_mesh(const ContextPlan& plan, int index, const LocalBlock& part, const std::string& suffix,
+                             int cell_dim, int nvertex_dim) {
+  const DomainInfo& dom = plan.domains[index];
+  // Nodes: the distinct corners of the part's cells (exactly equal
+  // longitude and latitude), found by sorting the corners once.
+  Mesh m;
+  m.name = "mesh" + suffix;
+  m.node_lon = "mesh" + suffix + "_node_lon";
+  m.node_lat = "mesh" + suffix + "_node_lat";
+  m.face_nodes = "mesh" + suffix + "_face_nodes";
+  m.cells = static_cast<std::size_t>(part.ni);
+  m.nvertex = static_cast<std::size_t>(dom.nvertex);
+  const std::size_t first = static_cast<std::size_t>(part.ibegin) * m.nvertex, n = m.cells * m.nvertex;
+  const double* lon = dom.bounds_lon.data() + first;
+  const double* lat = dom.bounds_lat.data() + first;
+  std::vector<std::size_t> order(n);
+  for (std::size_t k = 0; k < n; ++k) order[k] = k;
+  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    return lon[a] < lon[b] || (lon[a] == lon[b] && lat[a] < lat[b]);
+  });
+  m.faces.resize(n);
+  for (std::size_t k = 0; k < n; ++k) {
+    const std::size_t c = order[k];
+    if (m.lon.empty() || lon[c] != m.lon.back() || lat[c] != m.lat.back()) m.lon.push_back(lon[c]), m.lat.push_back(lat[c]);
+    m.faces[c] = static_cast<int>(m.lon.size() - 1);
+  }
+  int node_dim = -1, var = -1;
+  check(nc_def_dim(ncid_, ("nmesh" + suffix + "_node").c_str(), std::max<std::size_t>(m.lon.size(), 1), &node_dim),
+        "nc_def_dim (mesh nodes)");
+  check(nc_def_var(ncid_, m.name.c_str(), NC_INT, 0, nullptr, &var), "nc_def_var (mesh)");
+  put_text(ncid_, var, "cf_role", "mesh_topology");
+  put_text(ncid_, var, "long_name", "Topology of the unstructured domain '" + dom.id + "'");
+  const int two = 2, zero = 0;
+  nc_put_att_int(ncid_, var, "topology_dimension", NC_INT, 1, &two);
+  put_text(ncid_, var, "node_coordinates", m.node_lon + " " + m.node_lat);
+  put_text(ncid_, var, "face_node_connectivity", m.face_nodes);
+  put_text(ncid_, var, "face_coordinates", domain_vars_[index].lon + " " + domain_vars_[index].lat);
+  char dimname[NC_MAX_NAME + 1];
+  check(nc_inq_dimname(ncid_, cell_dim, dimname), "nc_inq_dimname");
+  put_text(ncid_, var, "face_dimension", dimname);
+  for (const bool is_lat : {false, true}) {
+    check(nc_def_var(ncid_, (is_lat ? m.node_lat : m.node_lon).c_str(), NC_DOUBLE, 1, &node_dim, &var), "nc_def_var (mesh node)");
+    put_text(ncid_, var, "standard_name", is_lat ? "latitude" : "longitude");
+    put_text(ncid_, var, "long_name", is_lat ? "Latitude of the mesh nodes" : "Longitude of the mesh nodes");
+    put_text(ncid_, var, "units", is_lat ? "degrees_north" : "degrees_east");
+  }
+  const int dims[2] = {cell_dim, nvertex_dim};
+  check(nc_def_var(ncid_, m.face_nodes.c_str(), NC_INT, 2, dims, &var), "nc_def_var (mesh faces)");
+  put_text(ncid_, var, "cf_role", "face_node_connectivity");
+  put_text(ncid_, var, "long_name", "Nodes of each cell, counterclockwise");
+  nc_put_att_int(ncid_, var, "start_index", NC_INT, 1, &zero);
+  meshes_[index] = std::move(m);
 }
 
 namespace {
@@ -272,6 +368,21 @@ void NetcdfFile::write_coordinates(const ContextPlan& plan) {
     check(nc_put_vara_double(ncid_, var, start.data(), count.data(), values.data()), "writing coordinates");
   };
   for (const AxisInfo& a : plan.axes) put(a.name.empty() ? a.id : a.name, a.values, {a.values.size()});
+  for (const auto& [index, m] : meshes_) {
+    put(m.node_lon, m.lon, {m.lon.size()});
+    put(m.node_lat, m.lat, {m.lat.size()});
+    int var = -1;
+    check(nc_inq_varid(ncid_, m.face_nodes.c_str(), &var), "nc_inq_varid (mesh faces)");
+    const size_t start[2] = {0, 0}, count[2] = {is_root_ ? m.cells : 0, m.nvertex};
+    check(nc_put_vara_int(ncid_, var, start, count, m.faces.data()), "writing the mesh faces");
+  }
+  for (const auto& [index, name] : axis_bounds_) put(name, plan.axes[index].bounds, {plan.axes[index].values.size(), 2});
+  for (const auto& [index, name] : scalar_names_) {
+    // Every writer writes the one value (a collective call in a shared file).
+    int var = -1;
+    check(nc_inq_varid(ncid_, name.c_str(), &var), "nc_inq_varid (scalar)");
+    check(nc_put_var_double(ncid_, var, &plan.scalars[index].value), "writing a scalar coordinate");
+  }
   for (size_t d = 0; d < plan.domains.size(); ++d) {
     const DomainInfo& dom = plan.domains[d];
     const DomainVars& names = domain_vars_[d];
@@ -323,6 +434,7 @@ void NetcdfFile::write(int variable, std::int64_t record, const grid::Box& box, 
     start[d] = box.empty() ? 0 : static_cast<size_t>(box.start[d - t] - offset[d - t]);
   }
   const int var = varids_.at(variable);
+  if (t == 0 && offset.empty() && box.empty()) return;  // 0-d and held elsewhere (independent access)
   if (prec_[variable] == 8)
     check(nc_put_vara_double(ncid_, var, start, count, static_cast<const double*>(data)), "writing a variable");
   else

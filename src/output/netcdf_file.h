@@ -74,6 +74,20 @@ class NetcdfFile {
     std::string coordinates;  // for the `coordinates` attribute (auxiliary coordinates only)
   };
   std::vector<DomainVars> domain_vars_;  // by plan domain
+  // UGRID (convention="UGRID"): each unstructured domain's nodes (its cells'
+  // distinct corners) and the nodes of each cell.
+  struct Mesh {
+    std::string name, node_lon, node_lat, face_nodes;
+    std::vector<double> lon, lat;  // by node
+    std::vector<int> faces;        // nvertex per cell of the part
+    std::size_t cells = 0, nvertex = 0;
+  };
+  void define_mesh(const ContextPlan& plan, int index, const LocalBlock& part, const std::string& suffix, int cell_dim,
+                   int nvertex_dim);
+  bool ugrid_ = false;
+  std::map<int, Mesh> meshes_;  // by plan domain
+  std::map<int, std::string> axis_bounds_;   // plan axis -> its bounds variable in this file
+  std::map<int, std::string> scalar_names_;  // plan scalar -> its 0-d coordinate variable
   std::uint64_t bytes_written_ = 0;
 };
 

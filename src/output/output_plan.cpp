@@ -70,21 +70,45 @@ bool ContextPlan::has_domain(const VariableInfo& v) const {
   return false;
 }
 
+namespace {
+// A box of a variable that holds none of it. A 0-d variable (a scalar)
+// gets one dimension of count 0, since a box of no dimension holds a value.
+grid::Box nothing_of(std::size_t rank) {
+  const std::size_t n = std::max<std::size_t>(rank, 1);
+  return {std::vector<std::int64_t>(n, 0), std::vector<std::int64_t>(n, 0)};
+}
+}  // namespace
+
 grid::Box ContextPlan::server_block(const VariableInfo& v, int server, int nservers) const {
   const auto s = shape(v);
   if (has_domain(v)) return grid::server_slab(s, split_dim(v), server, nservers);
-  grid::Box b{std::vector<std::int64_t>(s.size(), 0), s};
-  if (server != 0) b.count.assign(s.size(), 0);
-  return b;
+  if (server != 0) return nothing_of(s.size());
+  return {std::vector<std::int64_t>(s.size(), 0), s};
+}
+
+bool ContextPlan::decomposed_axes(const VariableInfo& v) const {
+  if (has_domain(v)) return false;
+  for (const Dim& d : v.dims)
+    if (axes[d.index].decomposed()) return true;
+  return false;
 }
 
 grid::Box ContextPlan::client_box(const VariableInfo& v, int client) const {
+  if (!has_domain(v) && !decomposed_axes(v) && client != 0) return nothing_of(v.dims.size());
   grid::Box b;
-  const bool only_root = !has_domain(v) && client != 0;
   for (const Dim& d : v.dims) {
     if (d.kind == Dim::axis) {
-      b.start.push_back(0);
-      b.count.push_back(only_root ? 0 : static_cast<std::int64_t>(axes[d.index].values.size()));
+      const AxisInfo& a = axes[d.index];
+      if (!a.decomposed()) {
+        b.start.push_back(0);
+        b.count.push_back(a.size());
+        continue;
+      }
+      const auto& part = a.parts.at(client);
+      if (part.empty()) return nothing_of(v.dims.size());
+      const auto [lo, hi] = std::minmax_element(part.begin(), part.end());
+      b.start.push_back(*lo);
+      b.count.push_back(*hi - *lo + 1);
       continue;
     }
     const LocalBlock& blk = domains[d.index].clients[client];
@@ -92,6 +116,25 @@ grid::Box ContextPlan::client_box(const VariableInfo& v, int client) const {
     b.count.push_back(d.kind == Dim::domain_j ? blk.nj : blk.ni);
   }
   return b;
+}
+
+std::vector<std::int64_t> ContextPlan::axis_positions(const VariableInfo& v, int client, const grid::Box& box) const {
+  // C order, slowest dimension first: the last dimension (the grid's first
+  // axis) varies fastest, as in the client's data.
+  std::vector<std::int64_t> out{0};
+  for (std::size_t k = 0; k < v.dims.size(); ++k) {
+    const AxisInfo& a = axes[v.dims[k].index];
+    std::vector<std::int64_t> next;
+    const std::int64_t n = a.decomposed() ? static_cast<std::int64_t>(a.parts.at(client).size()) : a.size();
+    next.reserve(out.size() * static_cast<std::size_t>(n));
+    for (const std::int64_t p : out)
+      for (std::int64_t i = 0; i < n; ++i) {
+        const std::int64_t g = a.decomposed() ? a.parts[client][static_cast<std::size_t>(i)] : i;
+        next.push_back(p * box.count[k] + g - box.start[k]);
+      }
+    out = std::move(next);
+  }
+  return out;
 }
 
 std::vector<std::vector<std::int64_t>> ContextPlan::split_by_server(int domain, const std::vector<std::int64_t>& points,
@@ -169,6 +212,35 @@ std::string assemble_domain(DomainInfo& d, const std::vector<ClientPart>& parts)
   return "";
 }
 
+std::string check_axes_cover(const ContextPlan& plan, const VariableInfo& v) {
+  const auto shape = plan.shape(v);
+  const grid::Box whole{std::vector<std::int64_t>(shape.size(), 0), shape};
+  std::vector<int> holder(static_cast<std::size_t>(whole.size()), -1);
+  // A value's name: its index on each axis, the grid's first axis first.
+  auto value = [&](std::int64_t flat) {
+    std::string text;
+    for (std::size_t k = shape.size(); k-- > 0;) {
+      std::int64_t rest = flat, stride = 1;
+      for (std::size_t m = k + 1; m < shape.size(); ++m) stride *= shape[m];
+      rest = (flat / stride) % shape[k];
+      text += (text.empty() ? "" : ", ") + plan.axes[v.dims[k].index].id + " " + std::to_string(rest);
+    }
+    return "(" + text + ")";
+  };
+  for (std::size_t c = 0; c < plan.client_ranks.size(); ++c)
+    for (const std::int64_t p : plan.axis_positions(v, static_cast<int>(c), whole)) {
+      int& h = holder[static_cast<std::size_t>(p)];
+      if (h >= 0)
+        return "field '" + v.field_id + "': the value " + value(p) + " is held by model ranks " + std::to_string(h) +
+               " and " + std::to_string(c) + "; the ranks' parts of the axes must not overlap";
+      h = static_cast<int>(c);
+    }
+  if (auto hole = std::find(holder.begin(), holder.end(), -1); hole != holder.end())
+    return "field '" + v.field_id + "': no model rank holds the value " + value(hole - holder.begin()) +
+           " of its axes";
+  return "";
+}
+
 using transport::WireReader;
 using transport::WireWriter;
 
@@ -196,6 +268,14 @@ std::vector<char> encode(const ContextPlan& p) {
   for (const auto& a : p.axes) {
     w.put(a.id); w.put(a.name); w.put(a.long_name); w.put(a.standard_name); w.put(a.units);
     w.put(a.positive); w.put(a.values);
+    w.put(a.axis_type); w.put(a.bounds_name); w.put(a.bounds);
+    w.put<std::uint64_t>(a.parts.size());
+    for (const auto& part : a.parts) w.put(part);
+  }
+  w.put<std::uint64_t>(p.scalars.size());
+  for (const auto& c : p.scalars) {
+    w.put(c.id); w.put(c.name); w.put(c.long_name); w.put(c.standard_name); w.put(c.units); w.put(c.positive);
+    w.put(c.axis_type); w.put(c.bounds_name); w.put<std::uint8_t>(c.has_value ? 1 : 0); w.put(c.value);
   }
   w.put<std::uint64_t>(p.variables.size());
   for (const auto& v : p.variables) {
@@ -204,6 +284,7 @@ std::vector<char> encode(const ContextPlan& p) {
     w.put<std::uint8_t>(v.reduce_on_server); w.put<std::uint8_t>(v.has_fill); w.put(v.fill_value);
     w.put<std::uint64_t>(v.dims.size());
     for (const auto& d : v.dims) { w.put(d.kind); w.put(d.index); }
+    w.put(v.scalars);
   }
   w.put<std::uint64_t>(p.files.size());
   for (const auto& f : p.files) {
@@ -211,6 +292,7 @@ std::vector<char> encode(const ContextPlan& p) {
     w.put<std::uint8_t>(f.one_file ? 1 : 0); w.put(f.variables);
     w.put<std::uint64_t>(f.attributes.size());
     for (const auto& [k, v] : f.attributes) { w.put(k); w.put(v); }
+    w.put<std::uint8_t>(f.ugrid ? 1 : 0);
   }
   return w.bytes();
 }
@@ -246,6 +328,21 @@ ContextPlan decode_plan(const char* data, std::size_t size) {
   for (auto& a : p.axes) {
     r.get(a.id); r.get(a.name); r.get(a.long_name); r.get(a.standard_name); r.get(a.units);
     r.get(a.positive); r.get(a.values);
+    r.get(a.axis_type); r.get(a.bounds_name); r.get(a.bounds);
+    std::uint64_t m = 0;
+    r.get(m);
+    if (m > size) throw transport::WireError("corrupt plan");
+    a.parts.resize(m);
+    for (auto& part : a.parts) r.get(part);
+  }
+  r.get(n);
+  if (n > size) throw transport::WireError("corrupt plan");
+  p.scalars.resize(n);
+  for (auto& c : p.scalars) {
+    std::uint8_t has = 0;
+    r.get(c.id); r.get(c.name); r.get(c.long_name); r.get(c.standard_name); r.get(c.units); r.get(c.positive);
+    r.get(c.axis_type); r.get(c.bounds_name); r.get(has); r.get(c.value);
+    c.has_value = has != 0;
   }
   r.get(n);
   if (n > size) throw transport::WireError("corrupt plan");
@@ -262,6 +359,7 @@ ContextPlan decode_plan(const char* data, std::size_t size) {
     if (m > size) throw transport::WireError("corrupt plan");
     v.dims.resize(m);
     for (auto& d : v.dims) { r.get(d.kind); r.get(d.index); }
+    r.get(v.scalars);
   }
   r.get(n);
   if (n > size) throw transport::WireError("corrupt plan");
@@ -275,6 +373,7 @@ ContextPlan decode_plan(const char* data, std::size_t size) {
     if (m > size) throw transport::WireError("corrupt plan");
     f.attributes.resize(m);
     for (auto& [k, v] : f.attributes) { r.get(k); r.get(v); }
+    r.get(one); f.ugrid = one != 0;
   }
   if (!r.at_end()) throw transport::WireError("corrupt plan: trailing bytes");
   return p;

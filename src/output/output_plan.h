@@ -51,7 +51,24 @@ struct DomainInfo {
 
 struct AxisInfo {
   std::string id, name, long_name, standard_name, units, positive;
-  std::vector<double> values;
+  std::string axis_type;       // CF axis attribute: X, Y, Z or T ("": Z)
+  std::string bounds_name;     // name of the bounds variable ("": <name>_bnds)
+  std::vector<double> values;  // n_glo values
+  std::vector<double> bounds;  // 2 per value (lower, upper), or empty
+  // By client: the global indices of its part, in its data order. Empty:
+  // every client holds the whole axis (then grids of axes only are sent
+  // by client 0 alone).
+  std::vector<std::vector<std::int64_t>> parts;
+  bool decomposed() const { return !parts.empty(); }
+  std::int64_t size() const { return static_cast<std::int64_t>(values.size()); }
+};
+
+// A scalar grid component: no dimension; written as a 0-d coordinate
+// variable when it has a value.
+struct ScalarInfo {
+  std::string id, name, long_name, standard_name, units, positive, axis_type, bounds_name;
+  bool has_value = false;
+  double value = 0;
 };
 
 // One dimension of a variable, slowest first (C order), time excluded.
@@ -70,11 +87,13 @@ struct VariableInfo {
   bool has_fill = false;      // _FillValue/missing_value written; NaN results become it
   double fill_value = 0;
   std::vector<Dim> dims;
+  std::vector<std::int32_t> scalars;  // indices into scalars: 0-d coordinates of the variable
 };
 
 struct FileInfo {
   std::string id, path, title, output_freq;
   bool one_file = true;
+  bool ugrid = false;  // convention="UGRID": unstructured domains get a UGRID mesh topology
   std::vector<std::int32_t> variables;  // indices into variables, in file order
   std::vector<std::pair<std::string, std::string>> attributes;  // extra global attributes
 };
@@ -88,6 +107,7 @@ struct ContextPlan {
   std::vector<std::int32_t> client_ranks; // world rank of each client (by model rank)
   std::vector<DomainInfo> domains;
   std::vector<AxisInfo> axes;
+  std::vector<ScalarInfo> scalars;
   std::vector<VariableInfo> variables;
   std::vector<FileInfo> files;
 
@@ -113,8 +133,16 @@ struct ContextPlan {
   std::vector<std::vector<std::int64_t>> split_by_server(int domain, const std::vector<std::int64_t>& points,
                                                          int nservers) const;
   // The block of a variable that client c sends. A variable with no domain
-  // (an axis profile) is taken from client 0 only.
+  // (an axis profile, a scalar) is taken from client 0 only, unless its
+  // axes are decomposed: then from every client, the bounding box of its
+  // parts.
   grid::Box client_box(const VariableInfo& v, int client) const;
+  // A variable of axes only whose axes are decomposed among the clients.
+  bool decomposed_axes(const VariableInfo& v) const;
+  // Variables of axes only with decomposed axes: the position in `box` (C
+  // order) of each value client c sends, in its data order (first axis of
+  // the grid fastest).
+  std::vector<std::int64_t> axis_positions(const VariableInfo& v, int client, const grid::Box& box) const;
   // The block of a variable that server s of n owns: a balanced band of the
   // split dimension; a variable with no domain belongs whole to server 0.
   grid::Box server_block(const VariableInfo& v, int server, int nservers) const;
@@ -137,6 +165,10 @@ struct ClientPart {
 // sizes and nvertex set) from every client's part. Returns an error message
 // when a point has two owners or none, else "".
 std::string assemble_domain(DomainInfo& d, const std::vector<ClientPart>& parts);
+// For a variable of decomposed axes: "" if the clients' parts hold every
+// value of the grid exactly once, else a message naming a value held twice
+// or by no client.
+std::string check_axes_cover(const ContextPlan& plan, const VariableInfo& v);
 
 std::vector<char> encode(const ContextPlan& plan);
 ContextPlan decode_plan(const char* data, std::size_t size);  // throws transport::WireError

@@ -124,9 +124,14 @@ void OutputEngine::build_plans(int var, VarState& s, std::vector<WriterPoints>& 
   const int nclients = static_cast<int>(plan_.client_ranks.size());
   s.clients.resize(nclients);
   const auto layout = plan_.layout(plan_.variables[var]);
-  if (layout.domain < 0) {  // axes only: client 0's whole field, to the writer holding it
-    if (s.block.size() > 0) s.clients[0].map = grid::StreamMap({0}, 1, 1, layout.inner);
-    s.clients[0].total = s.clients[0].map.size();
+  if (layout.domain < 0) {
+    const auto& v = plan_.variables[var];
+    if (!plan_.decomposed_axes(v)) {  // axes only: client 0's whole field, to the writer holding it
+      if (s.block.size() > 0) s.clients[0].map = grid::StreamMap({0}, 1, 1, layout.inner);
+      s.clients[0].total = s.clients[0].map.size();
+      return;
+    }
+    build_axis_plans(var, s);
     return;
   }
   const WriterPoints& w = writer_points(layout.domain, found);
@@ -151,6 +156,53 @@ void OutputEngine::build_plans(int var, VarState& s, std::vector<WriterPoints>& 
     }
     s.piece_runs.push_back(grid::make_runs(s.block, piece));
     s.pieces.push_back(std::move(piece));
+  }
+}
+
+void OutputEngine::build_axis_plans(int var, VarState& s) {
+  // Decomposed axes: each client's values go to their places in the block
+  // (server 0 holds the whole variable; an attached client its own box).
+  const auto& v = plan_.variables[var];
+  if (s.block.empty()) return;
+  for (std::size_t c = 0; c < s.clients.size(); ++c) {
+    if (role_.attached && static_cast<int>(c) != role_.index) continue;
+    s.clients[c].map = grid::StreamMap(plan_.axis_positions(v, static_cast<int>(c), s.block), s.block.size());
+    s.clients[c].total = s.clients[c].map.size();
+  }
+  if (!role_.attached) return;  // every value of the block comes from a client (check_axes_cover)
+  std::vector<char> covered(static_cast<std::size_t>(s.block.size()), 0);
+  for (const std::int64_t p : plan_.axis_positions(v, role_.index, s.block)) covered[static_cast<std::size_t>(p)] = 1;
+  std::vector<std::int64_t> others;  // values of the box that other clients hold: fill in this writer's own file
+  for (std::size_t p = 0; p < covered.size(); ++p)
+    if (!covered[p]) others.push_back(static_cast<std::int64_t>(p));
+  s.fill = grid::StreamMap(others, s.block.size());
+  // An attached writer whose parts are not ranges writes its values as the
+  // boxes of the runs of its indices on each axis, leaving the others' values.
+  std::vector<std::vector<std::pair<std::int64_t, std::int64_t>>> runs(v.dims.size());  // (start, count) per dim
+  bool ranges = true;
+  for (std::size_t k = 0; k < v.dims.size(); ++k) {
+    const output::AxisInfo& a = plan_.axes[v.dims[k].index];
+    if (!a.decomposed()) {
+      runs[k].push_back({0, a.size()});
+      continue;
+    }
+    std::vector<std::int64_t> part = a.parts.at(role_.index);
+    std::sort(part.begin(), part.end());
+    for (const std::int64_t g : part)
+      if (!runs[k].empty() && runs[k].back().first + runs[k].back().second == g) ++runs[k].back().second;
+      else runs[k].push_back({g, 1});
+    ranges = ranges && runs[k].size() == 1;
+  }
+  if (ranges) return;
+  std::vector<std::size_t> at(v.dims.size(), 0);  // the run of each dimension: an odometer
+  while (true) {
+    grid::Box piece = s.block;
+    for (std::size_t k = 0; k < v.dims.size(); ++k) piece.start[k] = runs[k][at[k]].first, piece.count[k] = runs[k][at[k]].second;
+    s.piece_runs.push_back(grid::make_runs(s.block, piece));
+    s.pieces.push_back(std::move(piece));
+    std::size_t k = v.dims.size();
+    while (k > 0 && ++at[k - 1] == runs[k - 1].size()) at[--k] = 0;
+    if (k == 0) break;
   }
 }
 

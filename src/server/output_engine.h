@@ -114,6 +114,7 @@ class OutputEngine {
   };
   const WriterPoints& writer_points(int domain, std::vector<WriterPoints>& found) const;
   void build_plans(int var, VarState& s, std::vector<WriterPoints>& found);  // scatter plans, fill, pieces
+  void build_axis_plans(int var, VarState& s);  // the same for grids of decomposed axes
   void write_block(int var, std::int64_t record, const std::byte* data);
 
   output::ContextPlan plan_;

@@ -83,9 +83,12 @@ struct Geometry {
       lon.resize(4), lat.resize(4);
       gauss.corners(g, lon.data(), lat.data());
     } else {
-      const double x = this->lon(g), y = this->lat(g);
-      lon = {x - 1.0, x + 1.0, x};
-      lat = {std::max(-90.0, y - 0.5), std::max(-90.0, y - 0.5), std::min(90.0, y + 0.5)};
+      // Triangles on a 10-degree lattice (corners (x, y), (x+10, y), (x, y+10)
+      // of the square holding the centre): cells in neighbouring squares
+      // share corners, one node each in a UGRID mesh.
+      const double x = 10.0 * std::floor(this->lon(g) / 10.0), y = 10.0 * std::floor(this->lat(g) / 10.0);
+      lon = {x, x + 10.0, x};
+      lat = {y, y, y + 10.0};
     }
   }
 };

@@ -159,3 +159,28 @@ def test_cf_and_cdo(tmp_path, mpmd, name):
             assert int(desc["nvertex"]) == (4 if kind == "gaussian" else 3)
         elif kind == "curvilinear":
             assert (int(desc["xsize"]), int(desc["ysize"])) == ((ni, nj) if f == path else (ni, size // ni))
+
+
+@pytest.mark.parametrize("clients,servers", [(3, 2), (2, 0)])
+def test_ugrid_mesh_topology(tmp_path, mpmd, clients, servers):
+    """convention="UGRID": the unstructured domain gets a UGRID 1.0 mesh whose
+    nodes are the cells' distinct corners and whose faces give back every
+    cell's bounds exactly."""
+    run(mpmd, tmp_path, "unstr_blocks", clients, servers)
+    with netCDF4.Dataset(tmp_path / "unstr_ugrid.nc") as ds:
+        assert ds.Conventions == "CF-1.10 UGRID-1.0"
+        mesh = ds["mesh"]
+        assert (mesh.cf_role, mesh.topology_dimension, mesh.face_dimension) == ("mesh_topology", 2, "cell")
+        assert mesh.node_coordinates == "mesh_node_lon mesh_node_lat"
+        assert mesh.face_coordinates == "lon lat"
+        assert (ds["ps"].mesh, ds["ps"].location) == ("mesh", "face")
+        faces = ds[mesh.face_node_connectivity]
+        assert faces.cf_role == "face_node_connectivity" and faces.start_index == 0
+        faces = faces[:]
+        nodes_lon, nodes_lat = ds["mesh_node_lon"][:], ds["mesh_node_lat"][:]
+        blon, blat = ds["lon_bnds"][:], ds["lat_bnds"][:]
+        np.testing.assert_array_equal(nodes_lon[faces], blon)
+        np.testing.assert_array_equal(nodes_lat[faces], blat)
+        corners = np.unique(np.stack([blon.ravel(), blat.ravel()], 1), axis=0)
+        assert len(nodes_lon) == len(corners) < blon.size  # shared corners are one node
+        np.testing.assert_array_equal(raw(ds["ps"])[0], expected("unstr_blocks", 2)[0])

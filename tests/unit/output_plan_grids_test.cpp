@@ -163,5 +163,81 @@ TEST(PlanGrids, AssembleDomainPlacesCoordinatesAndChecksOwners) {
   EXPECT_NE(assemble_domain(d, parts).find("no model rank holds the point (i 4, j 0)"), std::string::npos);
 }
 
+// Axes decomposed among 2 clients: a (3 values) by list, b (2 values) whole.
+ContextPlan axes_plan() {
+  ContextPlan p;
+  p.client_ranks = {0, 1};
+  AxisInfo a;
+  a.id = "a";
+  a.values = {1, 2, 3};
+  a.bounds = {0.5, 1.5, 1.5, 2.5, 2.5, 3.5};
+  a.axis_type = "X";
+  a.parts = {{2, 0}, {1}};
+  AxisInfo b;
+  b.id = "b";
+  b.values = {10, 20};
+  p.axes = {a, b};
+  ScalarInfo s;
+  s.id = "h";
+  s.has_value = true;
+  s.value = 2.5;
+  s.units = "m";
+  p.scalars = {s};
+  VariableInfo v;  // grid (a, b): dims (b, a) in C order
+  v.field_id = "f";
+  v.dims = {dim(Dim::axis, 1), dim(Dim::axis, 0)};
+  v.scalars = {0};
+  p.variables = {v};
+  return p;
+}
+
+TEST(AxesPlan, PositionsFollowEachClientsPartFirstAxisFastest) {
+  const ContextPlan p = axes_plan();
+  const auto& v = p.variables[0];
+  EXPECT_TRUE(p.decomposed_axes(v));
+  const Box whole{{0, 0}, {2, 3}};
+  // Client 0 holds a = 2, 0 (in that order) for b = 0, 1.
+  EXPECT_EQ(p.axis_positions(v, 0, whole), (Index{2, 0, 5, 3}));
+  EXPECT_EQ(p.axis_positions(v, 1, whole), (Index{1, 4}));
+  EXPECT_EQ(p.client_box(v, 0), (Box{{0, 0}, {2, 3}}));  // the bounding box of a = {0, 2}
+  EXPECT_EQ(p.client_box(v, 1), (Box{{0, 1}, {2, 1}}));
+  EXPECT_EQ(p.server_block(v, 1, 2).size(), 0);
+  EXPECT_EQ(check_axes_cover(p, v), "");
+}
+
+TEST(AxesPlan, CoverNamesAValueHeldTwiceOrByNobody) {
+  ContextPlan p = axes_plan();
+  p.axes[0].parts = {{2, 0}, {0}};
+  EXPECT_NE(check_axes_cover(p, p.variables[0]).find("the value (a 0, b 0) is held by model ranks 0 and 1"),
+            std::string::npos);
+  p.axes[0].parts = {{2, 0}, {}};
+  EXPECT_NE(check_axes_cover(p, p.variables[0]).find("no model rank holds the value (a 1, b 0)"), std::string::npos);
+}
+
+TEST(AxesPlan, ScalarOnlyVariableIsOneValueOnServerZero) {
+  ContextPlan p = axes_plan();
+  VariableInfo s;
+  s.scalars = {0};
+  EXPECT_EQ(p.server_block(s, 0, 2).size(), 1);
+  EXPECT_TRUE(p.server_block(s, 1, 2).empty());
+  EXPECT_TRUE(p.client_box(s, 1).empty());
+}
+
+TEST(AxesPlan, EncodingKeepsPartsBoundsAndScalars) {
+  const ContextPlan p = axes_plan();
+  const auto bytes = encode(p);
+  const ContextPlan q = decode_plan(bytes.data(), bytes.size());
+  ASSERT_EQ(q.axes.size(), 2u);
+  EXPECT_EQ(q.axes[0].parts, p.axes[0].parts);
+  EXPECT_EQ(q.axes[0].bounds, p.axes[0].bounds);
+  EXPECT_EQ(q.axes[0].axis_type, "X");
+  EXPECT_FALSE(q.axes[1].decomposed());
+  ASSERT_EQ(q.scalars.size(), 1u);
+  EXPECT_EQ(q.scalars[0].value, 2.5);
+  EXPECT_TRUE(q.scalars[0].has_value);
+  EXPECT_EQ(q.scalars[0].units, "m");
+  EXPECT_EQ(q.variables[0].scalars, (std::vector<std::int32_t>{0}));
+}
+
 }  // namespace
 }  // namespace foehn::output
