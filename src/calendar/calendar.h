@@ -110,4 +110,38 @@ class Schedule {
   std::int64_t timestep_us_;
 };
 
+// ---- file periods (split_freq, sync_freq) ---------------------------------
+
+// A date written with a split_freq_format: %y is the year (at least 4
+// digits), %mo, %d, %h, %mi, %s two-digit month, day, hour, minute, second;
+// any other text is copied. Throws TimeError on a '%' not followed by one of
+// these.
+std::string format_date_as(const Date& date, std::string_view format);
+// The format used when split_freq_format is not set, from the smallest unit
+// split_freq uses: "%y" (whole years), "%y%mo" (months), "%y%mo%d" (days),
+// "%y%mo%d%h", "%y%mo%d%h%mi", "%y%mo%d%h%mi%s". Time steps count as their
+// length (`timestep_us`).
+std::string default_split_format(const Duration& split_freq, std::int64_t timestep_us);
+
+// The periods a file is split into: [start + k·split_freq, start +
+// (k+1)·split_freq) for k = 0, 1, .... A record whose interval ends at t
+// belongs to the period with start < t <= end, so a record that ends
+// exactly on a split instant is the last one of its file.
+class SplitPeriods {
+ public:
+  SplitPeriods(const Calendar& calendar, std::int64_t start, Duration split_freq, std::int64_t timestep_us,
+               std::string format);
+  // The period of a record ending at instant t (> start).
+  std::int64_t period_of(std::int64_t t) const;
+  std::int64_t period_start(std::int64_t k) const { return schedule_.instant(k); }
+  // "<first>-<last>": the period's first instant and its last second
+  // (end - 1 s), both in the format.
+  std::string name_part(std::int64_t k) const;
+
+ private:
+  const Calendar* calendar_;
+  Schedule schedule_;
+  std::string format_;
+};
+
 }  // namespace foehn::calendar

@@ -184,8 +184,11 @@ class Context {
   int stream_for_field(const std::string& id, const config::Location& where, std::vector<std::string>& path);
   int stream_for_expression(const std::string& owner, const std::string& text, const std::string& self,
                             const config::FieldDef& user, const GridShape& shape, std::vector<std::string>& path);
+  // Instants start + offset + k·period (empty period: every step); null
+  // when that is every step from the start.
   std::unique_ptr<calendar::Schedule> make_schedule(const std::string& period, const config::Location& where,
-                                                    const std::string& what) const;
+                                                    const std::string& what, const std::string& offset = "") const;
+  void file_periods(const config::FileDef& file, const std::string& file_id, output::FileInfo& info) const;
   std::string cell_methods(filters::TemporalOp op, const std::string& freq_op) const;
   int plan_domain(const std::string& id, const config::Location& where);
   DomainSetting& domain_setting(const std::string& id, const char* call);  // after foehn_set_domain_type

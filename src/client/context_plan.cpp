@@ -27,7 +27,6 @@ void refuse_unsupported_field(const config::FieldDef& f, const std::string& id) 
   auto refuse = [&](const std::string& attr) {
     config_error(f.where, "field '" + id + "': attribute '" + attr + "' is not supported yet");
   };
-  if (!f.freq_offset.empty()) refuse("freq_offset");
   if (f.valid_min) refuse("valid_min");
   if (f.valid_max) refuse("valid_max");
   if (f.compression_level) refuse("compression_level");
@@ -43,8 +42,6 @@ void refuse_unsupported_file(const config::FileDef& f, const std::string& id) {
   auto refuse = [&](const std::string& what) {
     config_error(f.where, "file '" + id + "': " + what + " is not supported yet");
   };
-  if (!f.split_freq.empty()) refuse("split_freq");
-  if (!f.sync_freq.empty()) refuse("sync_freq");
   if (f.compression_level) refuse("compression_level");
   if (f.append) refuse("append=\"true\"");
   if (f.format != "netcdf4") refuse("format=\"" + f.format + "\"");
@@ -63,6 +60,37 @@ void refuse_unsupported_file(const config::FileDef& f, const std::string& id) {
 }
 
 }  // namespace
+
+// split_freq, split_freq_format and sync_freq of a file, checked here (at
+// the file's line) so that the servers only apply them.
+void Context::file_periods(const config::FileDef& file, const std::string& file_id, output::FileInfo& info) const {
+  const auto period = [&](const std::string& attr, const std::string& text) {
+    if (text.empty()) return std::string();
+    const calendar::Duration d = calendar::parse_duration(text);
+    try {
+      calendar::Schedule(*calendar_, start_, d, calendar::Duration{}, timestep_us_);
+    } catch (const calendar::TimeError& e) {
+      config_error(file.where, "file '" + file_id + "': " + attr + " '" + text + "': " + e.what());
+    }
+    return calendar::format_duration(d);
+  };
+  info.split_freq = period("split_freq", file.split_freq);
+  info.sync_freq = period("sync_freq", file.sync_freq);
+  if (info.split_freq.empty()) {
+    if (!file.split_freq_format.empty())
+      config_error(file.where, "file '" + file_id + "': split_freq_format is set but split_freq is not");
+    return;
+  }
+  try {
+    const calendar::SplitPeriods periods(*calendar_, start_, calendar::parse_duration(info.split_freq), timestep_us_,
+                                         file.split_freq_format);
+    info.split_format = file.split_freq_format.empty()
+                            ? calendar::default_split_format(calendar::parse_duration(info.split_freq), timestep_us_)
+                            : file.split_freq_format;
+  } catch (const calendar::TimeError& e) {
+    config_error(file.where, "file '" + file_id + "': split_freq_format '" + file.split_freq_format + "': " + e.what());
+  }
+}
 
 int Context::plan_domain(const std::string& id, const config::Location& where) {
   auto it = std::find(plan_domain_ids_.begin(), plan_domain_ids_.end(), id);
@@ -283,7 +311,15 @@ void Context::resolve_field(int file_index, const config::FieldDef& f) {
   out.on_server = plan_.variables[vi].reduce_on_server;
   out.local_size = shape.local;
   if (f.detect_missing_value && f.default_value) out.missing = *f.default_value;
-  if (filters::reduces(op)) out.sampling.schedule = make_schedule(f.freq_op, f.where, "freq_op");
+  if (filters::reduces(op)) {
+    out.sampling.schedule = make_schedule(f.freq_op, f.where, "freq_op", f.freq_offset);
+    // The first sampling instant is the first one after the start date
+    // (start + freq_offset when the offset is positive).
+    if (out.sampling.schedule) out.sampling.next_k = out.sampling.schedule->first_at_or_after(start_ + 1);
+  } else if (!f.freq_offset.empty() && !calendar::parse_duration(f.freq_offset).is_zero()) {
+    config_error(f.where, "field '" + source + "': freq_offset applies to sampled operations (average, "
+                          "accumulate, minimum, maximum), not to '" + f.operation + "'");
+  }
   const int oi = static_cast<int>(outputs_.size());
   if (!f.expression.empty()) {
     std::vector<std::string> path{source};
@@ -298,12 +334,19 @@ void Context::resolve_field(int file_index, const config::FieldDef& f) {
 }
 
 std::unique_ptr<calendar::Schedule> Context::make_schedule(const std::string& period, const config::Location& where,
-                                                           const std::string& what) const {
-  if (period.empty() || period == "1ts") return nullptr;  // every step
-  const calendar::Duration d = calendar::parse_duration(period);
+                                                           const std::string& what, const std::string& offset) const {
+  const calendar::Duration off = offset.empty() ? calendar::Duration{} : calendar::parse_duration(offset);
+  if (off.months < 0 || off.microseconds < 0 || off.timesteps < 0)
+    config_error(where, "freq_offset '" + offset + "' must not be negative");
+  if ((period.empty() || period == "1ts") && off.is_zero()) return nullptr;  // every step
+  const calendar::Duration d = calendar::parse_duration(period.empty() ? "1ts" : period);
   if (d.is_zero() || d.months < 0 || d.microseconds < 0 || d.timesteps < 0)
     config_error(where, what + " '" + period + "' must be positive");
-  return std::make_unique<calendar::Schedule>(*calendar_, start_, d, calendar::Duration{}, timestep_us_);
+  try {
+    return std::make_unique<calendar::Schedule>(*calendar_, start_, d, off, timestep_us_);
+  } catch (const calendar::TimeError& e) {
+    config_error(where, what + " '" + period + "': " + e.what());
+  }
 }
 
 std::string Context::cell_methods(filters::TemporalOp op, const std::string& freq_op) const {
@@ -355,6 +398,8 @@ void Context::resolve_definitions() {
   plan_.calendar = calendar::cf_calendar_name(calendar_->type());
   plan_.time_units = "seconds since " + calendar::format_date(origin_date);
   plan_.start_date = calendar::format_date(start_date);
+  plan_.time_origin = calendar::format_date(origin_date);
+  plan_.timestep_us = timestep_us_;
   for (int c2 = 0; c2 < size_; ++c2) {
     int world_rank = 0;
     MPI_Group g1, g2;
@@ -383,6 +428,7 @@ void Context::resolve_definitions() {
     info.output_freq = file.output_freq;
     info.one_file = file.type != "multiple_file";
     info.ugrid = file.convention == "UGRID";
+    file_periods(file, file_id, info);
     for (const auto& var : file.variables) info.attributes.emplace_back(var.output_name(), var.value);
     const int fi = static_cast<int>(plan_.files.size());
     plan_.files.push_back(std::move(info));

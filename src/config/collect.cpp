@@ -31,6 +31,8 @@ constexpr Kind kField{"field", "field_group", Schema::field};
 
 AttrMap inherit(const AttrMap& inherited, const Node& node) {
   AttrMap out = inherited;
+  // Bad attributes (already reported) come along, marked, so that later
+  // checks know the value was written; Element::get skips them.
   for (const Attr& a : node.attrs) out[a.name] = a;
   return out;
 }
@@ -41,7 +43,7 @@ AttrMap inherit_from_group(const AttrMap& inherited, const Node& group) {
   const Attr* id = group.attr("id");
   const std::string label = "<" + group.name + (id ? " id='" + id->value + "'>" : ">");
   for (const Attr& a : group.attrs)
-    if (out[a.name].via.empty()) out[a.name].via = label;
+    if (!a.bad && out[a.name].via.empty()) out[a.name].via = label;
   out.erase("id");
   out.erase("group_ref");
   return out;
@@ -64,12 +66,14 @@ class Collector {
       bool known = false;
       for (std::string_view a : allowed) known = known || child.name == a;
       if (!known) unknown_element(child, context, allowed);
-      parts[child.name].push_back(&child);
+      else parts[child.name].push_back(&child);
     }
 
     for (const Node* calendar : parts["calendar"]) {
-      if (raw_.calendar)
-        fail(calendar->where, "second <calendar> in context (the first is at " + raw_.calendar->where.str() + ")");
+      if (raw_.calendar) {
+        report(calendar->where, "second <calendar> in context (the first is at " + raw_.calendar->where.str() + ")");
+        continue;
+      }
       check_attributes(*calendar, Schema::calendar);
       check_no_text(*calendar);
       if (!calendar->children.empty()) unknown_element(calendar->children.front(), *calendar, {});
@@ -96,11 +100,14 @@ class Collector {
   void register_id(std::string_view kind, const Node& node) {
     const Attr* id = node.attr("id");
     if (!id) return;
-    if (trim(id->value).empty()) fail(id->where, "empty id on <" + node.name + ">");
+    if (trim(id->value).empty()) {
+      report(id->where, "empty id on <" + node.name + ">");
+      return;
+    }
     auto& seen = ids_[std::string(kind)];
     const auto [it, fresh] = seen.emplace(id->value, id->where);
     if (!fresh)
-      fail(id->where, "duplicate " + std::string(kind) + " id '" + id->value + "' (first defined at " +
+      report(id->where, "duplicate " + std::string(kind) + " id '" + id->value + "' (first defined at " +
                           it->second.str() + ")");
   }
 
@@ -141,7 +148,7 @@ class Collector {
     // lets field_ref pass it on like any other attribute.
     if (!node.text.empty()) {
       if (node.attr("expr"))
-        fail(node.text_where, "<" + node.name + "> has both an expr attribute and an expression as text");
+        report(node.text_where, "<" + node.name + "> has both an expr attribute and an expression as text");
       e.attrs["expr"] = Attr{"expr", node.text, node.text_where, "", false};
     }
     return e;
@@ -157,7 +164,10 @@ class Collector {
                        : c.name == "axis"   ? Schema::grid_axis
                        : c.name == "scalar" ? Schema::grid_scalar
                                             : Schema::simulation;
-        if (s == Schema::simulation) unknown_element(c, element, {"domain", "axis", "scalar"});
+        if (s == Schema::simulation) {
+          unknown_element(c, element, {"domain", "axis", "scalar"});
+          continue;
+        }
         check_attributes(c, s);
         check_no_text(c);
         if (!c.children.empty()) unknown_element(c.children.front(), c, {});
@@ -184,7 +194,10 @@ class Collector {
         walk_variables(child);
       } else if (child.name == "variable") {
         check_variable(child);
-        if (!child.attr("id")) fail(child.where, "a <variable> in variable_definition needs an id");
+        if (!child.attr("id")) {
+          report(child.where, "a <variable> in variable_definition needs an id");
+          continue;
+        }
         register_id("variable", child);
         raw_.variables.push_back(&child);
       } else {
@@ -253,8 +266,9 @@ class Collector {
     if (it == group_fields_.end()) {
       std::vector<std::string_view> known;
       for (const auto& [g, fields] : group_fields_) known.push_back(g);
-      fail(ref.where, "group_ref refers to unknown field_group '" + id + "' (of field_definition)" +
-                          did_you_mean(id, known));
+      report(ref.where, "group_ref refers to unknown field_group '" + id + "' (of field_definition)" +
+                            did_you_mean(id, known));
+      return;
     }
     for (const std::string& field_id : it->second) {
       Element e{nullptr, here, ref.where};
@@ -269,7 +283,7 @@ class Collector {
 
 const std::string* Element::get(std::string_view attr_name) const {
   const auto it = attrs.find(attr_name);
-  return it == attrs.end() ? nullptr : &it->second.value;
+  return it == attrs.end() || it->second.bad ? nullptr : &it->second.value;
 }
 
 RawContext collect_context(const Node& context) { return Collector().run(context); }

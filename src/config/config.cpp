@@ -9,11 +9,52 @@ namespace foehn::config {
 
 std::string Location::str() const { return line > 0 ? file + ":" + std::to_string(line) : file; }
 
+std::string ErrorItem::str() const {
+  return where.str() + ": " + (where.path.empty() ? "" : where.path + ": ") + message;
+}
+
 ConfigError::ConfigError(Location where_, const std::string& message_)
-    : std::runtime_error(where_.str() + ": " + message_), where(std::move(where_)), message(message_) {}
+    : std::runtime_error(ErrorItem{where_, message_}.str()),
+      where(where_),
+      message(message_),
+      errors{ErrorItem{std::move(where_), message_}} {}
+
+namespace {
+std::string list_errors(const std::vector<ErrorItem>& errors, std::size_t omitted) {
+  std::string out;
+  for (const ErrorItem& e : errors) out += (out.empty() ? "" : "\n") + e.str();
+  if (omitted > 0) out += "\n... and " + std::to_string(omitted) + " more error" + (omitted > 1 ? "s" : "");
+  return out;
+}
+}  // namespace
+
+ConfigError::ConfigError(std::vector<ErrorItem> errors_, std::size_t omitted_)
+    : std::runtime_error(list_errors(errors_, omitted_)),
+      where(errors_.at(0).where),
+      message(errors_.at(0).message),
+      errors(std::move(errors_)),
+      omitted(omitted_) {}
 
 namespace detail {
+
 void fail(const Location& where, const std::string& message) { throw ConfigError(where, message); }
+
+namespace {
+// The errors of the read in progress on this thread (null outside a read:
+// report() then throws like fail()).
+struct ErrorSink {
+  std::vector<ErrorItem> errors;
+  std::size_t omitted = 0;
+};
+thread_local ErrorSink* current_sink = nullptr;
+}  // namespace
+
+void report(const Location& where, const std::string& message) {
+  if (!current_sink) fail(where, message);
+  if (current_sink->errors.size() < kMaxReportedErrors) current_sink->errors.push_back({where, message});
+  else ++current_sink->omitted;
+}
+
 }  // namespace detail
 
 namespace {
@@ -25,8 +66,8 @@ const T* find_by_id(const std::vector<T>& items, std::string_view id) {
   return nullptr;
 }
 
-Simulation read(std::string_view xml, const std::string& name, const std::string& base_dir,
-                const std::string& key) {
+Simulation read_all(std::string_view xml, const std::string& name, const std::string& base_dir,
+                    const std::string& key) {
   using namespace detail;
   std::vector<ConfigWarning> warnings;
   const Node root = read_tree(xml, name, base_dir, key, &warnings);
@@ -37,16 +78,45 @@ Simulation read(std::string_view xml, const std::string& name, const std::string
   Simulation sim;
   sim.warnings = std::move(warnings);
   for (const Node& child : root.children) {
-    if (child.name != "context") unknown_element(child, root, {"context"});
+    if (child.name != "context") {
+      unknown_element(child, root, {"context"});
+      continue;
+    }
     const Attr* id = child.attr("id");
     if (!id || trim(id->value).empty()) fail(child.where, "a <context> needs an id");
     for (const ContextDef& other : sim.contexts)
       if (other.id == trim(id->value))
-        fail(child.where, "duplicate context id '" + other.id + "' (first defined at " + other.where.str() + ")");
+        report(child.where, "duplicate context id '" + other.id + "' (first defined at " + other.where.str() + ")");
     RawContext raw = collect_context(child);
     sim.contexts.push_back(resolve_context(raw));
     for (ConfigWarning& w : raw.warnings) sim.warnings.push_back(std::move(w));
   }
+  return sim;
+}
+
+// Reads with an error sink: errors after which reading can go on are
+// collected; the first fatal one (or the end) throws them all together.
+Simulation read(std::string_view xml, const std::string& name, const std::string& base_dir,
+                const std::string& key) {
+  detail::ErrorSink sink;
+  detail::ErrorSink* const outer = detail::current_sink;
+  detail::current_sink = &sink;
+  struct Restore {
+    detail::ErrorSink* outer;
+    ~Restore() { detail::current_sink = outer; }
+  } restore{outer};
+  Simulation sim;
+  try {
+    sim = read_all(xml, name, base_dir, key);
+  } catch (const ConfigError& fatal) {
+    if (sink.errors.empty()) throw;
+    // A fatal error after collected ones: list them all, in the order found.
+    for (const ErrorItem& e : fatal.errors) {
+      if (sink.errors.size() < kMaxReportedErrors) sink.errors.push_back(e);
+      else ++sink.omitted;
+    }
+  }
+  if (!sink.errors.empty()) throw ConfigError(std::move(sink.errors), sink.omitted);
   return sim;
 }
 
@@ -76,7 +146,7 @@ const ContextDef* Simulation::find_context(std::string_view id) const {
 
 Simulation parse_file(const std::string& path) {
   std::string text;
-  if (!detail::read_text_file(path, text)) throw ConfigError(Location{path, 0}, "cannot read file");
+  if (!detail::read_text_file(path, text)) throw ConfigError(Location{path, 0, {}}, "cannot read file");
   const std::string dir = std::filesystem::path(path).parent_path().string();
   return read(text, path, dir, detail::canonical_key(path));
 }

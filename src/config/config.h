@@ -19,14 +19,30 @@ namespace foehn::config {
 struct Location {
   std::string file;
   int line = 0;
+  // The element path inside the context, e.g.
+  // "context[id=atm]/file_definition/file[id=daily]/field[field_ref=tas]";
+  // empty outside the XML tree.
+  std::string path;
   std::string str() const;  // "iodef.xml:12" (or "iodef.xml" if line is 0)
 };
 
-// what() is "<file>:<line>: <message>".
-struct ConfigError : std::runtime_error {
-  ConfigError(Location where, const std::string& message);
+// One error: "<file>:<line>: <path>: <message>" (no path part when empty).
+struct ErrorItem {
   Location where;
   std::string message;
+  std::string str() const;
+};
+
+// what() is "<file>:<line>: <path>: <message>", one line per error when the
+// reader found several (`errors`; `where` and `message` are the first's),
+// then "... and N more errors" when more than the reported ones were found.
+struct ConfigError : std::runtime_error {
+  ConfigError(Location where, const std::string& message);
+  ConfigError(std::vector<ErrorItem> errors, std::size_t omitted);  // errors is not empty
+  Location where;
+  std::string message;
+  std::vector<ErrorItem> errors;  // every error reported (one for a single error)
+  std::size_t omitted = 0;        // errors found beyond the reported ones
 };
 
 // Where one resolved attribute came from: its value (as written, trimmed),
@@ -198,7 +214,11 @@ struct Simulation {
 };
 
 // Reads a file (and the files it includes with src="..." relative to it).
-// Throws ConfigError with file and line on any error.
+// Throws ConfigError with file and line on any error. Errors after which
+// reading can go on (unknown attributes and elements, bad values, dangling
+// references, duplicate ids, ...) are collected, and one ConfigError lists
+// them all (at most kMaxReportedErrors, then how many more).
+constexpr std::size_t kMaxReportedErrors = 50;
 Simulation parse_file(const std::string& path);
 // Reads XML text; `name` is used in error messages, includes are relative to base_dir.
 Simulation parse_string(std::string_view xml, const std::string& name, const std::string& base_dir);

@@ -30,6 +30,9 @@ struct Attr {
   // for the element's own; set as groups and references pass it on.
   std::string via;
   bool included = false;  // written on the root of an included file
+  // Reported as unknown or badly typed: reading goes on (to report every
+  // error of a file) but no later stage sees the attribute.
+  mutable bool bad = false;
 };
 
 // One XML element after includes have been spliced in.
@@ -41,10 +44,14 @@ struct Node {
   Location where;
   std::vector<Node> children;  // elements only
 
-  const Attr* attr(std::string_view attr_name) const;
+  const Attr* attr(std::string_view attr_name) const;  // skips bad attributes
 };
 
+// A fatal error: reading stops (syntax errors, includes, wrong root).
 [[noreturn]] void fail(const Location& where, const std::string& message);
+// An error after which reading can go on; all are thrown together at the end
+// of the read (config.cpp). Outside a read, throws like fail().
+void report(const Location& where, const std::string& message);
 
 // Parses `xml` (named `name` in messages) and every file it includes. Include
 // paths are relative to `base_dir`; `key` identifies this text for include
@@ -71,15 +78,14 @@ enum class Schema {
   file,
 };
 
-// Throws on an unknown attribute (with a suggestion), a repeated attribute,
-// or a value that does not fit the attribute's type.
+// Reports an unknown attribute (with a suggestion) or a value that does not
+// fit the attribute's type, and marks that attribute bad.
 void check_attributes(const Node& node, Schema schema);
-// Throws "unknown element <x> in <parent>", suggesting the closest allowed
-// name, or saying that a known XIOS element is not supported.
-[[noreturn]] void unknown_element(const Node& child, const Node& parent,
-                                  const std::vector<std::string_view>& allowed);
-// Throws if the node has non-blank character data (only <field> and
-// <variable> carry text).
+// Reports "unknown element <x> in <parent>", suggesting the closest allowed
+// name, or saying that a known XIOS element is not supported. The caller
+// skips the element.
+void unknown_element(const Node& child, const Node& parent, const std::vector<std::string_view>& allowed);
+// Reports non-blank character data (only <field> and <variable> carry text).
 void check_no_text(const Node& node);
 
 // ---- collect ---------------------------------------------------------------

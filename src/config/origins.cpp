@@ -42,7 +42,8 @@ std::string label(const Element& e, std::string_view ref_attr) {
 
 AttributeOrigins origins_of(const Element& e) {
   AttributeOrigins out;
-  for (const auto& [name, a] : e.attrs) out.emplace(name, AttributeOrigin{trim(a.value), a.where, via_text(a)});
+  for (const auto& [name, a] : e.attrs)
+    if (!a.bad) out.emplace(name, AttributeOrigin{trim(a.value), a.where, via_text(a)});
   return out;
 }
 
@@ -56,7 +57,7 @@ void inherit_from_target(Element& e, std::string_view ref_attr, std::vector<Conf
   const std::string* target_id = target.get("id");
   const std::string by = std::string(ref_attr) + " '" + (target_id ? trim(*target_id) : std::string()) + "'";
   for (const auto& [name, attr] : target.attrs) {
-    if (name == "id") continue;
+    if (name == "id" || attr.bad) continue;
     const auto own = e.attrs.find(name);
     if (own == e.attrs.end()) {
       Attr copy = attr;
@@ -67,7 +68,7 @@ void inherit_from_target(Element& e, std::string_view ref_attr, std::vector<Conf
     // The element's own attribute is a deliberate choice; one that reached
     // it from a group (or an included root) silently hides the target's.
     const Attr& mine = own->second;
-    if (name == ref_attr || (mine.via.empty() && !mine.included) || !set_for_target(attr) ||
+    if (name == ref_attr || mine.bad || (mine.via.empty() && !mine.included) || !set_for_target(attr) ||
         trim(mine.value) == trim(attr.value))
       continue;
     warnings.push_back({e.where, label(e, ref_attr) + ": " + name + "='" + trim(mine.value) + "' from " +

@@ -27,11 +27,11 @@ Index index_by_id(const std::vector<Element*>& elements) {
 }
 
 template <typename Map>
-[[noreturn]] void unknown_reference(const Attr& ref, std::string_view kind, const Map& known) {
+void unknown_reference(const Attr& ref, std::string_view kind, const Map& known) {
   std::vector<std::string_view> names;
   for (const auto& [id, unused] : known) names.push_back(id);
   const std::string target = trim(ref.value);
-  fail(ref.where, ref.name + " refers to unknown " + std::string(kind) + " '" + target + "'" +
+  report(ref.where, ref.name + " refers to unknown " + std::string(kind) + " '" + target + "'" +
                       did_you_mean(target, names));
 }
 
@@ -50,9 +50,12 @@ void resolve_refs(const std::vector<Element*>& elements, std::string_view ref_at
       path.push_back(cur);
       on_path.insert(cur);
       const auto ref = cur->attrs.find(ref_attr);
-      if (ref == cur->attrs.end()) break;
+      if (ref == cur->attrs.end() || ref->second.bad) break;
       const auto target = index.find(trim(ref->second.value));
-      if (target == index.end()) unknown_reference(ref->second, kind, index);
+      if (target == index.end()) {
+        unknown_reference(ref->second, kind, index);  // reported; the element keeps its own attributes
+        break;
+      }
       Element* next = target->second;
       if (on_path.count(next)) {
         std::string chain;
@@ -61,7 +64,8 @@ void resolve_refs(const std::vector<Element*>& elements, std::string_view ref_at
           in_cycle = in_cycle || p == next;
           if (in_cycle) chain += *p->get("id") + " -> ";
         }
-        fail(ref->second.where, std::string(ref_attr) + " cycle: " + chain + *next->get("id"));
+        report(ref->second.where, std::string(ref_attr) + " cycle: " + chain + *next->get("id"));
+        break;
       }
       cur->ref_target = next;
       cur = next;
@@ -107,6 +111,7 @@ bool boolean(const Element& e, std::string_view name, bool fallback) {
 ExtraAttributes extras(const Element& e, std::initializer_list<std::string_view> dedicated) {
   ExtraAttributes out;
   for (const auto& [name, attr] : e.attrs) {
+    if (attr.bad) continue;
     bool own_member = false;
     for (std::string_view d : dedicated) own_member = own_member || d == name;
     if (!own_member) out.emplace(name, trim(attr.value));
@@ -116,7 +121,8 @@ ExtraAttributes extras(const Element& e, std::initializer_list<std::string_view>
 
 void check_ref(const Element& e, std::string_view attr, std::string_view kind, const Index& index) {
   const auto it = e.attrs.find(attr);
-  if (it != e.attrs.end() && !index.count(trim(it->second.value))) unknown_reference(it->second, kind, index);
+  if (it != e.attrs.end() && !it->second.bad && !index.count(trim(it->second.value)))
+    unknown_reference(it->second, kind, index);
 }
 
 // Variables inside an element, checked for duplicate names.
@@ -126,8 +132,10 @@ std::vector<Variable> variables_of(const std::vector<const Node*>& nodes) {
   for (const Node* n : nodes) {
     Variable v = make_variable(*n);
     const auto [it, fresh] = seen.emplace(v.output_name(), v.where);
-    if (!fresh)
-      fail(v.where, "duplicate variable '" + v.output_name() + "' (first defined at " + it->second.str() + ")");
+    if (!fresh) {
+      report(v.where, "duplicate variable '" + v.output_name() + "' (first defined at " + it->second.str() + ")");
+      continue;
+    }
     out.push_back(std::move(v));
   }
   return out;
@@ -174,7 +182,8 @@ class Resolver {
 
   static CalendarDef calendar(const Node& node) {
     Element e{&node, {}, node.where};
-    for (const Attr& a : node.attrs) e.attrs[a.name] = a;
+    for (const Attr& a : node.attrs)
+      if (!a.bad) e.attrs[a.name] = a;
     CalendarDef c;
     c.present = true;
     c.where = node.where;
@@ -192,7 +201,7 @@ class Resolver {
         try {
           cal.validate(calendar::parse_date(value));
         } catch (const std::exception& ex) {
-          fail(node.where, "bad " + std::string(name) + " '" + value + "' for a " + c.type +
+          report(node.where, "bad " + std::string(name) + " '" + value + "' for a " + c.type +
                                " calendar: " + ex.what());
         }
       }
@@ -209,7 +218,7 @@ class Resolver {
     if (!a.value.empty()) {
       const auto n = static_cast<std::int64_t>(a.value.size());
       if (a.n_glo && *a.n_glo != n)
-        fail(e.attrs.at("value").where, "axis '" + a.id + "' has n_glo=" + std::to_string(*a.n_glo) +
+        report(e.attrs.at("value").where, "axis '" + a.id + "' has n_glo=" + std::to_string(*a.n_glo) +
                                             " but " + std::to_string(n) + " values");
       a.n_glo = n;  // the values say how long the axis is
     }
@@ -252,7 +261,8 @@ class Resolver {
     g.id = text(e, "id"), g.name = text(e, "name");
     g.where = e.where, g.origins = origins_of(e);
     g.extra = extras(e, {"id", "name"});
-    for (const Node& c : e.node->children) g.components.push_back(component(c));
+    for (const Node& c : e.node->children)
+      if (c.name == "domain" || c.name == "axis" || c.name == "scalar") g.components.push_back(component(c));
     return g;
   }
 
@@ -267,11 +277,11 @@ class Resolver {
     const Attr* ref = c.attr(ref_name);
     const Attr* id = c.attr("id");
     if (ref && id)
-      fail(c.where, "a <" + c.name + "> in a grid takes either id or " + ref_name +
+      report(c.where, "a <" + c.name + "> in a grid takes either id or " + ref_name +
                         " (both refer to an existing " + c.name + "); defining a new " + c.name +
                         " inside a grid is not supported");
     if (!ref) ref = id;
-    if (!ref && kind != Kind::scalar) fail(c.where, "a <" + c.name + "> in a grid needs " + ref_name);
+    if (!ref && kind != Kind::scalar) report(c.where, "a <" + c.name + "> in a grid needs " + ref_name);
     GridComponent out{kind, ref ? trim(ref->value) : std::string(), c.where};
     if (ref && !index.count(out.ref)) unknown_reference(*ref, c.name, index);
     return out;
@@ -350,9 +360,10 @@ class Resolver {
                          "split_freq_format", "sync_freq", "type", "format", "par_access",
                          "output_level", "compression_level", "min_digits", "append", "enabled",
                          "comment", "mode", "convention", "time_counter", "time_units", "timeseries"});
-    if (f.output_name().empty()) fail(e.where, "a <file> needs an id or a name");
-    if (f.enabled && f.mode != "read" && f.output_freq.empty())
-      fail(e.where, "file '" + f.output_name() + "' has no output_freq");
+    if (f.output_name().empty()) report(e.where, "a <file> needs an id or a name");
+    // (A bad output_freq was reported where it was written.)
+    if (f.enabled && f.mode != "read" && !e.attrs.count("output_freq"))
+      report(e.where, "file '" + f.output_name() + "' has no output_freq");
 
     std::map<std::string, Location> written;  // output names of enabled fields
     for (const Element& fe : raw.fields) {
@@ -360,14 +371,17 @@ class Resolver {
       // A file field without a name or id of its own is written under the
       // id of the field it refers to (XIOS does the same).
       if (field_def.output_name().empty()) {
-        if (!fe.ref_target)
-          fail(fe.where, "a <field> in a file needs a field_ref, an id or a name");
-        field_def.name = *fe.ref_target->get("id");
+        if (fe.ref_target)
+          field_def.name = *fe.ref_target->get("id");
+        else if (field_def.field_ref.empty())
+          report(fe.where, "a <field> in a file needs a field_ref, an id or a name");
+        else
+          field_def.name = field_def.field_ref;  // a dangling field_ref, already reported
       }
       if (field_def.enabled) {
         const auto [it, fresh] = written.emplace(field_def.output_name(), field_def.where);
         if (!fresh)
-          fail(fe.where, "file '" + f.output_name() + "' already has a field named '" +
+          report(fe.where, "file '" + f.output_name() + "' already has a field named '" +
                              field_def.output_name() + "' (at " + it->second.str() +
                              "); set a different name=");
       }
@@ -385,15 +399,15 @@ Variable make_variable(const Node& node) {
   if (const Attr* id = node.attr("id")) v.id = trim(id->value);
   if (const Attr* name = node.attr("name")) v.name = trim(name->value);
   v.where = node.where;
-  if (v.output_name().empty()) fail(node.where, "a <variable> needs an id or a name");
+  if (v.output_name().empty()) report(node.where, "a <variable> needs an id or a name");
   // No type means a string, the one type every value fits.
   v.type = node.attr("type") ? *normalise_variable_type(node.attr("type")->value) : "string";
   v.value = node.text;
   const std::string bad = "bad value '" + v.value + "' for " + v.type + " variable '" + v.output_name() + "': ";
   if (v.type == "bool" && !parse_bool(v.value))
-    fail(node.where, bad + "expected true or false (.true., .false., 1 and 0 also work)");
-  if (v.type == "int" && !parse_int(v.value)) fail(node.where, bad + "expected an integer");
-  if (v.type == "double" && !parse_double(v.value)) fail(node.where, bad + "expected a number");
+    report(node.where, bad + "expected true or false (.true., .false., 1 and 0 also work)");
+  if (v.type == "int" && !parse_int(v.value)) report(node.where, bad + "expected an integer");
+  if (v.type == "double" && !parse_double(v.value)) report(node.where, bad + "expected a number");
   return v;
 }
 

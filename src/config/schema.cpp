@@ -183,17 +183,21 @@ std::string join(const std::vector<std::string_view>& words) {
 }
 
 // Checks a duration with the calendar library; frequencies must be positive.
-void check_duration(const Attr& a, const std::string& bad, bool positive) {
+// Returns the problem, or "".
+std::string duration_problem(const Attr& a, bool positive) {
   calendar::Duration d;
   try {
     d = calendar::parse_duration(trim(a.value));
   } catch (const std::exception& e) {
-    fail(a.where, bad + e.what());
+    return e.what();
   }
   if (positive && (d.is_zero() || d.months < 0 || d.microseconds < 0 || d.timesteps < 0))
-    fail(a.where, bad + "a frequency must be positive");
+    return "a frequency must be positive";
+  return "";
 }
 
+// Throws a ConfigError for a bad value (check_attributes turns it into a
+// report).
 void check_value(const Attr& a, const Spec& spec, const std::string& element) {
   const std::string v = trim(a.value);
   const std::string bad = "bad " + a.name + " '" + a.value + "' on <" + element + ">: ";
@@ -222,7 +226,8 @@ void check_value(const Attr& a, const Spec& spec, const std::string& element) {
       return;
     case Type::duration:
     case Type::frequency:
-      check_duration(a, bad, spec.type == Type::frequency);
+      if (const std::string why = duration_problem(a, spec.type == Type::frequency); !why.empty())
+        fail(a.where, bad + why);
       return;
     case Type::date:
       try {
@@ -270,26 +275,9 @@ std::string hint(const std::string& attr, const Node& node) {
   return "";
 }
 
-}  // namespace
-
-void check_attributes(const Node& node, Schema schema) {
-  const Table& table = table_of(schema);
-  for (const Attr& a : node.attrs) {
-    const Spec* spec = nullptr;
-    for (const Spec& s : table)
-      if (s.name == a.name) spec = &s;
-    if (!spec) {
-      std::vector<std::string_view> names;
-      for (const Spec& s : table) names.push_back(s.name);
-      std::string suggestion = did_you_mean(a.name, names);
-      if (suggestion.empty()) suggestion = hint(a.name, node);
-      fail(a.where, "unknown attribute '" + a.name + "' on <" + node.name + ">" + suggestion);
-    }
-    check_value(a, *spec, node.name);
-  }
-}
-
-void unknown_element(const Node& child, const Node& parent, const std::vector<std::string_view>& allowed) {
+// Throws the error for an element that may not appear where it is.
+[[noreturn]] void unknown_element_error(const Node& child, const Node& parent,
+                                        const std::vector<std::string_view>& allowed) {
   static const std::vector<std::string_view> transformations = {
       "zoom_domain", "extract_domain", "interpolate_domain", "reduce_domain", "reorder_domain",
       "expand_domain", "generate_rectilinear_domain", "compute_connectivity_domain",
@@ -321,11 +309,45 @@ void unknown_element(const Node& child, const Node& parent, const std::vector<st
   fail(child.where, "unknown element " + what + did_you_mean(child.name, allowed, "<", ">"));
 }
 
+}  // namespace
+
+void check_attributes(const Node& node, Schema schema) {
+  const Table& table = table_of(schema);
+  for (const Attr& a : node.attrs) {
+    const Spec* spec = nullptr;
+    for (const Spec& s : table)
+      if (s.name == a.name) spec = &s;
+    if (!spec) {
+      std::vector<std::string_view> names;
+      for (const Spec& s : table) names.push_back(s.name);
+      std::string suggestion = did_you_mean(a.name, names);
+      if (suggestion.empty()) suggestion = hint(a.name, node);
+      report(a.where, "unknown attribute '" + a.name + "' on <" + node.name + ">" + suggestion);
+      a.bad = true;
+      continue;
+    }
+    try {
+      check_value(a, *spec, node.name);
+    } catch (const ConfigError& e) {
+      report(e.where, e.message);
+      a.bad = true;
+    }
+  }
+}
+
+void unknown_element(const Node& child, const Node& parent, const std::vector<std::string_view>& allowed) {
+  try {
+    unknown_element_error(child, parent, allowed);
+  } catch (const ConfigError& e) {
+    report(e.where, e.message);
+  }
+}
+
 void check_no_text(const Node& node) {
   if (node.text.empty()) return;
   std::string shown = node.text.substr(0, 40);
   if (shown.size() < node.text.size()) shown += "...";
-  fail(node.text_where, "unexpected text '" + shown + "' in <" + node.name + ">");
+  report(node.text_where, "unexpected text '" + shown + "' in <" + node.name + ">");
 }
 
 }  // namespace foehn::config::detail

@@ -38,14 +38,16 @@ struct Source {
     if (offset < 0) offset = 0;
     // Line = 1 + number of newlines strictly before the offset.
     const auto it = std::lower_bound(newlines.begin(), newlines.end(), static_cast<std::size_t>(offset));
-    return Location{name, static_cast<int>(it - newlines.begin()) + 1};
+    return Location{name, static_cast<int>(it - newlines.begin()) + 1, {}};
   }
 };
 
 class TreeReader {
  public:
+  // `parent_path` is the element path of the including element's parent
+  // ("" for the main file): an included root stands for the including element.
   Node read(std::string_view xml, const std::string& name, const std::string& dir,
-            const std::string& key, int depth) {
+            const std::string& key, int depth, const std::string& parent_path = "") {
     // A UTF-8 byte order mark would shift pugixml's offsets against ours.
     if (xml.substr(0, 3) == "\xEF\xBB\xBF") xml.remove_prefix(3);
     const Source source(name, dir, xml);
@@ -62,10 +64,10 @@ class TreeReader {
                                                           "> and <" + child.name() + ">)");
       root = child;
     }
-    if (!root) fail(Location{name, 0}, "no root element");
+    if (!root) fail(Location{name, 0, {}}, "no root element");
 
     stack_.push_back({key, name});
-    Node node = convert(root, source, depth);
+    Node node = convert(root, source, depth, parent_path);
     stack_.pop_back();
     return node;
   }
@@ -81,10 +83,29 @@ class TreeReader {
 
  private:
 
-  Node convert(const pugi::xml_node& x, const Source& source, int depth) {
+  // The element path of `x`: its parent's, then "name[attr=value]" with the
+  // first attribute that tells it apart: id, else its own reference
+  // (field_ref on a field, domain_ref on a domain, ..., group_ref on a
+  // field_group), else name. The root <simulation> is left out.
+  static std::string path_of(const pugi::xml_node& x, const std::string& parent_path, int depth) {
+    const std::string element = x.name();
+    if (depth == 0 && element == "simulation") return "";
+    std::string step = element;
+    const std::string own_ref = element == "field_group" ? "group_ref" : element + "_ref";
+    for (const std::string& key : {std::string("id"), own_ref, std::string("name")}) {
+      if (const pugi::xml_attribute a = x.attribute(key.c_str())) {
+        step += "[" + key + "=" + trim(a.value()) + "]";
+        break;
+      }
+    }
+    return parent_path.empty() ? step : parent_path + "/" + step;
+  }
+
+  Node convert(const pugi::xml_node& x, const Source& source, int depth, const std::string& parent_path) {
     Node node;
     node.name = x.name();
     node.where = source.at(x.offset_debug());
+    node.where.path = path_of(x, parent_path, depth);
     if (depth > kMaxDepth) fail(node.where, "elements nested more than " + std::to_string(kMaxDepth) + " deep");
 
     std::optional<std::string> src;
@@ -102,7 +123,7 @@ class TreeReader {
 
     for (pugi::xml_node c : x.children()) {
       if (c.type() == pugi::node_element) {
-        node.children.push_back(convert(c, source, depth + 1));
+        node.children.push_back(convert(c, source, depth + 1, node.where.path));
       } else if (c.type() == pugi::node_pcdata || c.type() == pugi::node_cdata) {
         const std::string_view value = c.value();
         const auto first = value.find_first_not_of(" \t\r\n");
@@ -110,6 +131,7 @@ class TreeReader {
           // Count newlines in the leading blanks rather than adding the index
           // to the offset: parse_eol may have shortened "\r\n" in the value.
           Location where = source.at(c.offset_debug());
+          where.path = node.where.path;
           where.line += static_cast<int>(std::count(value.begin(), value.begin() + first, '\n'));
           node.text_where = where;
         }
@@ -118,7 +140,7 @@ class TreeReader {
     }
     node.text = trim(node.text);
 
-    if (src) include(node, *src, source, depth);
+    if (src) include(node, *src, source, depth, parent_path);
     return node;
   }
 
@@ -126,7 +148,8 @@ class TreeReader {
   // come first, then the node's own; the included root's attributes fill in
   // those the including element does not set (the including element wins, as
   // a child wins over its group).
-  void include(Node& node, const std::string& src, const Source& source, int depth) {
+  void include(Node& node, const std::string& src, const Source& source, int depth,
+               const std::string& parent_path) {
     if (trim(src).empty()) fail(node.where, "empty src attribute on <" + node.name + ">");
     fs::path path(trim(src));
     if (path.is_relative() && !source.dir.empty()) path = fs::path(source.dir) / path;
@@ -142,7 +165,7 @@ class TreeReader {
 
     std::string text;
     if (!read_text_file(shown, text)) fail(node.where, "cannot read included file '" + shown + "'");
-    Node included = read(text, shown, path.parent_path().string(), key, depth);
+    Node included = read(text, shown, path.parent_path().string(), key, depth, parent_path);
 
     if (included.name != node.name)
       fail(included.where, "the root element of an included file must be <" + node.name +
@@ -172,7 +195,7 @@ class TreeReader {
 
 const Attr* Node::attr(std::string_view attr_name) const {
   for (const Attr& a : attrs)
-    if (a.name == attr_name) return &a;
+    if (a.name == attr_name && !a.bad) return &a;
   return nullptr;
 }
 

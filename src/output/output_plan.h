@@ -96,6 +96,10 @@ struct FileInfo {
   bool ugrid = false;  // convention="UGRID": unstructured domains get a UGRID mesh topology
   std::vector<std::int32_t> variables;  // indices into variables, in file order
   std::vector<std::pair<std::string, std::string>> attributes;  // extra global attributes
+  // File periods (durations as calendar::format_duration writes them; empty:
+  // none): a new file every split_freq, named path's stem + "_" + the
+  // period's dates in split_format; nc_sync every sync_freq.
+  std::string split_freq, split_format, sync_freq;
 };
 
 struct ContextPlan {
@@ -110,6 +114,8 @@ struct ContextPlan {
   std::vector<ScalarInfo> scalars;
   std::vector<VariableInfo> variables;
   std::vector<FileInfo> files;
+  std::string time_origin;       // date of time 0 ("YYYY-MM-DD hh:mm:ss"), for file periods
+  std::int64_t timestep_us = 0;  // the model time step, for periods counted in 'ts'
 
   std::vector<std::int64_t> shape(const VariableInfo& v) const;
   // The dimension servers split along: the first domain's j (the cells of a

@@ -3,6 +3,7 @@
 #include <netcdf.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <map>
 #include <stdexcept>
@@ -89,11 +90,72 @@ OutputEngine::OutputEngine(output::ContextPlan plan, WriterRole role)
   }
   fill_.resize(largest);
   piece_scratch_.resize(largest);
+  init_periods();
+  files_.resize(plan_.files.size());
+  for (std::size_t i = 0; i < plan_.files.size(); ++i) open_file(static_cast<int>(i));
+}
+
+void OutputEngine::init_periods() {
+  periods_.resize(plan_.files.size());
+  bool any = false;
+  for (const auto& f : plan_.files) any = any || !f.split_freq.empty() || !f.sync_freq.empty();
+  if (!any) return;
+  // The clients checked these values; a failure here is a protocol error.
+  calendar_ = std::make_unique<calendar::Calendar>(calendar::parse_calendar_type(plan_.calendar));
+  origin_ = calendar_->to_instant(calendar::parse_date(plan_.time_origin));
+  const std::int64_t start = calendar_->to_instant(calendar::parse_date(plan_.start_date));
   for (std::size_t i = 0; i < plan_.files.size(); ++i) {
     const auto& f = plan_.files[i];
-    MPI_Comm comm = f.one_file ? role_.comm : MPI_COMM_SELF;
-    files_.push_back(std::make_unique<output::NetcdfFile>(plan_, static_cast<int>(i), comm, file_part(plan_, f, role_)));
+    FilePeriods& p = periods_[i];
+    p.base_path = f.path;
+    if (!f.split_freq.empty())
+      p.split.emplace(*calendar_, start, calendar::parse_duration(f.split_freq), plan_.timestep_us, f.split_format);
+    if (!f.sync_freq.empty())
+      p.sync.emplace(*calendar_, start, calendar::parse_duration(f.sync_freq), calendar::Duration{}, plan_.timestep_us);
   }
+}
+
+// Opens file `file` for its current period: collective over the file's
+// writers, who all open and close periods in the same record order.
+void OutputEngine::open_file(int file) {
+  auto& f = plan_.files[file];
+  const FilePeriods& p = periods_[file];
+  if (p.split) {
+    const auto dot = p.base_path.rfind(".nc");
+    const std::string stem = dot == std::string::npos ? p.base_path : p.base_path.substr(0, dot);
+    f.path = stem + "_" + p.split->name_part(p.period) + ".nc";
+  }
+  MPI_Comm comm = f.one_file ? role_.comm : MPI_COMM_SELF;
+  files_[file] = std::make_unique<output::NetcdfFile>(plan_, file, comm, file_part(plan_, f, role_));
+  ++files_opened_;
+}
+
+std::int64_t OutputEngine::instant_of(double seconds) const {
+  // The inverse of the clients' (instant - origin) / 1e6: exact while the
+  // time is within about 280 years of the origin at microsecond resolution.
+  return origin_ + static_cast<std::int64_t>(std::llround(seconds * static_cast<double>(calendar::kMicrosPerSecond)));
+}
+
+void OutputEngine::start_record(int file, std::int64_t record, double time) {
+  FilePeriods& p = periods_[file];
+  if (!p.split) return;
+  const std::int64_t period = p.split->period_of(instant_of(time));
+  if (period == p.period) return;
+  closed_bytes_ += files_[file]->bytes_written();
+  files_[file]->close();
+  p.period = period;
+  p.first_record = record;
+  open_file(file);
+}
+
+void OutputEngine::after_record(int file, double time) {
+  FilePeriods& p = periods_[file];
+  if (!p.sync) return;
+  const std::int64_t t = instant_of(time);
+  if (p.sync->instant(p.next_sync) > t) return;
+  files_[file]->sync();
+  ++syncs_;
+  p.next_sync = p.sync->first_at_or_after(t + 1);
 }
 
 const OutputEngine::WriterPoints& OutputEngine::writer_points(int domain, std::vector<WriterPoints>& found) const {
@@ -354,6 +416,7 @@ void OutputEngine::write_block(int var, std::int64_t record, const std::byte* da
   const VarState& s = vars_[var];
   const output::VariableInfo& v = plan_.variables[var];
   output::NetcdfFile& file = *files_[v.file];
+  record -= periods_[v.file].first_record;  // the record in the open file
   if (s.write_calls == 1 || !plan_.files[v.file].one_file) {
     file.write(var, record, s.block, data);
     return;
@@ -379,7 +442,8 @@ bool OutputEngine::write_front(bool closing) {
   const Announce& a = announced_.front();
   const auto& vars = plan_.files[a.file].variables;
   if (next_in_file_ < 0) {
-    files_[a.file]->write_time(a.record, a.time, a.time_start);
+    start_record(a.file, a.record, a.time);
+    files_[a.file]->write_time(a.record - periods_[a.file].first_record, a.time, a.time_start);
     next_in_file_ = 0;
   }
   while (next_in_file_ < static_cast<int>(vars.size())) {
@@ -389,6 +453,7 @@ bool OutputEngine::write_front(bool closing) {
     write_record_of(var, a.record, closing);
     ++next_in_file_;
   }
+  after_record(a.file, a.time);
   announced_.pop_front();
   next_in_file_ = -1;
   return true;
@@ -412,7 +477,7 @@ void OutputEngine::close() {
 }
 
 std::uint64_t OutputEngine::bytes_written() const {
-  std::uint64_t n = 0;
+  std::uint64_t n = closed_bytes_;
   for (const auto& f : files_) n += f->bytes_written();
   return n;
 }

@@ -15,9 +15,11 @@
 #include <deque>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "calendar/calendar.h"
 #include "filters/temporal.h"
 #include "grid/box.h"
 #include "grid/stream_map.h"
@@ -64,6 +66,10 @@ class OutputEngine {
 
   std::uint64_t bytes_written() const;
   const std::vector<std::string>& warnings() const { return warnings_; }
+  // File periods so far: files opened (split files count one each) and
+  // nc_sync calls made for sync_freq.
+  std::uint64_t files_opened() const { return files_opened_; }
+  std::uint64_t syncs() const { return syncs_; }
 
  private:
   struct ClientPlan {
@@ -116,11 +122,30 @@ class OutputEngine {
   void build_plans(int var, VarState& s, std::vector<WriterPoints>& found);  // scatter plans, fill, pieces
   void build_axis_plans(int var, VarState& s);  // the same for grids of decomposed axes
   void write_block(int var, std::int64_t record, const std::byte* data);
+  // split_freq and sync_freq of one file.
+  struct FilePeriods {
+    std::optional<calendar::SplitPeriods> split;
+    std::optional<calendar::Schedule> sync;
+    std::string base_path;          // the plan's path: stem + "_" + period dates + ".nc"
+    std::int64_t period = 0;        // split period of the open file
+    std::int64_t first_record = 0;  // the file's record 0 as a record of the whole output
+    std::int64_t next_sync = 1;     // index of the next sync instant
+  };
+  void init_periods();
+  void open_file(int file);
+  void start_record(int file, std::int64_t record, double time);  // splits if the record is in a new period
+  void after_record(int file, double time);                       // syncs at sync instants
+  std::int64_t instant_of(double seconds) const;                  // seconds since the time origin -> instant
 
   output::ContextPlan plan_;
   WriterRole role_;
   std::vector<VarState> vars_;
   std::vector<std::unique_ptr<output::NetcdfFile>> files_;
+  std::unique_ptr<calendar::Calendar> calendar_;  // for file periods; null when no file has any
+  std::int64_t origin_ = 0;
+  std::vector<FilePeriods> periods_;  // by file
+  std::uint64_t closed_bytes_ = 0;    // written to files already closed (split)
+  std::uint64_t files_opened_ = 0, syncs_ = 0;
   std::map<std::pair<int, std::int64_t>, Pending> pending_;
   std::vector<std::vector<std::byte>> spare_;  // recycled record buffers
   std::deque<Announce> announced_;

@@ -89,9 +89,14 @@ CheckResult check_file(const std::string& path) {
     return check_simulation(config::parse_file(path));
   } catch (const ConfigError& e) {
     CheckResult result;
-    result.problems.push_back(e);
+    result.add_reader_errors(e);
     return result;
   }
+}
+
+void CheckResult::add_reader_errors(const ConfigError& e) {
+  for (const config::ErrorItem& item : e.errors) problems.emplace_back(item.where, item.message);
+  omitted += e.omitted;
 }
 
 }  // namespace foehn::tools

@@ -34,7 +34,7 @@ int run_check(const std::vector<std::string>& files, const std::string& explain,
         out << text;
       }
     } catch (const config::ConfigError& e) {
-      r.problems.push_back(e);
+      r.add_reader_errors(e);
     }
     for (const config::ConfigWarning& w : r.warnings) err << w.str() << "\n";
     if (r.ok()) {
@@ -45,7 +45,9 @@ int run_check(const std::vector<std::string>& files, const std::string& explain,
     }
     status = 1;
     for (const config::ConfigError& e : r.problems) err << e.what() << "\n";
-    if (r.problems.size() > 1) err << path << ": " << r.problems.size() << " problems\n";
+    if (r.omitted > 0) err << "... and " << r.omitted << " more\n";
+    const std::size_t total = r.problems.size() + r.omitted;
+    if (total > 1) err << path << ": " << total << " problems\n";
   }
   return status;
 }

@@ -58,9 +58,9 @@ bool ends_with(const std::string& s, const std::string& tail) {
 // ---- basics ----------------------------------------------------------------
 
 TEST(ConfigBasics, LocationAndErrorFormat) {
-  EXPECT_EQ((Location{"iodef.xml", 12}).str(), "iodef.xml:12");
-  EXPECT_EQ((Location{"iodef.xml", 0}).str(), "iodef.xml");
-  const ConfigError e(Location{"iodef.xml", 12}, "bad thing");
+  EXPECT_EQ((Location{"iodef.xml", 12, {}}).str(), "iodef.xml:12");
+  EXPECT_EQ((Location{"iodef.xml", 0, {}}).str(), "iodef.xml");
+  const ConfigError e(Location{"iodef.xml", 12, {}}, "bad thing");
   EXPECT_STREQ(e.what(), "iodef.xml:12: bad thing");
   EXPECT_EQ(e.message, "bad thing");
   EXPECT_EQ(e.where.line, 12);
@@ -713,67 +713,5 @@ TEST(ConfigVariables, FileVariables) {
   EXPECT_EQ(f->variables[1].type, "int");
 }
 
-// ---- malformed configs: exact file:line and message ------------------------
-
-struct BadConfig {
-  const char* file;
-  int line;
-  const char* fragment;
-};
-
-class ConfigBadFiles : public ::testing::TestWithParam<BadConfig> {};
-
-TEST_P(ConfigBadFiles, ReportsFileLineAndMessage) {
-  const BadConfig& c = GetParam();
-  const std::string path = kDir + "bad/" + c.file;
-  const ConfigError e = error_of([&] { parse_file(path); });
-  const std::string prefix = path + ":" + std::to_string(c.line) + ": ";
-  const std::string what = e.what();
-  EXPECT_EQ(what.substr(0, prefix.size()), prefix) << what;
-  EXPECT_NE(what.find(c.fragment), std::string::npos) << what;
-}
-
-INSTANTIATE_TEST_SUITE_P(
-    Table, ConfigBadFiles,
-    ::testing::Values(
-        BadConfig{"duplicate_field_id.xml", 6, "duplicate field id 't' (first defined at "},
-        BadConfig{"unknown_grid_ref.xml", 11, "grid_ref refers to unknown grid 'grid_3x'; did you mean 'grid_3d'?"},
-        BadConfig{"unknown_attribute.xml", 4, "unknown attribute 'freq_opp' on <field>; did you mean 'freq_op'?"},
-        BadConfig{"unknown_element.xml", 5, "unknown element <fiel> in <field_definition>; did you mean <field>?"},
-        BadConfig{"prec_2.xml", 6, "bad prec '2' on <field>: 16-bit packed output is not supported; use 4 or 8"},
-        BadConfig{"bad_bool.xml", 4, "bad enabled 'yes' on <field_group>: expected true or false"},
-        BadConfig{"bad_operation.xml", 4, "bad operation 'avrage' on <field>: expected one of instant, average, "
-                                          "accumulate, minimum, maximum, once; did you mean 'average'?"},
-        BadConfig{"bad_duration.xml", 4, "bad output_freq '3x' on <file>: "},
-        BadConfig{"zero_frequency.xml", 4, "bad output_freq '0h' on <file>: a frequency must be positive"},
-        BadConfig{"bad_date.xml", 3, "bad start_date 'yesterday' on <calendar>: "},
-        BadConfig{"syntax_error.xml", 5, "XML syntax error: Start-end tags mismatch"},
-        BadConfig{"field_ref_cycle.xml", 6, "field_ref cycle: a -> b -> c -> a"},
-        BadConfig{"unknown_field_ref.xml", 9, "field_ref refers to unknown field 'tmep'; did you mean 'temp'?"},
-        BadConfig{"unknown_group_ref.xml", 8, "group_ref refers to unknown field_group 'fields_2d'"},
-        BadConfig{"grid_unknown_axis.xml", 7, "axis_ref refers to unknown axis 'levels'"},
-        BadConfig{"bad_variable_int.xml", 5, "bad value '1.5' for int variable 'buffer_size_factor': expected an integer"},
-        BadConfig{"bad_file_type.xml", 3, "bad type 'one_fil' on <file_definition>: expected one of one_file, "
-                                          "multiple_file; did you mean 'one_file'?"},
-        BadConfig{"missing_output_freq.xml", 5, "file 'monthly' has no output_freq"},
-        BadConfig{"include_missing.xml", 3, "cannot read included file "},
-        BadConfig{"domain_ref_cycle.xml", 4, "domain_ref cycle: d -> d"},
-        BadConfig{"duplicate_attribute.xml", 4, "attribute 'unit' appears twice on <field>"},
-        BadConfig{"text_in_file.xml", 5, "unexpected text 't, q' in <file>"},
-        BadConfig{"transformation.xml", 5, "spatial transformation <interpolate_domain> in <domain> is not supported yet"},
-        BadConfig{"bad_calendar_type.xml", 3, "bad type 'Gregorain' on <calendar>: "},
-        BadConfig{"duplicate_output_name.xml", 9, "file 'out' already has a field named 't'"},
-        BadConfig{"wrong_root.xml", 2, "the root element must be <simulation>, not <context>"},
-        BadConfig{"unknown_context_child.xml", 3, "unknown element <field_definitions> in <context>; did you mean "
-                                                  "<field_definition>?"},
-        BadConfig{"duplicate_context.xml", 4, "duplicate context id 'atm' (first defined at "},
-        BadConfig{"compression_level.xml", 3, "bad compression_level '12' on <field_definition>: expected an "
-                                              "integer from 0 to 9"},
-        BadConfig{"group_ref_in_definition.xml", 5, "group_ref is allowed only on a <field_group> inside a <file>"},
-        BadConfig{"axis_values_count.xml", 4, "axis 'plev' has n_glo=3 but 4 values"},
-        BadConfig{"expression_and_expr.xml", 5, "<field> has both an expr attribute and an expression as text"}),
-    [](const ::testing::TestParamInfo<BadConfig>& info) {
-      std::string name = info.param.file;
-      name = name.substr(0, name.find('.'));
-      return name;
-    });
+// The malformed-config corpus (tests/data/config/bad) and files with several
+// errors are tested in config_errors_test.cpp.

@@ -68,10 +68,14 @@ TEST(Check, EveryProblemAfterReadingIsReported) {
   const std::vector<std::string> m = messages(r);
   ASSERT_EQ(m.size(), 3u);
   const std::string file = kDir + "tools/no_grid.xml";
-  EXPECT_EQ(m[0], file + ":16: output_freq '1mo' counts months or years, which the 'none' calendar does not have");
-  EXPECT_EQ(m[1], file + ":18: field 'orphan' has no grid: set grid_ref, or domain_ref and/or axis_ref");
-  EXPECT_EQ(m[2], file + ":20: field 'nothing' has no grid: set grid_ref, or domain_ref and/or axis_ref"
-                         " (its expression names no field with a grid)");
+  const std::string in_file = "context[id=atm]/file_definition/file[id=out]";
+  EXPECT_EQ(m[0], file + ":16: " + in_file +
+                      ": output_freq '1mo' counts months or years, which the 'none' calendar does not have");
+  EXPECT_EQ(m[1], file + ":18: " + in_file +
+                      "/field[field_ref=orphan]: field 'orphan' has no grid: set grid_ref, or domain_ref and/or axis_ref");
+  EXPECT_EQ(m[2], file + ":20: " + in_file +
+                      "/field[field_ref=nothing]: field 'nothing' has no grid: set grid_ref, or domain_ref and/or "
+                      "axis_ref (its expression names no field with a grid)");
 }
 
 TEST(Check, WhatIsNotWrittenIsNotChecked) {
@@ -106,9 +110,12 @@ TEST(Check, FrequenciesAgainstTheNoneCalendar) {
       "<field id='x' domain_ref='d' freq_op='1mo' freq_offset='1y'/></file></file_definition></context></simulation>");
   const std::vector<std::string> m = messages(r);
   ASSERT_EQ(m.size(), 4u);
-  EXPECT_NE(m[0].find("inline.xml:1: split_freq '1y'"), std::string::npos) << m[0];
+  EXPECT_NE(m[0].find("inline.xml:1: context[id=c]/file_definition/file[id=a]: split_freq '1y'"), std::string::npos)
+      << m[0];
   EXPECT_NE(m[1].find("sync_freq '2mo'"), std::string::npos);
-  EXPECT_NE(m[2].find("inline.xml:2: freq_op '1mo'"), std::string::npos) << m[2];
+  EXPECT_NE(m[2].find("inline.xml:2: context[id=c]/file_definition/file[id=a]/field[id=x]: freq_op '1mo'"),
+            std::string::npos)
+      << m[2];
   EXPECT_NE(m[3].find("freq_offset '1y'"), std::string::npos);
 }
 
@@ -148,7 +155,8 @@ TEST(Cli, CheckOkAndErrors) {
   const CliRun bad = cli({"check", kDir + "nemo/bad/iodef_field_typo.xml"});
   EXPECT_EQ(bad.status, 1);
   EXPECT_EQ(bad.out, "");
-  EXPECT_EQ(bad.err, kDir + "nemo/bad/field_def_typo.xml:5: unknown attribute 'unti' on <field>; did you mean 'unit'?\n");
+  EXPECT_EQ(bad.err, kDir + "nemo/bad/field_def_typo.xml:5: context[id=nemo]/field_definition/field_group[id=grid_T]/"
+                           "field[id=soce]: unknown attribute 'unti' on <field>; did you mean 'unit'?\n");
 
   const CliRun several = cli({"check", kDir + "tools/no_grid.xml", kDir + "iodef_ifs.xml"});
   EXPECT_EQ(several.status, 1);
@@ -175,7 +183,9 @@ TEST(Cli, Plan) {
 
   const CliRun no_size = cli({"plan", kDir + "iodef_ifs.xml"});
   EXPECT_EQ(no_size.status, 1);
-  EXPECT_NE(no_size.err.find("iodef_ifs.xml:56: domain 'reduced_Gaussian' has no size"), std::string::npos)
+  EXPECT_NE(no_size.err.find("iodef_ifs.xml:56: context[id=ifs]/domain_definition/domain[id=reduced_Gaussian]: "
+                             "domain 'reduced_Gaussian' has no size"),
+            std::string::npos)
       << no_size.err;
 
   const CliRun bad_option = cli({"plan", kDir + "iodef_ifs.xml", "--domain", "reduced_Gaussian"});
@@ -191,4 +201,26 @@ TEST(Cli, UsageErrorsAndHelp) {
   const CliRun help = cli({"plan", "--help"});
   EXPECT_EQ(help.status, 0);
   EXPECT_NE(help.out.find("--domain"), std::string::npos);
+}
+
+TEST(Cli, CheckPrintsEveryReaderError) {
+  const std::string file = kDir + "bad_many/several_errors.xml";
+  const CliRun r = cli({"check", file});
+  EXPECT_EQ(r.status, 1);
+  const std::string in_defs = "context[id=atm]/field_definition/";
+  const std::string in_file = "context[id=atm]/file_definition/file[id=daily]/";
+  for (const std::string& line :
+       {file + ":8: " + in_defs + "field[id=tas]: unknown attribute 'unti' on <field>; did you mean 'unit'?\n",
+        file + ":9: " + in_defs + "field[id=pr]: bad operation 'avrage' on <field>: ",
+        file + ":10: " + in_defs + "field[id=tas]: duplicate field id 'tas' (first defined at " + file + ":8)\n",
+        file + ":11: " + in_defs + "fiel[id=huss]: unknown element <fiel> in <field_definition>; did you mean <field>?\n",
+        file + ":15: " + in_file + "field[field_ref=tas]: unknown attribute 'freq_opp' on <field>; did you mean 'freq_op'?\n",
+        file + ":16: " + in_file + "field[field_ref=psl]: field_ref refers to unknown field 'psl'",
+        file + ": 6 problems\n"})
+    EXPECT_NE(r.err.find(line), std::string::npos) << line << "\n--- got:\n" << r.err;
+  // The check result lists them as separate problems, in the order found.
+  const CheckResult result = check_file(file);
+  ASSERT_EQ(result.problems.size(), 6u);
+  EXPECT_EQ(result.problems[5].where.line, 16);
+  EXPECT_EQ(result.omitted, 0u);
 }
