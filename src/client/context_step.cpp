@@ -334,6 +334,7 @@ void Context::close() {
   }
   send_event_to_all(EventType::context_close, 0, 0, 0, 0);
   for (auto& ch : channels_) ch.drain();
+  progress_.reset();
   collect_acks("writing the files");
 }
 

@@ -299,6 +299,7 @@ void OutputEngine::write_record_of(int var, std::int64_t record, bool closing) {
 }
 
 void OutputEngine::write_block(int var, std::int64_t record, const std::byte* data) {
+  if (role_.discard) return;
   const VarState& s = vars_[var];
   const output::VariableInfo& v = plan_.variables[var];
   output::NetcdfFile& file = *files_[v.file];
@@ -357,6 +358,13 @@ void OutputEngine::close() {
                         ": data arrived for a record that was never announced; dropped");
   pending_.clear();
   for (auto& f : files_) f->close();
+}
+
+std::size_t OutputEngine::buffer_bytes() const {
+  std::size_t n = fill_.capacity() + piece_scratch_.capacity();
+  for (const auto& [key, p] : pending_) n += p.data.capacity();
+  for (const auto& b : spare_) n += b.capacity();
+  return n;
 }
 
 std::uint64_t OutputEngine::bytes_written() const {
