@@ -64,7 +64,6 @@ std::vector<output::LocalBlock> own_boxes(std::vector<std::int64_t> points, std:
 
 OutputEngine::OutputEngine(output::ContextPlan plan, WriterRole role)
     : plan_(std::move(plan)), role_(role), client_closed_(plan_.client_ranks.size(), 0) {
-  std::size_t largest = 0;
   std::vector<int> calls;
   std::vector<WriterPoints> found(plan_.domains.size());
   for (std::size_t v = 0; v < plan_.variables.size(); ++v) {
@@ -78,7 +77,6 @@ OutputEngine::OutputEngine(output::ContextPlan plan, WriterRole role)
       s.expected += cp.total;
       if (cp.total > 0) ++s.contributors;
     }
-    largest = std::max(largest, static_cast<std::size_t>(s.block.size()) * s.elem);
     calls.push_back(std::max<int>(1, static_cast<int>(s.pieces.size())));
     vars_.push_back(std::move(s));
   }
@@ -87,8 +85,8 @@ OutputEngine::OutputEngine(output::ContextPlan plan, WriterRole role)
     MPI_Allreduce(MPI_IN_PLACE, calls.data(), static_cast<int>(calls.size()), MPI_INT, MPI_MAX, role_.comm);
     for (std::size_t v = 0; v < vars_.size(); ++v) vars_[v].write_calls = calls[v];
   }
-  fill_.resize(largest);
-  piece_scratch_.resize(largest);
+  // fill_ and piece_scratch_ grow when first needed: most writers never
+  // use them, and a block-sized buffer each would double a server's memory.
   for (std::size_t i = 0; i < plan_.files.size(); ++i) {
     const auto& f = plan_.files[i];
     MPI_Comm comm = f.one_file ? role_.comm : MPI_COMM_SELF;
@@ -261,6 +259,7 @@ void OutputEngine::write_record_of(int var, std::int64_t record, bool closing) {
   }
   const double fill = v.has_fill ? v.fill_value : s.elem == 8 ? NC_FILL_DOUBLE : NC_FILL_FLOAT;
   auto fill_all = [&] {
+    if (fill_.size() < n * s.elem) fill_.resize(n * s.elem);
     if (s.elem == 8) std::fill_n(reinterpret_cast<double*>(fill_.data()), n, fill);
     else std::fill_n(reinterpret_cast<float*>(fill_.data()), n, static_cast<float>(fill));
     return fill_.data();
@@ -313,6 +312,8 @@ void OutputEngine::write_block(int var, std::int64_t record, const std::byte* da
     file.write(var, record, s.block, data);
     ++calls;
   }
+  if (!s.pieces.empty() && piece_scratch_.size() < static_cast<std::size_t>(s.block.size()) * s.elem)
+    piece_scratch_.resize(static_cast<std::size_t>(s.block.size()) * s.elem);
   for (std::size_t k = 0; k < s.pieces.size() && data; ++k, ++calls) {
     for (const grid::Run& r : s.piece_runs[k])
       std::memcpy(piece_scratch_.data() + r.to * s.elem, data + r.from * s.elem, static_cast<std::size_t>(r.length) * s.elem);

@@ -1,8 +1,11 @@
 // The client's outgoing path to one server: a ring of fixed-size buffers
 // under credit. The client fills the current buffer while earlier ones are
-// in flight with non-blocking MPI. A sealed buffer leaves only when the
-// server has granted room for it (credit_board.h); until then it waits in
-// order in the channel's queue. When no buffer is free the client waits,
+// in flight with non-blocking MPI. A buffer leaves as messages of at most
+// `message_size` bytes (segments, each a whole buffer for the decoder), as
+// soon as each is full: the server takes in the first while the client
+// packs the next, and its receive buffer stays small and in cache. A
+// segment leaves only when the server has granted room for it
+// (credit_board.h); until then it waits in order in the channel's queue. When no buffer is free the client waits,
 // receiving credit and sending queued buffers of every channel meanwhile,
 // and that wait is timed: it is the number that says whether output slowed
 // the model.
@@ -40,7 +43,7 @@ class SendChannel {
   // With a board, the channel asks server `dest` for capacity * nbuffers
   // bytes of credit at once, and sends nothing beyond what it was granted.
   SendChannel(MPI_Comm comm, int dest, std::size_t capacity, int nbuffers, ClientCounters& counters,
-              CreditBoard* board = nullptr);
+              CreditBoard* board = nullptr, std::size_t message_size = 0 /* 0: the capacity */);
   SendChannel(const SendChannel&) = delete;
   SendChannel& operator=(const SendChannel&) = delete;
   SendChannel(SendChannel&& other) noexcept;
@@ -49,11 +52,12 @@ class SendChannel {
 
   int dest() const { return dest_; }
   std::size_t capacity() const { return capacity_; }
-  // Room for an event with `payload` bytes in the current buffer, without sending.
-  bool fits(std::size_t payload) const;
-  // Payload bytes an event may carry in an empty buffer.
-  std::size_t max_payload() const { return capacity_ - sizeof(BufferHeader) - sizeof(EventHeader); }
-  // Payload bytes that fit in the current buffer right now (0 if none).
+  // Whether an event with `payload` bytes fits in the current buffer, once
+  // the current message is sealed (and sent) if it must be. Never blocks.
+  bool make_space(std::size_t payload);
+  // Payload bytes an event may carry in an empty message.
+  std::size_t max_payload() const { return message_size_ - sizeof(BufferHeader) - sizeof(EventHeader); }
+  // Payload bytes that fit in the current message right now (0 if none).
   std::size_t room() const;
   // Whether the current buffer can be filled without waiting.
   bool ready() const { return current_ >= 0; }
@@ -78,21 +82,29 @@ class SendChannel {
  private:
   struct Buffer {
     std::vector<std::byte> data;
-    std::size_t used = 0;
-    MPI_Request request = MPI_REQUEST_NULL;
-    bool queued = false;  // sealed, waiting for credit
+    std::size_t used = 0;         // end of the last event
+    std::size_t segment = 0;      // where the open message (its header) starts
+    int queued = 0;               // sealed messages waiting for credit
+    std::vector<MPI_Request> requests;  // of the messages sent from it
   };
+  struct Sealed {
+    int buffer;
+    std::size_t begin, bytes;
+  };
+  bool event_fits(std::size_t payload) const;
+  void seal_segment();  // the open message of the current buffer joins the queue
+  bool buffer_free(Buffer& b);
   int find_free();
-  void send_queued();  // as many queued buffers as the credit allows, in order
-  void isend(Buffer& b);
+  void send_queued();  // as many queued messages as the credit allows, in order
+  bool all_sent();
   void wait_until(const std::function<bool()>& done);
 
   MPI_Comm comm_;
   int dest_;
   std::size_t capacity_;
+  std::size_t message_size_;
   std::vector<Buffer> buffers_;
-  std::vector<MPI_Request> requests_;  // scratch for MPI_Testany, sized once
-  std::deque<int> queue_;              // sealed buffers waiting for credit, oldest first
+  std::deque<Sealed> queue_;  // sealed messages waiting for credit, oldest first
   int current_ = -1;  // buffer being filled, -1 if none acquired
   ClientCounters* counters_;
   CreditBoard* board_ = nullptr;
