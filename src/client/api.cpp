@@ -168,6 +168,9 @@ int foehn_finalize(void) {
     mine.waits = static_cast<double>(r.counters.waits);
     mine.buffer_bytes = static_cast<double>(r.counters.buffer_bytes);
     mine.largest_message_bytes = static_cast<double>(r.counters.largest_message_bytes);
+    mine.credit_wait_seconds = r.counters.credit_wait_seconds;
+    mine.credit_waits = static_cast<double>(r.counters.credit_waits);
+    mine.credit_bytes = static_cast<double>(r.counters.credit_bytes);
     foehn::report::RunReport report;
     report.code = r.code_id;
     report.clients = foehn::report::gather(mine, r.world.local);

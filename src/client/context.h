@@ -24,6 +24,7 @@
 #include "grid/pack_plan.h"
 #include "output/output_plan.h"
 #include "server/output_engine.h"
+#include "transport/progress_thread.h"
 #include "transport/send_channel.h"
 #include "transport/world.h"
 
@@ -250,6 +251,7 @@ class Context {
   std::vector<Stream> streams_;  // inputs before the streams that use them
   std::vector<FileSchedule> files_;
   std::vector<transport::SendChannel> channels_;  // by server
+  std::unique_ptr<transport::ProgressThread> progress_;  // variable progress_thread
   std::unique_ptr<server::OutputEngine> attached_;  // attached mode only
   std::vector<std::byte> scratch_;                  // attached packing
   std::vector<double> result_;                      // client-side temporal results

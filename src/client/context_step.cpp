@@ -141,7 +141,7 @@ void Context::pack(OutputVar& out, int server, const T* data, std::int64_t recor
   std::int64_t offset = 0;
   while (offset < d.total) {
     const std::size_t want = std::min<std::size_t>((d.total - offset) * sizeof(U), ch.max_payload());
-    if (!ch.ready() || ch.room() < std::min(want, kMinFragmentBytes)) {
+    if (!ch.make_space(std::min(want, kMinFragmentBytes))) {
       ch.send_current();
       make_room(server);
     }
@@ -259,7 +259,7 @@ void Context::finish_record(OutputVar& out) {
   if (out.on_server) {
     for (size_t s = 0; s < channels_.size(); ++s) {
       if (!out.dest[s].total) continue;
-      if (!channels_[s].fits(0)) {
+      if (!channels_[s].make_space(0)) {
         channels_[s].send_current();
         make_room(static_cast<int>(s));
       }
@@ -310,7 +310,7 @@ void Context::end_step() {
 
 void Context::send_event_to_all(EventType type, std::uint32_t item, std::int64_t record, double time, double time_start) {
   for (size_t s = 0; s < channels_.size(); ++s) {
-    if (!channels_[s].fits(0)) {
+    if (!channels_[s].make_space(0)) {
       channels_[s].send_current();
       make_room(static_cast<int>(s));
     }
@@ -334,6 +334,7 @@ void Context::close() {
   }
   send_event_to_all(EventType::context_close, 0, 0, 0, 0);
   for (auto& ch : channels_) ch.drain();
+  progress_.reset();
   collect_acks("writing the files");
 }
 

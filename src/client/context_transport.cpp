@@ -1,6 +1,8 @@
 // The client's side of the transport for a context: sizing the send
 // buffers from the definitions and opening one channel per server.
 #include <algorithm>
+#include <chrono>
+#include <iostream>
 
 #include "client/context.h"
 #include "client/errors.h"
@@ -29,11 +31,29 @@ void Context::create_channels(const std::vector<std::size_t>& bytes_per_server) 
   const double factor = config::variable_double(def_, "buffer_size_factor", 1.0);
   if (min_size < 1024 || max_size < min_size || factor <= 0)
     fail(FOEHN_ERR_CONFIG, "context '" + id_ + "': need 1024 <= min_buffer_size <= max_buffer_size and buffer_size_factor > 0");
+  // A buffer leaves in messages of at most message_size bytes, each sent as
+  // soon as it is full (bench/README.md: this is what lets the transport
+  // keep up with MPI itself, and keeps the server's receive buffer small).
+  const std::int64_t message_size = config::variable_int(def_, "message_size", 1 << 20);
+  if (message_size < 1024)
+    fail(FOEHN_ERR_CONFIG, "context '" + id_ + "': message_size must be at least 1024 bytes, not " + std::to_string(message_size));
+  channels_.reserve(bytes_per_server.size());
   for (size_t s = 0; s < bytes_per_server.size(); ++s) {
     const std::size_t base = mode == "memory" ? largest[s] : bytes_per_server[s];
     const auto want = static_cast<std::int64_t>(factor * static_cast<double>(base + 16 * sizeof(transport::EventHeader)));
     const auto capacity = static_cast<std::size_t>(std::clamp(want, min_size, max_size));
-    channels_.emplace_back(world_->comm, world_->server_ranks[s], capacity, 2, *counters_);
+    channels_.emplace_back(world_->comm, world_->server_ranks[s], capacity, 2, *counters_, world_->credits.get(),
+                           static_cast<std::size_t>(message_size));
+  }
+  // Progress on a thread of its own (the data of large sends moves while
+  // the model computes), or inside the API calls only (the default).
+  if (config::variable_bool(def_, "progress_thread", false)) {
+    if (transport::ProgressThread::available())
+      progress_ = std::make_unique<transport::ProgressThread>(
+          world_->comm, std::chrono::microseconds(config::variable_int(def_, "progress_interval_us", 200)));
+    else if (rank_ == 0)
+      std::cerr << "foehn: warning: context '" << id_
+                << "': progress_thread needs MPI_Init_thread with MPI_THREAD_MULTIPLE; progress is made inside the calls\n";
   }
 }
 

@@ -103,7 +103,10 @@ std::string to_json(const RunReport& r) {
                        {"messages_sent", c.messages_sent},
                        {"waits", c.waits},
                        {"buffer_bytes", c.buffer_bytes},
-                       {"smallest_sufficient_buffer_bytes", c.largest_message_bytes}});
+                       {"smallest_sufficient_buffer_bytes", c.largest_message_bytes},
+                       {"credit_wait_seconds", c.credit_wait_seconds},
+                       {"credit_waits", c.credit_waits},
+                       {"credit_bytes", c.credit_bytes}});
   }
   for (size_t k = 0; k < r.servers.size(); ++k) {
     const auto& s = r.servers[k];
@@ -115,7 +118,8 @@ std::string to_json(const RunReport& r) {
                        {"bytes_received", s.bytes_received},
                        {"bytes_written", s.bytes_written},
                        {"messages_received", s.messages_received},
-                       {"peak_memory_bytes", s.peak_memory_bytes}});
+                       {"peak_memory_bytes", s.peak_memory_bytes},
+                       {"credit_bytes", s.credit_bytes}});
   }
   json doc = {{"foehn_report_version", 1},
               {"code", r.code},

@@ -26,6 +26,9 @@ struct ClientFigures {
   double waits = 0;                 // times a send buffer was not free
   double buffer_bytes = 0;          // send buffer memory allocated (peak)
   double largest_message_bytes = 0; // the smallest buffer size that would have sufficed
+  double credit_wait_seconds = 0;   // of wait_seconds: buffers held back until a server granted room
+  double credit_waits = 0;          // of waits: how many were for credit
+  double credit_bytes = 0;          // the most credit a channel held at once
 };
 
 struct ServerFigures {
@@ -36,6 +39,7 @@ struct ServerFigures {
   double bytes_written = 0;
   double messages_received = 0;
   double peak_memory_bytes = 0;  // receive buffer and records being assembled, at their peak
+  double credit_bytes = 0;       // receive space granted to clients, at its peak
 };
 
 struct RunReport {

@@ -65,7 +65,6 @@ std::vector<output::LocalBlock> own_boxes(std::vector<std::int64_t> points, std:
 
 OutputEngine::OutputEngine(output::ContextPlan plan, WriterRole role)
     : plan_(std::move(plan)), role_(role), client_closed_(plan_.client_ranks.size(), 0) {
-  std::size_t largest = 0;
   std::vector<int> calls;
   std::vector<WriterPoints> found(plan_.domains.size());
   for (std::size_t v = 0; v < plan_.variables.size(); ++v) {
@@ -79,7 +78,6 @@ OutputEngine::OutputEngine(output::ContextPlan plan, WriterRole role)
       s.expected += cp.total;
       if (cp.total > 0) ++s.contributors;
     }
-    largest = std::max(largest, static_cast<std::size_t>(s.block.size()) * s.elem);
     calls.push_back(std::max<int>(1, static_cast<int>(s.pieces.size())));
     vars_.push_back(std::move(s));
   }
@@ -88,8 +86,8 @@ OutputEngine::OutputEngine(output::ContextPlan plan, WriterRole role)
     MPI_Allreduce(MPI_IN_PLACE, calls.data(), static_cast<int>(calls.size()), MPI_INT, MPI_MAX, role_.comm);
     for (std::size_t v = 0; v < vars_.size(); ++v) vars_[v].write_calls = calls[v];
   }
-  fill_.resize(largest);
-  piece_scratch_.resize(largest);
+  // fill_ and piece_scratch_ grow when first needed: most writers never
+  // use them, and a block-sized buffer each would double a server's memory.
   init_periods();
   files_.resize(plan_.files.size());
   for (std::size_t i = 0; i < plan_.files.size(); ++i) open_file(static_cast<int>(i));
@@ -375,6 +373,7 @@ void OutputEngine::write_record_of(int var, std::int64_t record, bool closing) {
   }
   const double fill = v.has_fill ? v.fill_value : s.elem == 8 ? NC_FILL_DOUBLE : NC_FILL_FLOAT;
   auto fill_all = [&] {
+    if (fill_.size() < n * s.elem) fill_.resize(n * s.elem);
     if (s.elem == 8) std::fill_n(reinterpret_cast<double*>(fill_.data()), n, fill);
     else std::fill_n(reinterpret_cast<float*>(fill_.data()), n, static_cast<float>(fill));
     return fill_.data();
@@ -413,6 +412,7 @@ void OutputEngine::write_record_of(int var, std::int64_t record, bool closing) {
 }
 
 void OutputEngine::write_block(int var, std::int64_t record, const std::byte* data) {
+  if (role_.discard) return;
   const VarState& s = vars_[var];
   const output::VariableInfo& v = plan_.variables[var];
   output::NetcdfFile& file = *files_[v.file];
@@ -427,6 +427,8 @@ void OutputEngine::write_block(int var, std::int64_t record, const std::byte* da
     file.write(var, record, s.block, data);
     ++calls;
   }
+  if (!s.pieces.empty() && piece_scratch_.size() < static_cast<std::size_t>(s.block.size()) * s.elem)
+    piece_scratch_.resize(static_cast<std::size_t>(s.block.size()) * s.elem);
   for (std::size_t k = 0; k < s.pieces.size() && data; ++k, ++calls) {
     for (const grid::Run& r : s.piece_runs[k])
       std::memcpy(piece_scratch_.data() + r.to * s.elem, data + r.from * s.elem, static_cast<std::size_t>(r.length) * s.elem);
@@ -474,6 +476,13 @@ void OutputEngine::close() {
                         ": data arrived for a record that was never announced; dropped");
   pending_.clear();
   for (auto& f : files_) f->close();
+}
+
+std::size_t OutputEngine::buffer_bytes() const {
+  std::size_t n = fill_.capacity() + piece_scratch_.capacity();
+  for (const auto& [key, p] : pending_) n += p.data.capacity();
+  for (const auto& b : spare_) n += b.capacity();
+  return n;
 }
 
 std::uint64_t OutputEngine::bytes_written() const {

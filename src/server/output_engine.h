@@ -34,6 +34,7 @@ struct WriterRole {
   int index = 0;          // server index among `count` servers, or client index
   int count = 1;
   MPI_Comm comm = MPI_COMM_SELF;  // the writers of one_file files
+  bool discard = false;           // benchmarks: assemble records, write no data
 };
 
 class OutputEngine {
@@ -65,6 +66,8 @@ class OutputEngine {
   void close();
 
   std::uint64_t bytes_written() const;
+  // Memory held for records being assembled (and recycled), for the report.
+  std::size_t buffer_bytes() const;
   const std::vector<std::string>& warnings() const { return warnings_; }
   // File periods so far: files opened (split files count one each) and
   // nc_sync calls made for sync_freq.

@@ -43,7 +43,7 @@ void send_ack(MPI_Comm comm, int dest, const std::string& error) {
 
 class Server {
  public:
-  explicit Server(transport::World& w) : w_(w) {
+  Server(transport::World& w, const ServerOptions& options) : w_(w), options_(options) {
     MPI_Comm_rank(w_.local, &index_);
     MPI_Comm_size(w_.local, &count_);
   }
@@ -77,9 +77,9 @@ class Server {
         ++figures_.messages_received;
         figures_.bytes_received += bytes;
       }
-      figures_.peak_memory_bytes = std::max(figures_.peak_memory_bytes, static_cast<double>(buffer.capacity()));
       if (st.MPI_TAG == transport::kTagPlan) on_plan(st.MPI_SOURCE, buffer.data(), bytes);
       else if (st.MPI_TAG == transport::kTagEvents) on_events(st.MPI_SOURCE, buffer.data(), bytes);
+      else if (st.MPI_TAG == transport::kTagReserve && bytes == sizeof(transport::CreditMessage)) on_reserve(st.MPI_SOURCE, buffer.data());
       else if (st.MPI_TAG == transport::kTagOrder && bytes == sizeof(Order)) {
         Order o;
         std::memcpy(&o, buffer.data(), sizeof o);
@@ -87,6 +87,7 @@ class Server {
       }
       else fail_run("unexpected message tag " + std::to_string(st.MPI_TAG) + " from rank " + std::to_string(st.MPI_SOURCE));
       drive();
+      note_memory(buffer.capacity());
       figures_.busy_seconds += MPI_Wtime() - b0;
     }
     figures_.wall_seconds = MPI_Wtime() - t0;
@@ -112,6 +113,52 @@ class Server {
       std::cerr << "foehn-server " << index_ << ": " << e.what() << "; aborting the run" << std::endl;
       MPI_Abort(w_.comm, 1);
     }
+  }
+
+  // Buffer memory: the receive buffer and the records being assembled.
+  void note_memory(std::size_t receive_bytes) {
+    std::size_t bytes = receive_bytes;
+    for (const auto& [key, slot] : contexts_)
+      if (slot->engine) bytes += slot->engine->buffer_bytes();
+    figures_.peak_memory_bytes = std::max(figures_.peak_memory_bytes, static_cast<double>(bytes));
+  }
+
+  // Flow control: a client's channel asks for room for its buffers; the
+  // server holds that much for it and grants it as credit. The credit of
+  // every buffer comes back once the buffer is taken in (give_back), so a
+  // client never has more in flight than the space held for it here.
+  void on_reserve(int source, const std::byte* data) {
+    transport::CreditMessage m;
+    std::memcpy(&m, data, sizeof m);
+    if (m.bytes <= 0 || m.channel == 0) {
+      fail_run("rank " + std::to_string(source) + " asked for " + std::to_string(m.bytes) + " bytes of buffer space");
+      return;
+    }
+    held_[{source, m.channel}] = m.bytes;
+    held_bytes_ += m.bytes;
+    figures_.credit_bytes = std::max(figures_.credit_bytes, static_cast<double>(held_bytes_));
+    send_credit(source, m.channel, m.bytes);
+  }
+
+  void give_back(int source, std::uint16_t channel, std::int64_t bytes, bool closed) {
+    auto it = held_.find({source, channel});
+    if (it == held_.end()) {
+      fail_run("rank " + std::to_string(source) + " sent on channel " + std::to_string(channel) + " without credit");
+      return;
+    }
+    send_credit(source, channel, bytes);
+    if (closed) {  // its last buffer: the space is free for others
+      held_bytes_ -= it->second;
+      held_.erase(it);
+    }
+  }
+
+  void send_credit(int dest, std::uint16_t channel, std::int64_t bytes) {
+    transport::CreditMessage m;
+    m.channel = channel;
+    m.bytes = bytes;
+    // Small enough to go eagerly: this never waits for the client.
+    MPI_Send(&m, sizeof m, MPI_BYTE, dest, transport::kTagCredit, w_.comm);
   }
 
   void fail_run(const std::string& message) {
@@ -189,7 +236,9 @@ class Server {
       slot->clients = plan.client_ranks.size();
       slot->client_of_rank.assign(w_.size, -1);
       for (size_t c = 0; c < plan.client_ranks.size(); ++c) slot->client_of_rank.at(plan.client_ranks[c]) = static_cast<int>(c);
-      slot->engine = std::make_unique<OutputEngine>(std::move(plan), WriterRole{false, index_, count_, w_.local});
+      WriterRole role{false, index_, count_, w_.local};
+      role.discard = options_.discard_output;
+      slot->engine = std::make_unique<OutputEngine>(std::move(plan), role);
       slot->engine->set_external_order(true);
     } catch (const std::exception& e) {
       slot->error = e.what();
@@ -200,6 +249,7 @@ class Server {
   }
 
   void on_events(int source, const std::byte* data, int bytes) {
+    bool closed = false;  // the channel's context closed in this buffer
     try {
       transport::decode_buffer(data, static_cast<size_t>(bytes), [&](const EventHeader& h, const std::byte* payload) {
         if (h.type == EventType::finalize) {
@@ -211,6 +261,7 @@ class Server {
         ContextSlot& slot = *it->second;
         const int client = slot.client_of_rank.at(source);
         if (h.type == EventType::context_close) {
+          closed = true;
           if (slot.engine) slot.engine->on_client_closed(client);
           if (++slot.closed == slot.clients && index_ == 0) issue({Order::close, h.context});
           return;
@@ -232,7 +283,11 @@ class Server {
       });
     } catch (const std::exception& e) {
       fail_run("message from rank " + std::to_string(source) + ": " + e.what());
+      return;
     }
+    transport::BufferHeader bh;
+    std::memcpy(&bh, data, sizeof bh);  // decode_buffer checked the size
+    if (bh.channel != 0) give_back(source, bh.channel, bytes, closed);
   }
 
   void close_context(std::map<std::uint32_t, std::unique_ptr<ContextSlot>>::iterator it) {
@@ -253,6 +308,9 @@ class Server {
   }
 
   transport::World& w_;
+  ServerOptions options_;
+  std::map<std::pair<int, std::uint16_t>, std::int64_t> held_;  // (client rank, channel) -> space held
+  std::int64_t held_bytes_ = 0;
   int index_ = 0, count_ = 1;
   std::size_t finalized_ = 0;
   bool failed_ = false;
@@ -264,11 +322,11 @@ class Server {
 
 }  // namespace
 
-int run_server(MPI_Comm world) {
+int run_server(MPI_Comm world, const ServerOptions& options) {
   transport::World w = transport::join_world(world, transport::kServerCodeId);
   int code = 0;
   {
-    Server server(w);
+    Server server(w, options);
     code = server.run();
   }
   transport::leave_world(w);

@@ -8,8 +8,14 @@
 
 namespace foehn::server {
 
+struct ServerOptions {
+  // Benchmarks only (bench/throughput.cpp): assemble every record but do
+  // not write it, so that the transport alone is measured.
+  bool discard_output = false;
+};
+
 // Collective over `world` with the clients' foehn_init. Returns the process
 // exit code (0 on success).
-int run_server(MPI_Comm world);
+int run_server(MPI_Comm world, const ServerOptions& options = {});
 
 }  // namespace foehn::server

@@ -14,10 +14,18 @@
 namespace foehn::transport {
 
 constexpr std::uint32_t kBufferMagic = 0x6e686f66;  // "fohn"
-constexpr std::uint16_t kProtocolVersion = 2;
+constexpr std::uint16_t kProtocolVersion = 3;
 
 // MPI tags on foehn's private duplicate of the world communicator.
-enum Tag : int { kTagEvents = 1, kTagPlan = 2, kTagAck = 3, kTagReport = 4, kTagOrder = 5 };
+enum Tag : int {
+  kTagEvents = 1,
+  kTagPlan = 2,
+  kTagAck = 3,
+  kTagReport = 4,
+  kTagOrder = 5,
+  kTagReserve = 6,  // client -> server: a channel asks for receive space (CreditMessage)
+  kTagCredit = 7,   // server -> client: space granted or given back (CreditMessage)
+};
 
 enum class EventType : std::uint32_t {
   data = 1,           // a fragment of a variable's values for one record
@@ -29,9 +37,21 @@ enum class EventType : std::uint32_t {
 struct BufferHeader {
   std::uint32_t magic = kBufferMagic;
   std::uint16_t version = kProtocolVersion;
-  std::uint16_t reserved = 0;
-  std::uint64_t bytes = 0;  // whole buffer including this header
+  std::uint16_t channel = 0;  // the sender's channel, for credit; 0: not under credit
+  std::uint64_t bytes = 0;    // whole buffer including this header
 };
+
+// Flow control by credit (credit_board.h): a client channel asks each
+// server for receive space once (kTagReserve); the server grants it
+// (kTagCredit) and gives the bytes of every buffer back once it has taken
+// the buffer in. A channel never has more bytes in flight than its credit.
+struct CreditMessage {
+  std::uint16_t channel = 0;  // the client's channel id (BufferHeader::channel)
+  std::uint16_t reserved = 0;
+  std::uint32_t reserved2 = 0;
+  std::int64_t bytes = 0;     // space asked (reserve) or granted (credit)
+};
+static_assert(sizeof(CreditMessage) == 16);
 
 // Flags of a data event.
 enum EventFlags : std::uint16_t {

@@ -54,6 +54,7 @@ World join_world(MPI_Comm world, const std::string& code_id) {
     descriptions[r] = "model rank " + std::to_string(before) + " of '" + per_rank[r] + "' (world rank " + std::to_string(r) + ")";
   }
   record_peers(w.comm, descriptions, descriptions[w.rank]);
+  if (!w.is_server && !w.server_ranks.empty()) w.credits = std::make_shared<CreditBoard>(w.comm);
   install_termination_report();
   if (bad)
     throw std::invalid_argument("code id '" + code_id + "' must have 1 to " + std::to_string(kMaxCodeIdLength) +
@@ -62,6 +63,7 @@ World join_world(MPI_Comm world, const std::string& code_id) {
 }
 
 void leave_world(World& w) {
+  w.credits.reset();
   if (w.local != MPI_COMM_NULL) MPI_Comm_free(&w.local);
   if (w.comm != MPI_COMM_NULL) MPI_Comm_free(&w.comm);
 }

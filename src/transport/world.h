@@ -7,8 +7,11 @@
 
 #include <mpi.h>
 
+#include <memory>
 #include <string>
 #include <vector>
+
+#include "transport/credit_board.h"
 
 namespace foehn::transport {
 
@@ -24,6 +27,7 @@ struct World {
   std::vector<int> client_ranks;        // world ranks of all model ranks
   std::vector<int> model_roots;         // the first world rank of each model
   bool is_server = false;
+  std::shared_ptr<CreditBoard> credits;  // clients with servers: the credit of their send channels
   bool attached() const { return server_ranks.empty(); }
 };
 
