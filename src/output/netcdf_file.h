@@ -49,6 +49,9 @@ class NetcdfFile {
   void sync();
   void close();
   std::uint64_t bytes_written() const { return bytes_written_; }
+  // Seconds inside netCDF's data writes and the closing flush (the write
+  // throughput the report and bench/output_heavy.py compare).
+  double write_seconds() const { return write_seconds_; }
 
  private:
   void define(const ContextPlan& plan, int file_index);
@@ -75,6 +78,7 @@ class NetcdfFile {
   };
   std::vector<DomainVars> domain_vars_;  // by plan domain
   std::uint64_t bytes_written_ = 0;
+  double write_seconds_ = 0;
 };
 
 }  // namespace foehn::output

@@ -115,7 +115,8 @@ std::string to_json(const RunReport& r) {
                        {"bytes_received", s.bytes_received},
                        {"bytes_written", s.bytes_written},
                        {"messages_received", s.messages_received},
-                       {"peak_memory_bytes", s.peak_memory_bytes}});
+                       {"peak_memory_bytes", s.peak_memory_bytes},
+                       {"write_seconds", s.write_seconds}});
   }
   json doc = {{"foehn_report_version", 1},
               {"code", r.code},

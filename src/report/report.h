@@ -36,6 +36,7 @@ struct ServerFigures {
   double bytes_written = 0;
   double messages_received = 0;
   double peak_memory_bytes = 0;  // receive buffer and records being assembled, at their peak
+  double write_seconds = 0;      // inside netCDF data writes and file closes (part of busy)
 };
 
 struct RunReport {

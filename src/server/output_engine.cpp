@@ -359,6 +359,12 @@ void OutputEngine::close() {
   for (auto& f : files_) f->close();
 }
 
+double OutputEngine::write_seconds() const {
+  double t = 0;
+  for (const auto& f : files_) t += f->write_seconds();
+  return t;
+}
+
 std::uint64_t OutputEngine::bytes_written() const {
   std::uint64_t n = 0;
   for (const auto& f : files_) n += f->bytes_written();

@@ -63,6 +63,7 @@ class OutputEngine {
   void close();
 
   std::uint64_t bytes_written() const;
+  double write_seconds() const;  // inside the files' data writes and closes
   const std::vector<std::string>& warnings() const { return warnings_; }
 
  private:
