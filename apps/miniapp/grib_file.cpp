@@ -45,8 +45,6 @@ GribFile::GribFile(const std::string& path, const foehn::grid::ReducedGaussianGr
   check(codes_set_long(base, "dataTime", 0), "dataTime");
   // Forecast time in seconds (code 13), so that any time step is exact.
   check(codes_set_long(base, "indicatorOfUnitOfTimeRange", 13), "indicatorOfUnitOfTimeRange");
-  // The sample's hybrid coefficients are those of another model: none here.
-  check(codes_set_long(base, "PVPresent", 0), "PVPresent");
   check(codes_set_long(base, "bitsPerValue", bits), "bitsPerValue");
   for (const int f : fields) {
     codes_handle* h = codes_handle_clone(base);
@@ -57,6 +55,8 @@ GribFile::GribFile(const std::string& path, const foehn::grid::ReducedGaussianGr
       check(codes_set_long(h, "paramId", kSurfacePressureParam), "paramId");
     } else {
       check(codes_set_string(h, "typeOfLevel", "hybrid", nullptr), "typeOfLevel");
+      // The sample's hybrid coefficients belong to another model: none here.
+      check(codes_set_long(h, "NV", 0), "NV");
       check(codes_set_long(h, "paramId", kParamIds[f]), "paramId");
     }
   }
