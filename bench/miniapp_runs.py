@@ -30,7 +30,11 @@ SCHEMES = {
     "foehn-attached": ("foehn", "simple", False),
     "foehn-server": ("foehn", "simple", True),
     "foehn-server-overlapped": ("foehn", "overlapped", True),
+    # bench/critical_path.py: sequential GRIB2 output, then CDO converts it to NetCDF
+    "grib": ("grib", "simple", False),
 }
+# What bench/thesis_table.py runs by default.
+THESIS_SCHEMES = ("none", "sequential", "parallel", "foehn-attached", "foehn-server", "foehn-server-overlapped")
 
 
 def command(build, scheme, cfg, workdir):

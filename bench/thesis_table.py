@@ -31,7 +31,7 @@ def parse_args():
     p.add_argument("--out", default=str(miniapp_runs.HERE / "results"), help="where the results go")
     p.add_argument("--runs-dir", default=str(miniapp_runs.ROOT / "out/thesis_table"),
                    help="run directories, the last of each scheme kept (not in the repository: out/ is ignored)")
-    p.add_argument("--schemes", default=",".join(miniapp_runs.SCHEMES), help="comma-separated, from: "
+    p.add_argument("--schemes", default=",".join(miniapp_runs.THESIS_SCHEMES), help="comma-separated, from: "
                    + ", ".join(miniapp_runs.SCHEMES))
     p.add_argument("--reps", type=int, default=5, help="repetitions of each scheme (interleaved)")
     p.add_argument("--grid", type=int, default=96, help="octahedral grid O<N>")

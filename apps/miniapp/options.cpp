@@ -21,8 +21,9 @@ bool parse_options(int argc, char** argv, bool print, Options& opt, int& exit_co
       ->check(CLI::Range(0, 100000))->capture_default_str();
   app.add_option("--output", opt.output,
                  "none | sequential (MPI_Gatherv to rank 0, serial NetCDF) | parallel (all ranks, one file, "
-                 "collective NetCDF) | foehn (attached, or server mode when launched beside foehn-server)")
-      ->check(CLI::IsMember({"none", "sequential", "parallel", "foehn"}))->capture_default_str();
+                 "collective NetCDF) | foehn (attached, or server mode when launched beside foehn-server) | grib "
+                 "(as sequential, rank 0 writes GRIB2 with ecCodes)")
+      ->check(CLI::IsMember({"none", "sequential", "parallel", "foehn", "grib"}))->capture_default_str();
   app.add_option("--integration", opt.integration,
                  "foehn call placement: simple (calendar, gather, send at the end of the step) | overlapped "
                  "(calendar before physics, threaded gather at the end, send during the next step's physics)")
@@ -32,6 +33,8 @@ bool parse_options(int argc, char** argv, bool print, Options& opt, int& exit_co
       ->check(CLI::Range(1, 100000))->capture_default_str();
   app.add_option("--fields", opt.fields, "baselines: the fields to write (default: all 13)")->delimiter(',');
   app.add_option("--file", opt.file, "baselines: output file name, without .nc")->capture_default_str();
+  app.add_option("--grib-bits", opt.grib_bits, "grib: bits per packed value (simple packing)")
+      ->check(CLI::Range(1, 32))->capture_default_str();
   app.add_option("--summary", opt.summary, "rank 0 writes its timings here as JSON");
   try {
     app.parse(argc, argv);

@@ -13,7 +13,7 @@ struct Options {
   int steps = 72;      // time steps
   int timestep = 600;  // seconds
   int work = 4;        // dynamics sweeps and physics passes per step: the CPU cost
-  // none | sequential | parallel | foehn (attached or server mode is decided
+  // none | sequential | parallel | foehn | grib (attached or server mode is decided
   // by the launch: foehn-server ranks beside the model make server mode).
   std::string output = "none";
   std::string integration = "simple";  // simple | overlapped (foehn only)
@@ -22,6 +22,7 @@ struct Options {
   int output_hours = 3;
   std::vector<std::string> fields;  // empty: all 13
   std::string file = "miniapp_3h";  // file name without .nc
+  int grib_bits = 16;               // grib scheme: bits per value, as IFS packs most fields
   std::string summary;              // JSON timing summary written by rank 0 ("" = none)
 };
 

@@ -7,10 +7,13 @@
 // parallel (the PIO-style baseline): every rank sends each field to the
 //   rank that owns its contiguous slab of cells (MPI_Alltoallv, as PIO's
 //   box rearranger does) and all ranks write one file collectively.
+// grib (the thesis' critical path, with CDO converting afterwards): as
+//   sequential, but rank 0 encodes each field and level as a GRIB2 message.
 #include <algorithm>
 #include <stdexcept>
 
 #include "fields.h"
+#include "grib_file.h"
 #include "nc_file.h"
 #include "output.h"
 
@@ -34,7 +37,7 @@ std::vector<int> field_list(const Options& opt) {
 class NetcdfOutput : public Output {
  public:
   NetcdfOutput(const Options& opt, const Geometry& g, int levels, MPI_Comm comm)
-      : parallel_(opt.output == "parallel"), comm_(comm), levels_(levels), nloc_(g.local_size()),
+      : parallel_(opt.output == "parallel"), mode_(opt.output), comm_(comm), levels_(levels), nloc_(g.local_size()),
         timestep_(opt.timestep), period_(opt.output_hours * 3600), fields_(field_list(opt)) {
     const std::int64_t n = g.global_size();
     const std::string path = opt.file + ".nc", freq = std::to_string(opt.output_hours) + "h";
@@ -54,7 +57,10 @@ class NetcdfOutput : public Output {
       g.points_of_all(first, order_);
       for (int r = 0; r < g.ranks; ++r) counts_.push_back(static_cast<int>(first[r + 1] - first[r]));
       if (g.rank != 0) order_ = {};  // only rank 0 reorders
-      if (g.rank == 0) file_ = std::make_unique<NcFile>(path, MPI_COMM_NULL, g, levels, fields_, 0, n, freq);
+      if (g.rank == 0 && opt.output == "grib")
+        grib_ = std::make_unique<GribFile>(opt.file + ".grib2", g.grid, levels, fields_, opt.grib_bits);
+      else if (g.rank == 0)
+        file_ = std::make_unique<NcFile>(path, MPI_COMM_NULL, g, levels, fields_, 0, n, freq);
     }
     rank_ = g.rank;
     cells_ = n;
@@ -63,7 +69,8 @@ class NetcdfOutput : public Output {
 
   void end_of_step(int step, const State& state) override {
     if (static_cast<long>(step) * timestep_ % period_ != 0) return;
-    if (file_) file_->write_time(record_, static_cast<double>(step) * timestep_);
+    seconds_ = static_cast<double>(step) * timestep_;
+    if (file_) file_->write_time(record_, seconds_);
     for (std::size_t i = 0; i < fields_.size(); ++i) {
       const int f = fields_[i], depth = f < 0 ? 1 : levels_;
       state.gather(f, local_.data(), true);
@@ -76,9 +83,10 @@ class NetcdfOutput : public Output {
 
   void finish() override {
     if (file_) file_->close();
+    if (grib_) grib_->close();
   }
   std::int64_t bytes_written() const override { return bytes_; }
-  std::string mode() const override { return parallel_ ? "parallel" : "sequential"; }
+  std::string mode() const override { return mode_; }
 
  private:
   void write_sequential(int i, int depth) {
@@ -96,7 +104,8 @@ class NetcdfOutput : public Output {
     for (std::size_t r = 0, first = 0; r < counts_.size(); first += counts_[r], ++r)
       for (int k = 0; k < depth; ++k)
         for (int j = 0; j < counts_[r]; ++j) global_[k * cells_ + order_[first + j]] = gathered_[at++];
-    file_->write_field(i, record_, global_.data());
+    if (grib_) grib_->write_field(i, seconds_, global_.data());
+    else file_->write_field(i, record_, global_.data());
   }
 
   void write_parallel(int i, int depth) {
@@ -124,11 +133,14 @@ class NetcdfOutput : public Output {
   }
 
   bool parallel_;
+  std::string mode_;
   MPI_Comm comm_;
   int levels_, nloc_, timestep_, period_, rank_ = 0, record_ = 0;
+  double seconds_ = 0;  // model time of the output step
   std::int64_t cells_ = 0, bytes_ = 0;
   std::vector<int> fields_;
   std::unique_ptr<NcFile> file_;
+  std::unique_ptr<GribFile> grib_;  // instead of file_ in the grib scheme
   std::vector<float> local_, gathered_, global_, send_;
   std::vector<int> counts_;                 // sequential: points per rank
   std::vector<std::int64_t> order_;         // sequential, rank 0: global index of each gathered point

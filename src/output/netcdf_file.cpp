@@ -13,6 +13,8 @@ namespace foehn::output {
 
 namespace {
 
+constexpr std::size_t kChunkCacheBytes = 1 << 20;  // per variable
+
 void put_text(int ncid, int varid, const char* name, const std::string& value) {
   if (!value.empty()) nc_put_att_text(ncid, varid, name, value.size(), value.c_str());
 }
@@ -166,6 +168,12 @@ void NetcdfFile::define(const ContextPlan& plan, int file_index) {
     check(nc_def_var(ncid_, v.name.c_str(), v.prec == 8 ? NC_DOUBLE : NC_FLOAT, static_cast<int>(dims.size()),
                      dims.data(), &var),
           ("nc_def_var " + v.name).c_str());
+    // A writer puts whole blocks of a record at once, so HDF5's chunk cache
+    // (16 MiB per variable by default) only copies the data and keeps it:
+    // 12 variables of a 311 MB record held 192 MiB of a server
+    // (bench/output_heavy.py). Chunks larger than this small cache go to
+    // the file directly.
+    check(nc_set_var_chunk_cache(ncid_, var, kChunkCacheBytes, 101, 0.75f), "nc_set_var_chunk_cache");
     put_text(ncid_, var, "standard_name", v.standard_name);
     put_text(ncid_, var, "long_name", v.long_name);
     put_text(ncid_, var, "units", v.units);
@@ -435,10 +443,12 @@ void NetcdfFile::write(int variable, std::int64_t record, const grid::Box& box, 
   }
   const int var = varids_.at(variable);
   if (t == 0 && offset.empty() && box.empty()) return;  // 0-d and held elsewhere (independent access)
+  const double t0 = MPI_Wtime();
   if (prec_[variable] == 8)
     check(nc_put_vara_double(ncid_, var, start, count, static_cast<const double*>(data)), "writing a variable");
   else
     check(nc_put_vara_float(ncid_, var, start, count, static_cast<const float*>(data)), "writing a variable");
+  write_seconds_ += MPI_Wtime() - t0;
   bytes_written_ += static_cast<std::uint64_t>(box.size()) * prec_[variable];
 }
 
@@ -448,7 +458,9 @@ void NetcdfFile::close() {
   if (ncid_ < 0) return;
   const int id = ncid_;
   ncid_ = -1;
+  const double t0 = MPI_Wtime();
   check(nc_close(id), "nc_close");
+  write_seconds_ += MPI_Wtime() - t0;
 }
 
 }  // namespace foehn::output

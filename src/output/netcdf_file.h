@@ -49,6 +49,9 @@ class NetcdfFile {
   void sync();
   void close();
   std::uint64_t bytes_written() const { return bytes_written_; }
+  // Seconds inside netCDF's data writes and the closing flush (the write
+  // throughput the report and bench/output_heavy.py compare).
+  double write_seconds() const { return write_seconds_; }
 
  private:
   void define(const ContextPlan& plan, int file_index);
@@ -89,6 +92,7 @@ class NetcdfFile {
   std::map<int, std::string> axis_bounds_;   // plan axis -> its bounds variable in this file
   std::map<int, std::string> scalar_names_;  // plan scalar -> its 0-d coordinate variable
   std::uint64_t bytes_written_ = 0;
+  double write_seconds_ = 0;
 };
 
 }  // namespace foehn::output

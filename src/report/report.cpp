@@ -119,7 +119,8 @@ std::string to_json(const RunReport& r) {
                        {"bytes_written", s.bytes_written},
                        {"messages_received", s.messages_received},
                        {"peak_memory_bytes", s.peak_memory_bytes},
-                       {"credit_bytes", s.credit_bytes}});
+                       {"credit_bytes", s.credit_bytes},
+                       {"write_seconds", s.write_seconds}});
   }
   json doc = {{"foehn_report_version", 1},
               {"code", r.code},

@@ -40,6 +40,7 @@ struct ServerFigures {
   double messages_received = 0;
   double peak_memory_bytes = 0;  // receive buffer and records being assembled, at their peak
   double credit_bytes = 0;       // receive space granted to clients, at its peak
+  double write_seconds = 0;      // inside netCDF data writes and file closes (part of busy)
 };
 
 struct RunReport {

@@ -139,8 +139,9 @@ void OutputEngine::start_record(int file, std::int64_t record, double time) {
   if (!p.split) return;
   const std::int64_t period = p.split->period_of(instant_of(time));
   if (period == p.period) return;
-  closed_bytes_ += files_[file]->bytes_written();
   files_[file]->close();
+  closed_bytes_ += files_[file]->bytes_written();
+  closed_write_seconds_ += files_[file]->write_seconds();  // close included
   p.period = period;
   p.first_record = record;
   open_file(file);
@@ -483,6 +484,12 @@ std::size_t OutputEngine::buffer_bytes() const {
   for (const auto& [key, p] : pending_) n += p.data.capacity();
   for (const auto& b : spare_) n += b.capacity();
   return n;
+}
+
+double OutputEngine::write_seconds() const {
+  double t = closed_write_seconds_;
+  for (const auto& f : files_) t += f->write_seconds();
+  return t;
 }
 
 std::uint64_t OutputEngine::bytes_written() const {

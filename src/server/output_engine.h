@@ -68,6 +68,7 @@ class OutputEngine {
   std::uint64_t bytes_written() const;
   // Memory held for records being assembled (and recycled), for the report.
   std::size_t buffer_bytes() const;
+  double write_seconds() const;  // inside the files' data writes and closes
   const std::vector<std::string>& warnings() const { return warnings_; }
   // File periods so far: files opened (split files count one each) and
   // nc_sync calls made for sync_freq.
@@ -148,6 +149,7 @@ class OutputEngine {
   std::int64_t origin_ = 0;
   std::vector<FilePeriods> periods_;  // by file
   std::uint64_t closed_bytes_ = 0;    // written to files already closed (split)
+  double closed_write_seconds_ = 0;   // and the time spent writing them
   std::uint64_t files_opened_ = 0, syncs_ = 0;
   std::map<std::pair<int, std::int64_t>, Pending> pending_;
   std::vector<std::vector<std::byte>> spare_;  // recycled record buffers

@@ -298,6 +298,7 @@ class Server {
         for (const auto& w : slot.engine->warnings())
           std::cerr << "foehn-server " << index_ << ": warning: context '" << slot.id << "': " << w << std::endl;
         figures_.bytes_written += static_cast<double>(slot.engine->bytes_written());
+        figures_.write_seconds += slot.engine->write_seconds();
       } catch (const std::exception& e) {
         if (slot.error.empty()) slot.error = e.what();
         fail_run("context '" + slot.id + "': " + e.what());

@@ -1,0 +1,239 @@
+"""The output-heavy benchmark (issue 7 item 8): apps/miniapp/miniapp_heavy
+on a 360 x 180 grid with 50 levels and 12 float64 fields written every 6
+of 24 steps (4 records of 311 MB, 1.24 GB), against about 3 s of model work,
+1 model rank (+ 1 foehn-server rank). Interleaved repetitions of:
+
+  none           no output: the reference time
+  foehn-server   foehn, server mode (MPMD beside foehn-server)
+  netcdf-writer  the same program writing the same file itself with serial
+                 netCDF-4 and no model work: a plain netCDF-4 process writing
+                 the same bytes, the throughput the server is compared with
+  sequential     (optional) the model writing the file itself, with its work
+
+and the targets: wall time <= 1.5 x no output, server write throughput >=
+85 % of the plain writer's, server peak memory <= 600 MiB, model-rank memory
+growth <= 1.2 x one record. Writes output_heavy.{json,md} into --out.
+
+  .venv/bin/python bench/output_heavy.py                     # 5 repetitions
+  .venv/bin/python bench/output_heavy.py --reps 9 --schemes none,foehn-server,netcdf-writer,sequential
+"""
+import argparse
+import json
+import os
+import pathlib
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+
+import miniapp_runs
+
+SCHEMES = ("none", "foehn-server", "netcdf-writer", "sequential")
+TARGETS = {"wall_ratio": 1.5, "throughput_ratio": 0.85, "server_rss_mib": 600, "model_growth_records": 1.2}
+MIB = 1 << 20
+
+
+def parse_args():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--build", default=str(miniapp_runs.ROOT / "build"), help="build directory")
+    p.add_argument("--out", default=str(miniapp_runs.HERE / "results"), help="where the results go")
+    p.add_argument("--runs-dir", default=str(miniapp_runs.ROOT / "out/output_heavy"),
+                   help="run directories (the last of each scheme is kept)")
+    p.add_argument("--schemes", default="none,foehn-server,netcdf-writer", help="comma-separated, from: " + ", ".join(SCHEMES))
+    p.add_argument("--reps", type=int, default=5, help="repetitions of each scheme (interleaved)")
+    p.add_argument("--ni", type=int, default=360)
+    p.add_argument("--nj", type=int, default=180)
+    p.add_argument("--levels", type=int, default=50)
+    p.add_argument("--fields", type=int, default=12)
+    p.add_argument("--steps", type=int, default=24)
+    p.add_argument("--every", type=int, default=6, help="output every this many steps")
+    p.add_argument("--work", type=int, default=3, help="advection sweeps per step (3: about 3 s per run here)")
+    p.add_argument("--model-ranks", type=int, default=1)
+    p.add_argument("--servers", type=int, default=1)
+    p.add_argument("--iodef", default=str(miniapp_runs.MINIAPP / "iodef_heavy.xml"))
+    p.add_argument("--name", default="output_heavy", help="base name of the result files")
+    p.add_argument("--resummarise", metavar="JSON", help="only rebuild the table from a result file")
+    return p.parse_args()
+
+
+def iodef_for(cfg, workdir):
+    """The iodef with this run's output period and fields (the file lists 12)."""
+    text = pathlib.Path(cfg["iodef"]).read_text()
+    text = re.sub(r'output_freq="\d+ts"', f'output_freq="{cfg["every"]}ts"', text)
+    keep = ("u", "v", "t", "d", "vo", "q", "cc", "o3", "crwc", "cswc", "clwc", "ciwc")[: cfg["fields"]]
+    text = re.sub(r'\s*<field field_ref="(\w+)"/>', lambda m: m.group(0) if m.group(1) in keep else "", text)
+    path = workdir / "iodef_heavy.xml"
+    path.write_text(text)
+    return path
+
+
+def run(build, scheme, cfg, workdir, timeout=900):
+    shutil.rmtree(workdir, ignore_errors=True)
+    workdir.mkdir(parents=True)
+    model = [str(build / "apps/miniapp/miniapp_heavy"), "--ni", str(cfg["ni"]), "--nj", str(cfg["nj"]),
+             "--levels", str(cfg["levels"]), "--fields", str(cfg["fields"]), "--steps", str(cfg["steps"]),
+             "--every", str(cfg["every"]), "--summary", "summary.json"]
+    work = 0 if scheme == "netcdf-writer" else cfg["work"]
+    model += ["--work", str(work), "--output", {"none": "none", "foehn-server": "foehn"}.get(scheme, "netcdf")]
+    if scheme == "foehn-server":
+        model += ["--iodef", str(iodef_for(cfg, workdir))]
+    cmd = ["mpiexec", "--bind-to", "none", "-n", str(cfg["model_ranks"]), "-x", "OMP_NUM_THREADS=1", *model]
+    if scheme == "foehn-server":
+        cmd += [":", "-n", str(cfg["servers"]), sys.executable, str(miniapp_runs.HERE / "maxrss.py"),
+                str(workdir / "server_rss.txt"), str(build / "apps/foehn-server/foehn-server")]
+    env = dict(os.environ, **miniapp_runs.MPI_ENV)
+    start = time.monotonic()
+    proc = subprocess.run(cmd, cwd=workdir, env=env, capture_output=True, text=True, timeout=timeout)
+    wall = time.monotonic() - start
+    (workdir / "stdout.txt").write_text(proc.stdout)
+    (workdir / "stderr.txt").write_text(proc.stderr)
+    if proc.returncode != 0:
+        raise RuntimeError(f"{scheme} failed ({proc.returncode}) in {workdir}:\n{proc.stdout}\n{proc.stderr[-3000:]}")
+    s = json.loads((workdir / "summary.json").read_text())
+    r = {"scheme": scheme, "wall_seconds": wall, "model_seconds": s["total_seconds"], "loop_seconds": s["loop_seconds"],
+         "finish_seconds": s["finish_seconds"], "output_call_seconds": s["output_call_seconds_max"],
+         "model_max_rss_bytes": s["model_max_rss_bytes"], "model_rss_growth_bytes": s["model_rss_growth_bytes"],
+         "record_bytes": s["record_bytes"], "file_bytes": sum(p.stat().st_size for p in workdir.glob("*.nc"))}
+    if "write_seconds" in s:
+        r["bytes_written"] = s["bytes_written"]
+        r["write_seconds"] = s["write_seconds"]
+        r["throughput_bytes_per_second"] = s["bytes_written"] / s["write_seconds"]
+    report = workdir / "foehn_report.json"
+    if report.exists():
+        rep = json.loads(report.read_text())
+        r["client_wait_ratio"] = max(c["wait_ratio"] for c in rep["clients"])
+        r["client_wait_seconds"] = max(c["wait_seconds"] for c in rep["clients"])
+        r["client_close_seconds"] = max(c["close_seconds"] for c in rep["clients"])
+        r["send_buffer_bytes"] = max(c["buffer_bytes"] for c in rep["clients"])
+        servers = rep["servers"]
+        r["bytes_written"] = sum(x["bytes_written"] for x in servers)
+        r["server_busy_seconds"] = max(x["busy_seconds"] for x in servers)
+        r["server_busy_ratio"] = max(x["busy_ratio"] for x in servers)
+        r["server_cpu_seconds"] = max(x["cpu_seconds"] for x in servers)
+        r["server_write_seconds"] = max(x.get("write_seconds", 0) for x in servers)
+        # The server's write rate: bytes over its time inside netCDF's writes
+        # (as the plain writer's), and what it drains per second of its
+        # whole busy time (receiving, assembling and writing).
+        r["throughput_bytes_per_second"] = r["bytes_written"] / max(r["server_write_seconds"], 1e-9) / len(servers)
+        r["drain_bytes_per_second"] = r["bytes_written"] / max(r["server_busy_seconds"], 1e-9) / len(servers)
+    rss = workdir / "server_rss.txt"
+    if rss.exists():
+        r["server_max_rss_bytes"] = int(rss.read_text())
+    return r
+
+
+def median_of(runs, key):
+    values = [r[key] for r in runs if r.get(key) is not None]
+    return statistics.median(values) if values else None
+
+
+def summarise(runs, schemes):
+    table = {}
+    for s in schemes:
+        rs = [r for r in runs if r["scheme"] == s]
+        row = {"runs": len(rs)}
+        for key in ("model_seconds", "wall_seconds", "loop_seconds", "finish_seconds", "output_call_seconds",
+                    "model_max_rss_bytes", "model_rss_growth_bytes", "record_bytes", "bytes_written", "write_seconds",
+                    "throughput_bytes_per_second", "client_wait_ratio", "client_wait_seconds", "client_close_seconds",
+                    "send_buffer_bytes", "server_busy_seconds", "server_busy_ratio", "server_cpu_seconds",
+                    "server_max_rss_bytes", "server_write_seconds", "drain_bytes_per_second"):
+            m = median_of(rs, key)
+            if m is not None:
+                row[key] = m
+        if rs:
+            row["model_seconds_range"] = [min(r["model_seconds"] for r in rs), max(r["model_seconds"] for r in rs)]
+        table[s] = row
+    checks = {}
+    if "none" in table and "foehn-server" in table:
+        f, n = table["foehn-server"], table["none"]
+        checks["wall_ratio"] = f["model_seconds"] / n["model_seconds"]
+        checks["job_wall_ratio"] = f["wall_seconds"] / n["wall_seconds"]
+        checks["server_rss_mib"] = f.get("server_max_rss_bytes", 0) / MIB
+        checks["model_growth_records"] = f["model_rss_growth_bytes"] / f["record_bytes"]
+    if "netcdf-writer" in table and "foehn-server" in table:
+        plain = table["netcdf-writer"]["throughput_bytes_per_second"]
+        checks["throughput_ratio"] = table["foehn-server"]["throughput_bytes_per_second"] / plain
+        checks["drain_ratio"] = table["foehn-server"]["drain_bytes_per_second"] / plain
+    met = {k: (checks[k] >= v if k == "throughput_ratio" else checks[k] <= v) for k, v in TARGETS.items() if k in checks}
+    return table, checks, met
+
+
+def markdown(cfg, table, checks, met):
+    gb = 1e9
+    lines = [
+        f"miniapp_heavy {cfg['ni']} x {cfg['nj']} x {cfg['levels']}, {cfg['fields']} float64 fields, {cfg['steps']} steps, "
+        f"output every {cfg['every']} ({cfg['record_gb']:.3f} GB per record), work {cfg['work']}; {cfg['model_ranks']} model "
+        f"rank(s) + {cfg['servers']} foehn-server rank(s); {cfg['reps']} interleaved repetitions, medians; "
+        f"{cfg['cores']} cores, load average {cfg['load_before']:.1f} before, {cfg['load_after']:.1f} after.",
+        "",
+        "| scheme | model time [s] (min-max) | job wall [s] | in output calls [s] | finish [s] | GB written "
+        "| write rate [GB/s] | model RSS [MiB] | model growth [MiB] | server RSS [MiB] | server busy [s] | server writing [s] "
+        "| server CPU [s] | client wait [s] |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for s, r in table.items():
+        lo, hi = r.get("model_seconds_range", [0, 0])
+        val = lambda k, scale=1.0, fmt="{:.2f}": fmt.format(r[k] / scale) if k in r else "-"
+        lines.append(f"| {s} | {r['model_seconds']:.2f} ({lo:.2f}-{hi:.2f}) | {val('wall_seconds')} "
+                     f"| {val('output_call_seconds')} | {val('finish_seconds')} | {val('bytes_written', gb, '{:.3f}')} "
+                     f"| {val('throughput_bytes_per_second', gb)} | {val('model_max_rss_bytes', MIB, '{:.0f}')} "
+                     f"| {val('model_rss_growth_bytes', MIB, '{:.0f}')} | {val('server_max_rss_bytes', MIB, '{:.0f}')} "
+                     f"| {val('server_busy_seconds')} | {val('server_write_seconds')} | {val('server_cpu_seconds')} "
+                     f"| {val('client_wait_seconds')} |")
+    names = {"wall_ratio": ("model time, foehn server / no output", "<= {} x", "{:.2f} x"),
+             "throughput_ratio": ("server write rate / plain netCDF-4 writer", ">= {:.0%}", "{:.0%}"),
+             "server_rss_mib": ("server peak memory", "<= {} MiB", "{:.0f} MiB"),
+             "model_growth_records": ("model-rank memory growth, in records", "<= {} x", "{:.2f} x")}
+    lines += ["", "| target | measured | goal | met |", "|---|---|---|---|"]
+    for k, (label, goal, fmt) in names.items():
+        if k in checks:
+            lines.append(f"| {label} | {fmt.format(checks[k])} | {goal.format(TARGETS[k])} | {'yes' if met[k] else 'no'} |")
+    if "drain_ratio" in checks:
+        lines.append(f"| (server bytes per busy second / plain netCDF-4 writer) | {checks['drain_ratio']:.0%} | | |")
+    if "job_wall_ratio" in checks:
+        lines.append(f"| (job wall, foehn server / no output) | {checks['job_wall_ratio']:.2f} x | | |")
+    lines += ["", "XIOS3 (-O3) on this shape, this machine, 1 + 1 ranks (issue 7): 2.99 s -> 9.06 s (3.0 x), "
+              "server 1.15 GiB peak, model rank 372 -> 1,057 MiB."]
+    return "\n".join(lines) + "\n"
+
+
+def main():
+    a = parse_args()
+    schemes = [s.strip() for s in a.schemes.split(",") if s.strip()]
+    unknown = [s for s in schemes if s not in SCHEMES]
+    if unknown:
+        raise SystemExit(f"unknown schemes {unknown}; known: {list(SCHEMES)}")
+    out = pathlib.Path(a.out)
+    out.mkdir(parents=True, exist_ok=True)
+    build = pathlib.Path(a.build).resolve()
+    cfg = {k: getattr(a, k) for k in ("ni", "nj", "levels", "fields", "steps", "every", "work", "model_ranks",
+                                        "servers", "reps")}
+    cfg["iodef"] = str(pathlib.Path(a.iodef).resolve())
+    cfg["record_gb"] = a.ni * a.nj * a.levels * a.fields * 8 / 1e9
+    cfg.update(cores=os.cpu_count(), load_before=os.getloadavg()[0], started=time.strftime("%Y-%m-%d %H:%M:%S"))
+    runs = []
+    if a.resummarise:
+        saved = json.loads(pathlib.Path(a.resummarise).read_text())
+        cfg, runs, schemes = saved["config"], saved["runs"], list(saved["schemes"])
+    for rep in range(0 if a.resummarise else a.reps):
+        for s in schemes:
+            r = run(build, s, cfg, pathlib.Path(a.runs_dir) / s)
+            r["rep"] = rep
+            runs.append(r)
+            print(f"rep {rep + 1}/{a.reps} {s:14s} model {r['model_seconds']:6.2f} s  wall {r['wall_seconds']:6.2f} s",
+                  flush=True)
+    cfg.setdefault("load_after", os.getloadavg()[0])
+    table, checks, met = summarise(runs, schemes)
+    (out / f"{a.name}.json").write_text(json.dumps({"config": cfg, "schemes": table, "checks": checks, "met": met,
+                                                    "targets": TARGETS, "runs": runs}, indent=2) + "\n")
+    md = markdown(cfg, table, checks, met)
+    (out / f"{a.name}.md").write_text(md)
+    print()
+    print(md)
+    print(f"results: {out / (a.name + '.json')}, {out / (a.name + '.md')}")
+
+
+if __name__ == "__main__":
+    main()
