@@ -57,6 +57,7 @@ program xios_model
   call set_surface_domain()
   if (trim(mode) == "unsupported") call xios_set_domain_attr("grid_gg", area=reshape([1.0_jprb], [1, 1]))
   call ifs_xios_run_time_settings()
+  call xios_set_current_context("ifs")  ! by id too
   call xios_close_context_definition()
 
   ! NPROMA blocking of the model's own arrays (snippet 3.2), from an XML variable.
