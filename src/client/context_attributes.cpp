@@ -100,7 +100,7 @@ void Context::set_attribute(const std::string& kind, const std::string& id, cons
   check_open("foehn_set_attribute");
   const std::string what = "foehn_set_attribute: " + kind + " '" + id + "' attribute '" + name + "'";
   if (closed_definition_) fail(FOEHN_ERR_STATE, what + ": context '" + id_ + "' is already defined");
-  const config::AttributeOrigin origin{value, {"(set by the model)", 0}, "the model"};
+  const config::AttributeOrigin origin{value, {"(set by the model)", 0, {}}, "the model"};
   if (kind == "field") {
     if (std::find(kFieldAttributes.begin(), kFieldAttributes.end(), name) == kFieldAttributes.end())
       fail(FOEHN_ERR_ARGUMENT, what + " cannot be set at run time (fields: " + joined(kFieldAttributes) + ")");
