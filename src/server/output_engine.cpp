@@ -139,7 +139,6 @@ void OutputEngine::open_file(int file) {
   }
   MPI_Comm comm = f.one_file ? role_.comm : MPI_COMM_SELF;
   files_[file] = std::make_unique<output::NetcdfFile>(plan_, file, comm, file_part(plan_, f, role_));
-  ++files_opened_;
 }
 
 std::int64_t OutputEngine::instant_of(double seconds) const {
@@ -166,7 +165,6 @@ void OutputEngine::after_record(int file, double time) {
   const std::int64_t t = instant_of(time);
   if (p.sync->instant(p.next_sync) > t) return;
   files_[file]->sync();
-  ++syncs_;
   p.next_sync = p.sync->first_at_or_after(t + 1);
 }
 
