@@ -17,6 +17,7 @@ constexpr std::int64_t kMicrosPerDay = 86'400 * kMicrosPerSecond;
 // Keeps the day arithmetic far from int64 overflow; the instant range
 // (about +-292,000 years) is checked separately in to_instant.
 constexpr std::int64_t kMaxAbsYear = 1'000'000;
+constexpr std::int64_t kMillion = 1'000'000;  // millionths of a day in a day (user_defined leap drift)
 
 constexpr std::int64_t floor_div(std::int64_t a, std::int64_t b) {
   return a / b - ((a % b != 0) && ((a < 0) != (b < 0)));
@@ -150,13 +151,14 @@ CalendarType parse_calendar_type(std::string_view text) {
       {"360_day", CalendarType::d360},
       {"d360", CalendarType::d360},
       {"none", CalendarType::none},
+      {"user_defined", CalendarType::user_defined},
   };
   const std::string key = lower(trim(text));
   for (const Name& n : kNames)
     if (key == n.name) return n.type;
   throw TimeError("unknown calendar '" + std::string(text) +
                   "' (expected one of: standard, gregorian, proleptic_gregorian, julian, noleap, "
-                  "365_day, all_leap, 366_day, 360_day, none, or the XIOS names "
+                  "365_day, all_leap, 366_day, 360_day, none, user_defined, or the XIOS names "
                   "Gregorian, ProlepticGregorian, Julian, NoLeap, AllLeap, D360, None)");
 }
 
@@ -169,11 +171,60 @@ std::string cf_calendar_name(CalendarType type) {
     case CalendarType::all_leap: return "all_leap";
     case CalendarType::d360: return "360_day";
     case CalendarType::none: return "none";
+    case CalendarType::user_defined: return "user_defined";
   }
   throw TimeError("invalid CalendarType value " + std::to_string(static_cast<int>(type)));
 }
 
-Calendar::Calendar(CalendarType type) : type_(type) {}
+Calendar::Calendar(CalendarType type) : type_(type) {
+  if (type == CalendarType::user_defined)
+    throw TimeError("a user_defined calendar needs its month lengths (month_lengths)");
+}
+
+Calendar::Calendar(const UserCalendar& user) : type_(CalendarType::user_defined), user_(user) {
+  for (int days : user.month_lengths) {
+    if (days < 1 || days > 100'000) throw TimeError("month length " + std::to_string(days) + " is not in 1..100000 days");
+    user_year_days_ += days;
+  }
+  if (user.leap_year_month < 0 || user.leap_year_month > 12)
+    throw TimeError("leap_year_month " + std::to_string(user.leap_year_month) + " is not in 1..12 (0: no leap years)");
+  if (user.leap_year_drift < 0 || user.leap_year_drift > kMillion)
+    throw TimeError("leap_year_drift must be from 0 to 1 day per year");
+  if (user.leap_year_drift_offset < 0 || user.leap_year_drift_offset >= kMillion)
+    throw TimeError("leap_year_drift_offset must be from 0 to less than 1 day");
+}
+
+std::int64_t Calendar::user_leaps_before(std::int64_t year) const {
+  if (user_.leap_year_month == 0) return 0;
+  // Telescoping: the leap years of [1, year) are the whole days the drift
+  // gains from the start of year 1 to the start of `year`.
+  return floor_div(user_.leap_year_drift_offset + (year - 1) * user_.leap_year_drift, kMillion) -
+         floor_div(user_.leap_year_drift_offset, kMillion);
+}
+
+std::int64_t Calendar::user_days_before(std::int64_t year) const {
+  return (year - 1) * user_year_days_ + user_leaps_before(year);
+}
+
+std::int64_t parse_millionths(std::string_view text) {
+  const std::string_view t = trim(text);
+  std::int64_t whole = 0, frac = 0;
+  std::size_t i = 0, digits = 0, decimals = 0;
+  for (; i < t.size() && std::isdigit(static_cast<unsigned char>(t[i])); ++i, ++digits) {
+    if (whole > 1'000'000'000) throw TimeError("number '" + std::string(text) + "' is too large");
+    whole = whole * 10 + (t[i] - '0');
+  }
+  if (i < t.size() && t[i] == '.') {
+    for (++i; i < t.size() && std::isdigit(static_cast<unsigned char>(t[i])); ++i, ++decimals) {
+      if (decimals == 6) throw TimeError("number '" + std::string(text) + "' has more than 6 decimals");
+      frac = frac * 10 + (t[i] - '0');
+    }
+  }
+  if (i != t.size() || digits + decimals == 0)
+    throw TimeError("expected a non-negative decimal number, not '" + std::string(text) + "'");
+  for (; decimals < 6; ++decimals) frac *= 10;
+  return whole * kMillion + frac;
+}
 
 bool Calendar::is_leap_year(std::int64_t year) const {
   const bool julian_rule = floor_div(year, 4) * 4 == year;
@@ -186,6 +237,8 @@ bool Calendar::is_leap_year(std::int64_t year) const {
     case CalendarType::noleap:
     case CalendarType::d360:
     case CalendarType::none: return false;
+    case CalendarType::user_defined:
+      return user_.leap_year_month != 0 && user_leaps_before(year + 1) > user_leaps_before(year);
   }
   return false;
 }
@@ -193,12 +246,15 @@ bool Calendar::is_leap_year(std::int64_t year) const {
 int Calendar::days_in_month(std::int64_t year, int month) const {
   if (month < 1 || month > 12) throw TimeError("month " + std::to_string(month) + " is not in 1..12");
   if (type_ == CalendarType::d360 || type_ == CalendarType::none) return 30;
+  if (type_ == CalendarType::user_defined)
+    return user_.month_lengths[month - 1] + (month == user_.leap_year_month && is_leap_year(year) ? 1 : 0);
   if (month == 2) return is_leap_year(year) ? 29 : 28;
   return kCumDays[month] - kCumDays[month - 1];
 }
 
 int Calendar::days_in_year(std::int64_t year) const {
   if (type_ == CalendarType::d360 || type_ == CalendarType::none) return 360;
+  if (type_ == CalendarType::user_defined) return user_year_days_ + (is_leap_year(year) ? 1 : 0);
   if (type_ == CalendarType::gregorian && year == 1582) return 355;  // 10 days skipped
   return is_leap_year(year) ? 366 : 365;
 }
@@ -235,6 +291,10 @@ std::int64_t Calendar::to_instant(const Date& date) const {
     case CalendarType::all_leap: days = fixed_year_days(*this, y, m, d); break;
     case CalendarType::d360:
     case CalendarType::none: days = (y - 1) * 360 + (m - 1) * 30 + (d - 1); break;
+    case CalendarType::user_defined:
+      days = user_days_before(y) + d - 1;
+      for (int k = 1; k < m; ++k) days += days_in_month(y, k);
+      break;
   }
   const std::int64_t time_of_day =
       ((date.hour * 60 + date.minute) * 60 + date.second) * kMicrosPerSecond + date.microsecond;
@@ -263,6 +323,19 @@ Date Calendar::to_date(std::int64_t instant) const {
       const std::int64_t year0 = floor_div(days, 360);
       const int doy = static_cast<int>(days - year0 * 360);
       ymd = {year0 + 1, doy / 30 + 1, doy % 30 + 1};
+      break;
+    }
+    case CalendarType::user_defined: {
+      // Estimate the year from the mean year length, then step to it.
+      const std::int64_t mean_millionths =
+          user_year_days_ * kMillion + (user_.leap_year_month ? user_.leap_year_drift : 0);
+      std::int64_t year = floor_div(days * kMillion, mean_millionths) + 1;
+      while (user_days_before(year) > days) --year;
+      while (user_days_before(year + 1) <= days) ++year;
+      std::int64_t doy = days - user_days_before(year);
+      int month = 1;
+      while (doy >= days_in_month(year, month)) doy -= days_in_month(year, month++);
+      ymd = {year, month, static_cast<int>(doy) + 1};
       break;
     }
   }

@@ -4,6 +4,7 @@
 // (0001-01-01 00:00:00 of that calendar), never as accumulated floating point.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -19,6 +20,7 @@ enum class CalendarType {
   all_leap,             // 366_day
   d360,                 // 360_day: 12 months of 30 days
   none,                 // no dates: only elapsed time (days of 86400 s, no months or years)
+  user_defined,         // XIOS "user_defined": month lengths and a leap rule of its own (UserCalendar)
 };
 
 // Accepts the XIOS names (Gregorian, ProlepticGregorian, Julian, NoLeap,
@@ -26,7 +28,8 @@ enum class CalendarType {
 // proleptic_gregorian, julian, noleap, 365_day, all_leap, 366_day, 360_day,
 // none), case-insensitively. Throws TimeError on anything else.
 CalendarType parse_calendar_type(std::string_view text);
-// The CF name written in the "calendar" attribute.
+// The CF name written in the "calendar" attribute ("user_defined" for a
+// user-defined calendar).
 std::string cf_calendar_name(CalendarType type);
 
 struct TimeError : std::runtime_error {
@@ -68,9 +71,31 @@ Duration operator+(const Duration& a, const Duration& b);
 Duration parse_duration(std::string_view text);
 std::string format_duration(const Duration& d);
 
+// A user-defined calendar (XIOS type "user_defined"): 12 months of given
+// lengths and days of 86400 s. Leap years (when leap_year_month is 1..12)
+// come from a drift of leap_year_drift days per year: year y is a leap
+// year, with one more day in leap_year_month, when
+// offset + y·drift passes a whole number during the year, i.e.
+// floor(offset + y·drift) > floor(offset + (y-1)·drift). Drift and offset
+// are kept in millionths of a day, so the rule is exact integer arithmetic
+// (drift 0.25, offset 0: every 4th year, as in the Julian calendar).
+struct UserCalendar {
+  std::array<int, 12> month_lengths{};  // days, each >= 1
+  int leap_year_month = 0;              // 0: no leap years
+  std::int64_t leap_year_drift = 0;     // millionths of a day per year, 0..1'000'000
+  std::int64_t leap_year_drift_offset = 0;  // millionths of a day, 0..999'999
+};
+// Reads "0.25" (a decimal number, at most 6 decimals) as 250000 millionths.
+// Throws TimeError otherwise.
+std::int64_t parse_millionths(std::string_view text);
+
 class Calendar {
  public:
+  // Throws TimeError for user_defined, which needs its UserCalendar.
   explicit Calendar(CalendarType type);
+  // Throws TimeError when a month length or the leap rule is out of range.
+  explicit Calendar(const UserCalendar& user);
+  const UserCalendar& user() const { return user_; }
   CalendarType type() const { return type_; }
 
   bool is_leap_year(std::int64_t year) const;
@@ -90,6 +115,10 @@ class Calendar {
 
  private:
   CalendarType type_;
+  UserCalendar user_;  // user_defined only
+  int user_year_days_ = 0;  // user_defined: days of a common year
+  std::int64_t user_leaps_before(std::int64_t year) const;  // leap years in [1, year)
+  std::int64_t user_days_before(std::int64_t year) const;   // days from 0001-01-01 to year-01-01
 };
 
 // The instants start + offset + k * period, for k = 1, 2, ...: each computed

@@ -374,7 +374,7 @@ void Context::resolve_definitions() {
   if (c.type.empty()) fail(FOEHN_ERR_CONFIG, where + ": no calendar type (set <calendar type=...> or foehn_set_calendar)");
   if (c.start_date.empty()) fail(FOEHN_ERR_CONFIG, where + ": no calendar start_date");
   if (c.timestep.empty()) fail(FOEHN_ERR_CONFIG, where + ": no calendar timestep");
-  calendar_ = std::make_unique<calendar::Calendar>(calendar::parse_calendar_type(c.type));
+  calendar_ = std::make_unique<calendar::Calendar>(c.make_calendar());
   const calendar::Date start_date = calendar::parse_date(c.start_date);
   const calendar::Date origin_date = calendar::parse_date(c.time_origin.empty() ? c.start_date : c.time_origin);
   calendar_->validate(start_date);
@@ -399,6 +399,11 @@ void Context::resolve_definitions() {
   plan_.time_units = "seconds since " + calendar::format_date(origin_date);
   plan_.start_date = calendar::format_date(start_date);
   plan_.time_origin = calendar::format_date(origin_date);
+  if (c.user) {
+    const calendar::UserCalendar& u = *c.user;
+    plan_.user_calendar.assign(u.month_lengths.begin(), u.month_lengths.end());
+    plan_.user_calendar.insert(plan_.user_calendar.end(), {u.leap_year_month, u.leap_year_drift, u.leap_year_drift_offset});
+  }
   plan_.timestep_us = timestep_us_;
   for (int c2 = 0; c2 < size_; ++c2) {
     int world_rank = 0;

@@ -138,6 +138,17 @@ const FieldDef* ContextDef::find_field(std::string_view id) const { return find_
 const FileDef* ContextDef::find_file(std::string_view id) const { return find_by_id(files, id); }
 const Variable* ContextDef::find_variable(std::string_view id) const { return find_by_id(variables, id); }
 
+calendar::Calendar CalendarDef::make_calendar() const {
+  try {
+    const calendar::CalendarType t = calendar::parse_calendar_type(type);
+    if (t != calendar::CalendarType::user_defined) return calendar::Calendar(t);
+    if (!user) throw calendar::TimeError("a user_defined calendar needs month_lengths (12 values)");
+    return calendar::Calendar(*user);
+  } catch (const calendar::TimeError& e) {
+    throw ConfigError(where, e.what());
+  }
+}
+
 const ContextDef* Simulation::find_context(std::string_view id) const {
   for (const ContextDef& c : contexts)
     if (c.id == id) return &c;

@@ -14,6 +14,8 @@
 #include <string_view>
 #include <vector>
 
+#include "calendar/calendar.h"
+
 namespace foehn::config {
 
 struct Location {
@@ -88,6 +90,16 @@ struct CalendarDef {
   std::string start_date;  // date text, may be empty
   std::string time_origin; // date text, may be empty (defaults to start_date)
   Location where;
+  // type user_defined: month_lengths (12 values), leap_year_month,
+  // leap_year_drift, leap_year_drift_offset (day_length must be 86400 and
+  // year_length, if given, must match). Unset when month_lengths is not
+  // given.
+  std::optional<calendar::UserCalendar> user;
+
+  // The calendar of `type` (user_defined: from `user`). Throws ConfigError
+  // at `where` when the type is unknown or user_defined without
+  // month_lengths.
+  calendar::Calendar make_calendar() const;
 };
 
 struct AxisDef {

@@ -7,6 +7,7 @@
 // inherited. So for a field the order is: own attribute > enclosing groups >
 // *_definition root > field_ref target (with the same order applied to it).
 #include <map>
+#include <numeric>
 #include <set>
 
 #include "calendar/calendar.h"
@@ -191,10 +192,11 @@ class Resolver {
     c.timestep = text(e, "timestep");
     c.start_date = text(e, "start_date");
     c.time_origin = text(e, "time_origin");
+    user_calendar(node, e, c);
     // Dates were checked for form; with the calendar known, check that they
     // exist in it (no Feb 30, no Feb 29 in a noleap calendar).
-    if (!c.type.empty()) {
-      const calendar::Calendar cal(calendar::parse_calendar_type(c.type));
+    if (!c.type.empty() && (calendar::parse_calendar_type(c.type) != calendar::CalendarType::user_defined || c.user)) {
+      const calendar::Calendar cal = c.make_calendar();
       for (const char* name : {"start_date", "time_origin"}) {
         const std::string value = text(e, name);
         if (value.empty()) continue;
@@ -207,6 +209,55 @@ class Resolver {
       }
     }
     return c;
+  }
+
+  // The attributes of a user_defined calendar, checked together: reported
+  // at the calendar's line; c.user is set only when they make a calendar.
+  static void user_calendar(const Node& node, const Element& e, CalendarDef& c) {
+    static constexpr const char* kUserAttrs[] = {"day_length", "month_lengths", "year_length", "leap_year_month",
+                                                 "leap_year_drift", "leap_year_drift_offset"};
+    const bool user = !c.type.empty() && calendar::parse_calendar_type(c.type) == calendar::CalendarType::user_defined;
+    if (!user) {
+      for (const char* name : kUserAttrs)
+        if (e.get(name))
+          report(node.where, std::string(name) + " is only for a calendar of type user_defined, not '" + c.type + "'");
+      return;
+    }
+    const std::string* months = e.get("month_lengths");
+    if (!months) {
+      report(node.where, "a user_defined calendar needs month_lengths (12 numbers of days)");
+      return;
+    }
+    if (const auto day = integer<std::int64_t>(e, "day_length"); day && *day != 86400) {
+      report(node.where, "day_length " + std::to_string(*day) + ": only days of 86400 s are supported");
+      return;
+    }
+    calendar::UserCalendar u;
+    const std::vector<double> lengths = *parse_double_list(*months);
+    bool whole = lengths.size() == 12;
+    for (std::size_t k = 0; whole && k < 12; ++k) {
+      whole = lengths[k] == static_cast<double>(static_cast<int>(lengths[k]));
+      u.month_lengths[k] = static_cast<int>(lengths[k]);
+    }
+    if (!whole) {
+      report(node.where, "month_lengths '" + trim(*months) + "': expected 12 whole numbers of days");
+      return;
+    }
+    u.leap_year_month = integer<int>(e, "leap_year_month").value_or(0);
+    try {
+      for (auto [name, out] : {std::pair{"leap_year_drift", &u.leap_year_drift},
+                               std::pair{"leap_year_drift_offset", &u.leap_year_drift_offset}})
+        if (const std::string* v = e.get(name)) *out = calendar::parse_millionths(*v);
+      const calendar::Calendar cal(u);  // checks the lengths and the leap rule
+      const std::int64_t common_year = 86400LL * std::accumulate(u.month_lengths.begin(), u.month_lengths.end(), 0);
+      if (const auto year = integer<std::int64_t>(e, "year_length"); year && *year != common_year)
+        throw calendar::TimeError("year_length " + std::to_string(*year) + " s is not the sum of month_lengths (" +
+                                  std::to_string(common_year) + " s)");
+    } catch (const calendar::TimeError& ex) {
+      report(node.where, std::string("bad user_defined calendar: ") + ex.what());
+      return;
+    }
+    c.user = u;
   }
 
   static AxisDef axis(const Element& e) {

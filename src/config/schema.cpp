@@ -139,7 +139,12 @@ const Table& table_of(Schema schema) {
   static const Table id_only = {{"id"}};
   static const Table calendar = {{"type", Type::calendar_type}, {"timestep", Type::frequency},
                                  {"start_date", Type::date}, {"time_origin", Type::date},
-                                 {"comment"}};
+                                 {"comment"},
+                                 // user_defined calendars (checked together in resolve.cpp)
+                                 {"day_length", Type::integer, {}, 1}, {"month_lengths", Type::real_list},
+                                 {"year_length", Type::integer, {}, 1},
+                                 {"leap_year_month", Type::integer, {}, 1, 12},
+                                 {"leap_year_drift", Type::real}, {"leap_year_drift_offset", Type::real}};
   static const Table variable = {{"id"}, {"name"}, {"type", Type::variable_type}};
   static const Table grid = {{"id"}, {"name"}, {"description"}, {"comment"}};
   static const Table grid_domain = {{"id"}, {"domain_ref"}};
@@ -247,14 +252,13 @@ void check_value(const Attr& a, const Spec& spec, const std::string& element) {
       fail(a.where, bad + "expected one of " + join(choices) + did_you_mean(v, choices));
     }
     case Type::calendar_type:
-      if (v == "user_defined") fail(a.where, bad + "user_defined calendars are not supported");
       try {
         calendar::parse_calendar_type(v);
       } catch (const std::exception& e) {
         static const std::vector<std::string_view> names = {
             "Gregorian", "ProlepticGregorian", "Julian", "NoLeap", "AllLeap", "D360", "None",
             "standard", "gregorian", "proleptic_gregorian", "julian", "noleap", "365_day",
-            "all_leap", "366_day", "360_day", "none"};
+            "all_leap", "366_day", "360_day", "none", "user_defined"};
         fail(a.where, bad + e.what() + did_you_mean(v, names));
       }
       return;

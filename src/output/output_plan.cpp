@@ -295,7 +295,7 @@ std::vector<char> encode(const ContextPlan& p) {
     w.put<std::uint8_t>(f.ugrid ? 1 : 0);
   }
   // File periods, kept after the rest.
-  w.put(p.time_origin); w.put(p.timestep_us);
+  w.put(p.time_origin); w.put(p.timestep_us); w.put(p.user_calendar);
   for (const auto& f : p.files) { w.put(f.split_freq); w.put(f.split_format); w.put(f.sync_freq); }
   return w.bytes();
 }
@@ -378,7 +378,7 @@ ContextPlan decode_plan(const char* data, std::size_t size) {
     for (auto& [k, v] : f.attributes) { r.get(k); r.get(v); }
     r.get(one); f.ugrid = one != 0;
   }
-  r.get(p.time_origin); r.get(p.timestep_us);
+  r.get(p.time_origin); r.get(p.timestep_us); r.get(p.user_calendar);
   for (auto& f : p.files) { r.get(f.split_freq); r.get(f.split_format); r.get(f.sync_freq); }
   if (!r.at_end()) throw transport::WireError("corrupt plan: trailing bytes");
   return p;

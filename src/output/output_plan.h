@@ -116,6 +116,9 @@ struct ContextPlan {
   std::vector<FileInfo> files;
   std::string time_origin;       // date of time 0 ("YYYY-MM-DD hh:mm:ss"), for file periods
   std::int64_t timestep_us = 0;  // the model time step, for periods counted in 'ts'
+  // calendar "user_defined": its 12 month lengths, leap_year_month,
+  // leap_year_drift and leap_year_drift_offset (calendar::UserCalendar)
+  std::vector<std::int64_t> user_calendar;
 
   std::vector<std::int64_t> shape(const VariableInfo& v) const;
   // The dimension servers split along: the first domain's j (the cells of a

@@ -70,10 +70,6 @@ class OutputEngine {
   std::size_t buffer_bytes() const;
   double write_seconds() const;  // inside the files' data writes and closes
   const std::vector<std::string>& warnings() const { return warnings_; }
-  // File periods so far: files opened (split files count one each) and
-  // nc_sync calls made for sync_freq.
-  std::uint64_t files_opened() const { return files_opened_; }
-  std::uint64_t syncs() const { return syncs_; }
 
  private:
   struct ClientPlan {
@@ -150,7 +146,6 @@ class OutputEngine {
   std::vector<FilePeriods> periods_;  // by file
   std::uint64_t closed_bytes_ = 0;    // written to files already closed (split)
   double closed_write_seconds_ = 0;   // and the time spent writing them
-  std::uint64_t files_opened_ = 0, syncs_ = 0;
   std::map<std::pair<int, std::int64_t>, Pending> pending_;
   std::vector<std::vector<std::byte>> spare_;  // recycled record buffers
   std::deque<Announce> announced_;

@@ -42,12 +42,25 @@ struct ContextChecker {
       problem(where, attr + " '" + text + "' counts months or years, which the 'none' calendar does not have");
   }
 
+  // split_freq_format: known codes, and a split_freq to go with it.
+  void check_split_format(const config::FileDef& file) {
+    if (file.split_freq_format.empty()) return;
+    if (file.split_freq.empty())
+      problem(file.where, "split_freq_format '" + file.split_freq_format + "' is set but split_freq is not");
+    try {
+      calendar::format_date_as(calendar::Date{}, file.split_freq_format);
+    } catch (const calendar::TimeError& e) {
+      problem(file.where, "split_freq_format '" + file.split_freq_format + "': " + e.what());
+    }
+  }
+
   void check_file(const config::FileDef& file) {
     if (!is_output_file(file)) return;
     ++result.files;
     check_duration(file.where, "output_freq", file.output_freq);
     check_duration(file.where, "split_freq", file.split_freq);
     check_duration(file.where, "sync_freq", file.sync_freq);
+    check_split_format(file);
     for (const config::FieldDef& field : file.fields) {
       if (!is_output_field(file, field)) continue;
       ++result.fields;
@@ -58,6 +71,11 @@ struct ContextChecker {
       }
       check_duration(field.where, "freq_op", field.freq_op);
       check_duration(field.where, "freq_offset", field.freq_offset);
+      // Only sampled operations have sampling instants to shift.
+      if (!field.freq_offset.empty() && (field.operation == "instant" || field.operation == "once") &&
+          !calendar::parse_duration(field.freq_offset).is_zero())
+        problem(field.where, "freq_offset '" + field.freq_offset + "' applies to average, accumulate, minimum and "
+                             "maximum, not to operation '" + field.operation + "'");
     }
   }
 };

@@ -86,7 +86,13 @@ ContextTime context_time(const ContextDef& ctx, const PlanOptions& o) {
       throw std::invalid_argument(std::string(name) + ": " + e.what());
     }
   };
-  ContextTime t{calendar::Calendar(option("--calendar", [&] { return calendar::parse_calendar_type(type); }))};
+  config::CalendarDef def = c;  // the XML's user_defined months, with the type from the options
+  def.type = type;
+  def.where = where;
+  ContextTime t{option("--calendar", [&] {
+    calendar::parse_calendar_type(type);  // an unknown --calendar is an option error
+    return def.make_calendar();
+  })};
   t.start = option("--start-date", [&] { return t.cal.to_instant(calendar::parse_date(start)); });
   if (!step.empty()) {
     const calendar::Duration d = option("--timestep", [&] { return calendar::parse_duration(step); });

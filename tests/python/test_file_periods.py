@@ -169,3 +169,29 @@ def test_sync_freq_flushes_records(tmp_path, mpmd):
     # After close both files hold every record.
     for name in ("synced.nc", "unsynced.nc"):
         np.testing.assert_array_equal(records(tmp_path / name)["v"], [values(s) for s in range(1, 7)])
+
+
+USER_XML = """<simulation><context id="per">
+  <calendar type="user_defined" month_lengths="2 2 2 2 2 2 2 2 2 2 2 2" start_date="2000-01-01" timestep="6h"/>
+  <domain_definition><domain id="dom" ni_glo="6" nj_glo="4"/></domain_definition>
+  <field_definition domain_ref="dom" prec="8"><field id="v"/></field_definition>
+  <file_definition>
+    <file id="daily" output_freq="1d" split_freq="1mo"><field field_ref="v"/></file>
+  </file_definition>
+</context></simulation>
+"""
+
+
+def test_split_in_a_user_defined_calendar(tmp_path, mpmd):
+    # Months of 2 days: 10 days make 5 monthly files of 2 daily records,
+    # the periods computed on the server from the calendar in the plan.
+    xml = tmp_path / "user.xml"
+    xml.write_text(USER_XML)
+    run = mpmd(tmp_path, 1, 1, [sys.executable, __file__, "periods", xml])
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert sorted(p.name for p in tmp_path.glob("*.nc")) == [f"daily_2000{m:02d}-2000{m:02d}.nc" for m in range(1, 6)]
+    for m in range(1, 6):
+        got = records(tmp_path / f"daily_2000{m:02d}-2000{m:02d}.nc")
+        days = [2 * m - 1, 2 * m]
+        np.testing.assert_array_equal(got["time_counter"], [d * DAY for d in days])
+        np.testing.assert_array_equal(got["v"], [values(STEPS_PER_DAY * d) for d in days])

@@ -107,7 +107,7 @@ TEST(Check, FrequenciesAgainstTheNoneCalendar) {
   const CheckResult r = check_text(
       "<simulation><context id='c'><calendar type='none'/><domain_definition><domain id='d'/></domain_definition>"
       "<file_definition><file id='a' output_freq='1d' split_freq='1y' sync_freq='2mo'>\n"
-      "<field id='x' domain_ref='d' freq_op='1mo' freq_offset='1y'/></file></file_definition></context></simulation>");
+      "<field id='x' domain_ref='d' operation='average' freq_op='1mo' freq_offset='1y'/></file></file_definition></context></simulation>");
   const std::vector<std::string> m = messages(r);
   ASSERT_EQ(m.size(), 4u);
   EXPECT_NE(m[0].find("inline.xml:1: context[id=c]/file_definition/file[id=a]: split_freq '1y'"), std::string::npos)
@@ -223,4 +223,27 @@ TEST(Cli, CheckPrintsEveryReaderError) {
   ASSERT_EQ(result.problems.size(), 6u);
   EXPECT_EQ(result.problems[5].where.line, 16);
   EXPECT_EQ(result.omitted, 0u);
+}
+
+TEST(Check, FilePeriodsAndOffsets) {
+  const CheckResult r = check_text(
+      "<simulation><context id='c'><calendar type='gregorian'/><domain_definition><domain id='d'/></domain_definition>"
+      "<file_definition><file id='a' output_freq='1d' split_freq='1mo' split_freq_format='%y%q'>\n"
+      "<field id='x' domain_ref='d' freq_offset='1ts'/>\n"
+      "<field id='y' domain_ref='d' operation='average' freq_op='2ts' freq_offset='1ts'/></file>\n"
+      "<file id='b' output_freq='1d' split_freq_format='%y'><field id='z' domain_ref='d'/></file>"
+      "</file_definition></context></simulation>");
+  const std::vector<std::string> m = messages(r);
+  ASSERT_EQ(m.size(), 3u) << (m.empty() ? "" : m[0]);
+  EXPECT_NE(m[0].find("inline.xml:1: context[id=c]/file_definition/file[id=a]: split_freq_format '%y%q': "),
+            std::string::npos)
+      << m[0];
+  EXPECT_NE(m[1].find("inline.xml:2: context[id=c]/file_definition/file[id=a]/field[id=x]: freq_offset '1ts' applies "
+                      "to average, accumulate, minimum and maximum, not to operation 'instant'"),
+            std::string::npos)
+      << m[1];
+  EXPECT_NE(m[2].find("inline.xml:4: context[id=c]/file_definition/file[id=b]: split_freq_format '%y' is set but "
+                      "split_freq is not"),
+            std::string::npos)
+      << m[2];
 }
