@@ -369,7 +369,39 @@ void Context::exchange_domains() {
       p.lat = lat_all.data() + lat_at[r], p.n_lat = lat_n[r];
       p.bounds_lon = blon_all.data() + blon_at[r], p.bounds_lat = blat_all.data() + blat_at[r];
     }
-    if (std::string e = output::assemble_domain(info, parts); !e.empty()) domain_error_ = e;
+    // Several ranks may hold the same points when every grid of the domain
+    // splits an axis among them (a 2-D decomposition: points x levels).
+    const int index = static_cast<int>(&info - plan_.domains.data());
+    bool used = false, shared = true, split_axes = false;
+    for (const output::VariableInfo& v : plan_.variables)
+      if (plan_.layout(v).domain == index) {
+        used = true;
+        shared = shared && plan_.decomposed_axes(v);
+        split_axes = split_axes || plan_.decomposed_axes(v);
+      }
+    shared = shared && used;
+    if (std::string e = output::assemble_domain(info, parts, shared); !e.empty()) {
+      domain_error_ = e;
+      continue;
+    }
+    if (!split_axes) continue;  // the grids of the domain hold whole axes: one holder per point suffices
+    std::vector<std::vector<int>> holders(static_cast<std::size_t>(info.size()));
+    for (int r = 0; r < size_; ++r) {
+      const output::ClientPart& p = parts[r];
+      if (p.by_index) {
+        for (std::int64_t k = 0; k < p.n_owned; ++k) holders[static_cast<std::size_t>(p.owned[k])].push_back(r);
+        continue;
+      }
+      for (std::int64_t j = p.extent.jbegin; j < p.extent.jbegin + p.extent.nj; ++j)
+        for (std::int64_t i = p.extent.ibegin; i < p.extent.ibegin + p.extent.ni; ++i)
+          holders[static_cast<std::size_t>(j * info.ni_glo + i)].push_back(r);
+    }
+    for (const output::VariableInfo& v : plan_.variables)
+      if (plan_.layout(v).domain == index && plan_.decomposed_axes(v))
+        if (std::string e = output::check_shared_points(plan_, v, holders); !e.empty()) {
+          domain_error_ = e;
+          break;
+        }
   }
 }
 
@@ -443,7 +475,7 @@ void Context::exchange_axes() {
   // (said first: overlapping parts also leave values without a value).
   if (!domain_error_.empty() || (!to_all && rank_ != 0)) return;
   for (const output::VariableInfo& v : plan_.variables)
-    if (plan_.decomposed_axes(v))
+    if (!plan_.has_domain(v) && plan_.decomposed_axes(v))
       if (std::string e = output::check_axes_cover(plan_, v); !e.empty()) {
         domain_error_ = e;
         return;
@@ -458,8 +490,8 @@ void Context::close_definition() {
   // Collective exchanges happen only between the agreements, so a rank that
   // failed never leaves the others waiting in a collective.
   collectively(comm_, [&] { resolve_definitions(); });
+  exchange_axes();  // first: whether the domains' points may be shared
   exchange_domains();
-  exchange_axes();
   collectively(comm_, [&] { prepare_outputs(); });
   if (world_->attached()) {
     collectively(comm_, [&] {

@@ -226,11 +226,14 @@ Context::GridShape Context::resolve_grid(const config::FieldDef& f, const std::s
       const int a = plan_axis(c.ref, c.where);
       fortran_dims.push_back({output::Dim::axis, a});
       const AxisSetting& setting = axes_.at(c.ref);
-      if (with_domain && setting.decomposed)
+      // Attached writers write their own box: a domain block times a range
+      // of each axis.
+      bool range = true;
+      for (std::size_t k = 1; k < setting.index.size(); ++k) range = range && setting.index[k] == setting.index[k - 1] + 1;
+      if (with_domain && setting.decomposed && world_->attached() && !range)
         fail(FOEHN_ERR_ARGUMENT, (c.where.file.empty() ? "" : c.where.str() + ": ") + "field '" + id + "': axis '" + c.ref +
-                                     "' is decomposed across model ranks (this rank holds " +
-                                     std::to_string(setting.local) + " of its " + std::to_string(plan_.axes[a].size()) +
-                                     " values); in a grid with a domain, axes must be whole on every rank");
+                                     "' is decomposed by an index list in a grid with a domain; without servers "
+                                     "(attached mode) give it as a range (foehn_set_axis_decomposition)");
       const std::int64_t n = setting.local;
       shape.local *= n;
       shape.text += (shape.text.empty() ? "" : " x ") + std::to_string(n);
@@ -490,8 +493,15 @@ void Context::prepare_outputs() {
         layout.domain < 0 ? 1 : static_cast<std::int64_t>(domains_.at(plan_.domains[layout.domain].id).data.size());
     // The plan packs by memcpy runs and gathers, or stages the data once per
     // write when many servers' points are interleaved.
-    out.pack = grid::PackPlan(positions, data_points, layout.domain < 0 ? 1 : layout.outer,
-                              layout.domain < 0 ? out.local_size : layout.inner);
+    // The data hold this rank's parts of the axes around the domain.
+    std::int64_t outer = 1, inner = 1;
+    bool after = false;
+    for (const output::Dim& d : v.dims) {
+      if (d.kind != output::Dim::axis) after = true;
+      else (after ? inner : outer) *= axes_.at(plan_.axes[d.index].id).local;
+    }
+    out.pack = grid::PackPlan(positions, data_points, layout.domain < 0 ? 1 : outer,
+                              layout.domain < 0 ? out.local_size : inner);
     out.dest.resize(nservers);
     for (int s = 0; s < nservers; ++s) {
       Destination& d = out.dest[s];

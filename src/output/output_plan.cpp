@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 
 #include "transport/wire.h"
 
@@ -87,9 +88,8 @@ grid::Box ContextPlan::server_block(const VariableInfo& v, int server, int nserv
 }
 
 bool ContextPlan::decomposed_axes(const VariableInfo& v) const {
-  if (has_domain(v)) return false;
   for (const Dim& d : v.dims)
-    if (axes[d.index].decomposed()) return true;
+    if (d.kind == Dim::axis && axes[d.index].decomposed()) return true;
   return false;
 }
 
@@ -118,11 +118,12 @@ grid::Box ContextPlan::client_box(const VariableInfo& v, int client) const {
   return b;
 }
 
-std::vector<std::int64_t> ContextPlan::axis_positions(const VariableInfo& v, int client, const grid::Box& box) const {
+std::vector<std::int64_t> ContextPlan::axis_positions(const VariableInfo& v, int client, const grid::Box& box,
+                                                      std::size_t first, std::size_t last) const {
   // C order, slowest dimension first: the last dimension (the grid's first
   // axis) varies fastest, as in the client's data.
   std::vector<std::int64_t> out{0};
-  for (std::size_t k = 0; k < v.dims.size(); ++k) {
+  for (std::size_t k = first; k < last; ++k) {
     const AxisInfo& a = axes[v.dims[k].index];
     std::vector<std::int64_t> next;
     const std::int64_t n = a.decomposed() ? static_cast<std::int64_t>(a.parts.at(client).size()) : a.size();
@@ -153,7 +154,7 @@ std::vector<std::vector<std::int64_t>> ContextPlan::split_by_server(int domain, 
   return out;
 }
 
-std::string assemble_domain(DomainInfo& d, const std::vector<ClientPart>& parts) {
+std::string assemble_domain(DomainInfo& d, const std::vector<ClientPart>& parts, bool shared) {
   const bool rect = d.type == "rectilinear";
   const std::int64_t nv = d.nvertex;
   const auto nlon = static_cast<std::size_t>(rect ? d.ni_glo : d.size());
@@ -186,7 +187,7 @@ std::string assemble_domain(DomainInfo& d, const std::vector<ClientPart>& parts)
     }
     for (const std::int64_t g : owned) {
       int& o = owner[static_cast<std::size_t>(g)];
-      if (o >= 0)
+      if (o >= 0 && !shared)
         return "domain '" + d.id + "': " + where(g) + " is held by model ranks " + std::to_string(o) + " and " +
                std::to_string(r) + "; every point needs one owner (halo points belong in the data layout)";
       o = static_cast<int>(r);
@@ -238,6 +239,43 @@ std::string check_axes_cover(const ContextPlan& plan, const VariableInfo& v) {
   if (auto hole = std::find(holder.begin(), holder.end(), -1); hole != holder.end())
     return "field '" + v.field_id + "': no model rank holds the value " + value(hole - holder.begin()) +
            " of its axes";
+  return "";
+}
+
+std::string check_shared_points(const ContextPlan& plan, const VariableInfo& v,
+                                const std::vector<std::vector<int>>& holders) {
+  // The variable's axes alone, and the value of each client's parts in them.
+  VariableInfo axes_only;
+  axes_only.field_id = v.field_id;
+  for (const Dim& d : v.dims)
+    if (d.kind == Dim::axis) axes_only.dims.push_back(d);
+  const auto shape = plan.shape(axes_only);
+  const grid::Box whole{std::vector<std::int64_t>(shape.size(), 0), shape};
+  std::vector<std::vector<std::int64_t>> part(plan.client_ranks.size());
+  for (std::size_t c = 0; c < part.size(); ++c) part[c] = plan.axis_positions(axes_only, static_cast<int>(c), whole);
+  // Points held by the same clients are checked once.
+  std::map<std::vector<int>, bool> checked;
+  const DomainInfo* dom = nullptr;
+  for (const Dim& d : v.dims)
+    if (d.kind != Dim::axis) dom = &plan.domains[d.index];
+  std::vector<int> holder(static_cast<std::size_t>(whole.size()));
+  for (std::size_t g = 0; g < holders.size(); ++g) {
+    if (holders[g].empty() || !checked.emplace(holders[g], true).second) continue;
+    const std::string point = "at the point (i " + std::to_string(static_cast<std::int64_t>(g) % dom->ni_glo) + ", j " +
+                              std::to_string(static_cast<std::int64_t>(g) / dom->ni_glo) + ")";
+    std::fill(holder.begin(), holder.end(), -1);
+    for (const int c : holders[g])
+      for (const std::int64_t p : part[static_cast<std::size_t>(c)]) {
+        int& h = holder[static_cast<std::size_t>(p)];
+        if (h >= 0)
+          return "field '" + v.field_id + "': " + point + ", model ranks " + std::to_string(h) + " and " +
+                 std::to_string(c) + " hold the same values of its axes; ranks holding the same points must split the axes";
+        h = c;
+      }
+    if (std::find(holder.begin(), holder.end(), -1) != holder.end())
+      return "field '" + v.field_id + "': " + point + ", no model rank holds some values of its axes (the ranks " +
+             "holding the point must together hold the whole axes)";
+  }
   return "";
 }
 

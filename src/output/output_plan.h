@@ -146,12 +146,17 @@ struct ContextPlan {
   // axes are decomposed: then from every client, the bounding box of its
   // parts.
   grid::Box client_box(const VariableInfo& v, int client) const;
-  // A variable of axes only whose axes are decomposed among the clients.
+  // A variable with an axis decomposed among the clients.
   bool decomposed_axes(const VariableInfo& v) const;
-  // Variables of axes only with decomposed axes: the position in `box` (C
-  // order) of each value client c sends, in its data order (first axis of
-  // the grid fastest).
-  std::vector<std::int64_t> axis_positions(const VariableInfo& v, int client, const grid::Box& box) const;
+  // The position in `box` (C order, over dimensions [first, last) of v,
+  // all axes) of each value of client c's parts of those axes, in its data
+  // order (the grid's first axis fastest). Without arguments: every
+  // dimension (a variable of axes only).
+  std::vector<std::int64_t> axis_positions(const VariableInfo& v, int client, const grid::Box& box) const {
+    return axis_positions(v, client, box, 0, v.dims.size());
+  }
+  std::vector<std::int64_t> axis_positions(const VariableInfo& v, int client, const grid::Box& box, std::size_t first,
+                                           std::size_t last) const;
   // The block of a variable that server s of n owns: a balanced band of the
   // split dimension; a variable with no domain belongs whole to server 0.
   grid::Box server_block(const VariableInfo& v, int server, int nservers) const;
@@ -173,7 +178,14 @@ struct ClientPart {
 // Fills the global coordinates and the clients' points of `d` (its type,
 // sizes and nvertex set) from every client's part. Returns an error message
 // when a point has two owners or none, else "".
-std::string assemble_domain(DomainInfo& d, const std::vector<ClientPart>& parts);
+// shared: points may be held by several clients (grids that split an axis
+// among them; check_shared_points checks those grids).
+std::string assemble_domain(DomainInfo& d, const std::vector<ClientPart>& parts, bool shared = false);
+// A variable of a domain and decomposed axes: "" if, at every point, the
+// axis parts of the clients holding it hold each value of the axes once.
+// holders[g]: the clients holding point g, in rank order.
+std::string check_shared_points(const ContextPlan& plan, const VariableInfo& v,
+                                const std::vector<std::vector<int>>& holders);
 // For a variable of decomposed axes: "" if the clients' parts hold every
 // value of the grid exactly once, else a message naming a value held twice
 // or by no client.

@@ -206,11 +206,33 @@ void OutputEngine::build_plans(int var, VarState& s, std::vector<WriterPoints>& 
     return;
   }
   const WriterPoints& w = writer_points(layout.domain, found);
+  const auto& var_info = plan_.variables[var];
+  // The block's values around the domain (the whole axes on a server, an
+  // attached writer's ranges of decomposed axes).
+  std::int64_t outer = 1, inner = 1;
+  std::size_t first_domain = var_info.dims.size(), last_domain = 0;
+  for (std::size_t k = 0; k < var_info.dims.size(); ++k) {
+    if (var_info.dims[k].kind != output::Dim::axis) first_domain = std::min(first_domain, k), last_domain = k + 1;
+    else (first_domain < k ? inner : outer) *= s.block.count[k];
+  }
   for (int c = 0; c < nclients; ++c) {
-    s.clients[c].map = grid::StreamMap(w.clients[c], w.positions, layout.outer, layout.inner);
+    if (!plan_.decomposed_axes(var_info)) {
+      s.clients[c].map = grid::StreamMap(w.clients[c], w.positions, layout.outer, layout.inner);
+    } else if (!w.clients[c].empty() && !s.block.empty()) {
+      // Decomposed axes: the client sends its parts of the axes around its
+      // points; each value's place in the block, listed once here.
+      const auto outer_at = plan_.axis_positions(var_info, c, s.block, 0, first_domain);
+      const auto inner_at = plan_.axis_positions(var_info, c, s.block, last_domain, var_info.dims.size());
+      std::vector<std::int64_t> at;
+      at.reserve(outer_at.size() * w.clients[c].size() * inner_at.size());
+      for (const std::int64_t o : outer_at)
+        for (const std::int64_t q : w.clients[c])
+          for (const std::int64_t i : inner_at) at.push_back((o * w.positions + q) * inner + i);
+      s.clients[c].map = grid::StreamMap(at, outer * w.positions * inner);
+    }
     s.clients[c].total = s.clients[c].map.size();
   }
-  s.fill = grid::StreamMap(w.uncovered, w.positions, layout.outer, layout.inner);
+  s.fill = grid::StreamMap(w.uncovered, w.positions, outer, inner);
   const output::DomainInfo& dom = plan_.domains[layout.domain];
   const std::int64_t npos = w.positions;
   // An attached writer whose points do not fill their bounding box writes

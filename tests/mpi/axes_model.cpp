@@ -2,9 +2,9 @@
 // decomposed unevenly by range (values and bounds from the model; with 3
 // ranks, rank 1 holds none of it), one decomposed by index in reversed
 // interleaved order (values from the XML), a whole axis with XML bounds in
-// a grid with an unstructured domain, a scalar coordinate beside the domain
-// and a field of a scalar alone, which every rank writes (rank 0's value
-// is the one kept). Model rank 0 reads the file back and checks every value
+// a grid with an unstructured domain, a scalar coordinate beside the domain,
+// a field of a scalar alone, which every rank writes (rank 0's value is the
+// one kept), and a 2-D decomposition: ranks sharing columns split the levels. Model rank 0 reads the file back and checks every value
 // exactly; tests/python/test_grids_axes.py checks the file independently.
 //
 // usage: axes_model <axes.xml> ok <steps>
@@ -23,7 +23,7 @@
 
 namespace {
 
-constexpr int kCells = 60, kDepth = 10, kBand = 4, kBin = 7, kPlev = 3;
+constexpr int kCells = 60, kDepth = 10, kBand = 4, kBin = 7, kPlev = 3, kCols = 24, kLev = 5;
 int failures = 0;
 
 void must(int status, const char* call) {
@@ -39,10 +39,14 @@ float hist_value(int step, int bin) { return 1000.0f * step + static_cast<float>
 double t2m_value(int step, int g) { return 1000.0 * step + 0.5 * g; }
 float tp_value(int step, int g, int k) { return 1000.0f * step + 10.0f * k + 0.25f * g; }
 double gmean_value(int step) { return 1000.0 * step + 0.5; }
+float tc_value(int step, int g, int k) { return 1000.0f * step + 10.0f * k + 0.25f * g; }
 
 struct Parts {
   int cell_begin = 0, cells = 0, depth_begin = 0, depths = 0;
   std::vector<int> bins;  // global bin indices, in data order
+  // The 2-D decomposition of (col, lev): ranks 0 and 1 share columns and
+  // split the levels 2 : 3; with 3 ranks, rank 2 holds the other columns whole.
+  int col_begin = 0, cols = 0, lev_begin = 0, levs = 0;
 };
 
 Parts parts_of(int rank, int size) {
@@ -51,10 +55,14 @@ Parts parts_of(int rank, int size) {
   std::tie(p.depth_begin, p.depths) = grids::uneven_share(kDepth, rank, size);
   for (int k = kBin - 1; k >= 0; --k)
     if (k % size == rank) p.bins.push_back(k);
+  const int shared = size >= 3 ? kCols / 2 : kCols;  // the columns ranks 0 and 1 share
+  if (rank <= 1) p.col_begin = 0, p.cols = shared, p.lev_begin = rank ? 2 : 0, p.levs = rank ? kLev - 2 : 2;
+  else if (rank == 2) p.col_begin = shared, p.cols = kCols - shared, p.lev_begin = 0, p.levs = kLev;
+  if (size == 1) p.levs = kLev;
   return p;
 }
 
-void describe(foehn_context ctx, const Parts& p, bool depth_overlap) {
+void describe(foehn_context ctx, const Parts& p, bool depth_overlap, bool lev_overlap) {
   must(foehn_set_domain_type(ctx, "dom", "unstructured", kCells, 1), "foehn_set_domain_type");
   must(foehn_set_domain_block(ctx, "dom", p.cell_begin, p.cells, 0, 1), "foehn_set_domain_block");
   const grids::Geometry geo{"unstructured", kCells, 1};
@@ -75,6 +83,17 @@ void describe(foehn_context ctx, const Parts& p, bool depth_overlap) {
   must(foehn_set_axis_bounds(ctx, "depth", n, bounds.data()), "foehn_set_axis_bounds");
   must(foehn_set_axis_index(ctx, "bin", kBin, static_cast<int>(p.bins.size()), p.bins.data()), "foehn_set_axis_index");
   must(foehn_set_scalar(ctx, "height2m", 2.0, "m"), "foehn_set_scalar");
+  must(foehn_set_domain_type(ctx, "col", "unstructured", kCols, 1), "foehn_set_domain_type col");
+  must(foehn_set_domain_block(ctx, "col", p.col_begin, p.cols, 0, 1), "foehn_set_domain_block col");
+  std::vector<double> clon, clat;
+  for (int g = p.col_begin; g < p.col_begin + p.cols; ++g) clon.push_back(15.0 * g), clat.push_back(-45.0 + 3.75 * g);
+  must(foehn_set_domain_coordinates(ctx, "col", p.cols, clon.data(), p.cols, clat.data(), 0, nullptr, nullptr),
+       "foehn_set_domain_coordinates col");
+  std::vector<double> lev;
+  const int lev_begin = lev_overlap ? 0 : p.lev_begin, levs = lev_overlap ? std::min(kLev, p.lev_begin + p.levs) : p.levs;
+  for (int k = lev_begin; k < lev_begin + levs; ++k) lev.push_back(k + 1.0);
+  must(foehn_set_axis_decomposition(ctx, "lev", kLev, lev_begin, levs), "foehn_set_axis_decomposition lev");
+  must(foehn_set_axis(ctx, "lev", levs, lev.data(), nullptr, nullptr), "foehn_set_axis lev");
 }
 
 template <class T>
@@ -129,6 +148,8 @@ void check_file(int steps) {
   check<double>(nc, "depth_bnds", 1, 2 * kDepth, [](int, int k) { return 10.0 * (k / 2) + 10.0 * (k % 2); });
   check<double>(nc, "bin", 1, kBin, [](int, int k) { return 200.0 + 10.0 * k; });
   check<double>(nc, "height", 1, 1, [](int, int) { return 2.0; });
+  check<float>(nc, "tc", records, kLev * kCols, [](int s, int k) { return tc_value(s, k % kCols, k / kCols); });
+  check<double>(nc, "lev", 1, kLev, [](int, int k) { return k + 1.0; });
   nc_close(nc);
 }
 
@@ -150,9 +171,9 @@ int main(int argc, char** argv) {
   const Parts p = parts_of(rank, size);
   foehn_context ctx;
   must(foehn_context_open("axes", comm, &ctx), "foehn_context_open");
-  describe(ctx, p, scenario == "error_overlap");
+  describe(ctx, p, scenario == "error_overlap", scenario == "error_shared");
   if (scenario != "ok") {
-    if (scenario == "error_with_domain")  // plev decomposed, in a grid with the domain
+    if (scenario == "error_levels_missing")  // plev split, but the points are not shared: rank 1's lack plev
       must(foehn_set_axis_decomposition(ctx, "plev", kPlev, rank == 0 ? 0 : kPlev, rank == 0 ? kPlev : 0),
            "foehn_set_axis_decomposition plev");
     const int st = foehn_close_definition(ctx);
@@ -170,6 +191,7 @@ int main(int argc, char** argv) {
   must(foehn_close_definition(ctx), "foehn_close_definition");
   std::vector<double> prof(static_cast<std::size_t>(p.depths * kBand)), t2m(static_cast<std::size_t>(p.cells));
   std::vector<float> hist(p.bins.size()), tp(static_cast<std::size_t>(p.cells * kPlev));
+  std::vector<float> tc(static_cast<std::size_t>(p.cols * p.levs));
   for (int step = 1; step <= steps; ++step) {
     must(foehn_update_calendar(ctx, step), "foehn_update_calendar");
     for (int d = 0; d < p.depths; ++d)  // (band, depth): band fastest
@@ -179,6 +201,10 @@ int main(int argc, char** argv) {
       t2m[static_cast<std::size_t>(c)] = t2m_value(step, p.cell_begin + c);
       for (int k = 0; k < kPlev; ++k) tp[static_cast<std::size_t>(k * p.cells + c)] = tp_value(step, p.cell_begin + c, k);
     }
+    for (int k = 0; k < p.levs; ++k)  // (col, lev): columns fastest
+      for (int c = 0; c < p.cols; ++c)
+        tc[static_cast<std::size_t>(k * p.cols + c)] = tc_value(step, p.col_begin + c, p.lev_begin + k);
+    must(foehn_write_float(ctx, "tc", tc.data(), tc.size()), "foehn_write_float tc");
     const double gmean = gmean_value(step) + rank;  // only rank 0's value counts
     must(foehn_write_double(ctx, "prof", prof.data(), prof.size()), "foehn_write_double prof");
     must(foehn_write_float(ctx, "hist", hist.data(), hist.size()), "foehn_write_float hist");

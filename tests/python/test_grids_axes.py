@@ -1,8 +1,9 @@
 """Axes and scalars end to end (tests/mpi/axes_model.cpp, tests/mpi/data/axes.xml):
 an axis decomposed unevenly by range (values and bounds from the model), one
 decomposed by index (values from the XML), a whole axis with XML bounds
-beside an unstructured domain, a scalar coordinate and a field of a scalar
-alone. The file must hold exactly the values computed here from the global
+beside an unstructured domain, a scalar coordinate, a field of a scalar
+alone, and a points x levels decomposition (ranks sharing columns split the
+levels). The file must hold exactly the values computed here from the global
 indices, CF axis metadata and bounds, the scalar as a 0-d coordinate, and
 pass the CF checker."""
 import subprocess
@@ -15,7 +16,7 @@ from conftest import BUILD, ROOT
 
 XML = ROOT / "tests/mpi/data/axes.xml"
 STEPS = 4
-CELLS, DEPTH, BAND, BIN, PLEV = 60, 10, 4, 7, 3
+CELLS, DEPTH, BAND, BIN, PLEV, COLS, LEV = 60, 10, 4, 7, 3, 24, 5
 
 
 def run(mpmd, tmp_path, clients, servers):
@@ -35,6 +36,8 @@ def expected(step):
         "t2m": 1000.0 * step + 0.5 * g,
         "tp": (1000.0 * step + 10.0 * k + 0.25 * g).astype(np.float32),        # (plev, cell)
         "gmean": 1000.0 * step + 0.5,                                           # model rank 0's value
+        # points x levels decomposition: ranks sharing columns split the levels
+        "tc": (1000.0 * step + 10.0 * np.arange(LEV)[:, None] + 0.25 * np.arange(COLS)).astype(np.float32),
     }
 
 
@@ -43,13 +46,15 @@ def test_axes_and_scalars_exact(tmp_path, mpmd, clients, servers):
     with netCDF4.Dataset(run(mpmd, tmp_path, clients, servers)) as ds:
         for r, step in enumerate([2, 4]):
             now, before = expected(step), expected(step - 1)
-            for name in ("prof", "hist", "t2m", "tp", "gmean"):
+            for name in ("prof", "hist", "t2m", "tp", "gmean", "tc"):
                 np.testing.assert_array_equal(ds[name][r], now[name], err_msg=name)
             np.testing.assert_array_equal(ds["prof_mean"][r], 0.5 * (now["prof"] + before["prof"]))
             np.testing.assert_array_equal(ds["gmean_mean"][r], 0.5 * (now["gmean"] + before["gmean"]))
         assert ds["prof"].dimensions == ("time_counter", "depth", "band")
         assert ds["gmean"].dimensions == ("time_counter",)
         assert ds["tp"].dimensions == ("time_counter", "plev", "cell")
+        assert ds["tc"].dimensions == ("time_counter", "lev", "cell_col")
+        np.testing.assert_array_equal(ds["lev"][:], np.arange(1.0, LEV + 1))
         # Axis values, bounds and metadata, whichever rank or the XML gave them.
         np.testing.assert_array_equal(ds["depth"][:], 10.0 * np.arange(DEPTH) + 5.0)
         np.testing.assert_array_equal(ds["depth_bnds"][:], np.stack([10.0 * np.arange(DEPTH), 10.0 * np.arange(DEPTH) + 10.0], 1))

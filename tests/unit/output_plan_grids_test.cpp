@@ -239,5 +239,25 @@ TEST(AxesPlan, EncodingKeepsPartsBoundsAndScalars) {
   EXPECT_EQ(q.variables[0].scalars, (std::vector<std::int32_t>{0}));
 }
 
+TEST(AxesPlan, SharedPointsMustSplitTheAxes) {
+  ContextPlan p = axes_plan();
+  DomainInfo d;
+  d.id = "cells";
+  d.type = "unstructured";
+  d.ni_glo = 2;
+  d.nj_glo = 1;
+  p.domains = {d};
+  VariableInfo v;  // grid (cells, a): dims (a, cell)
+  v.field_id = "t";
+  v.dims = {dim(Dim::axis, 0), dim(Dim::domain_i, 0)};
+  EXPECT_TRUE(p.decomposed_axes(v));
+  // Point 0 held by both clients, whose parts of a are {2, 0} and {1}.
+  EXPECT_EQ(check_shared_points(p, v, {{0, 1}, {0, 1}}), "");
+  EXPECT_NE(check_shared_points(p, v, {{0, 1}, {0}}).find("at the point (i 1, j 0), no model rank holds some values"),
+            std::string::npos);
+  p.axes[0].parts = {{0, 1}, {1, 2}};
+  EXPECT_NE(check_shared_points(p, v, {{0, 1}, {0, 1}}).find("model ranks 0 and 1 hold the same values"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace foehn::output
