@@ -102,3 +102,41 @@ def test_progress_thread(tmp_path, mpmd, monkeypatch, thread_multiple):
     report = json.loads((tmp_path / "report.json").read_text())
     assert all(c["progress_thread"] == thread_multiple for c in report["clients"])
     assert ("progress_thread needs MPI_Init_thread" in run.stderr) != thread_multiple
+
+
+def test_many_small_fields_under_starved_buffers(tmp_path, mpmd, monkeypatch):
+    # 200 fields of 24 values each step, from 2 ranks to 2 servers, through
+    # 2 KiB buffers: hundreds of small messages under credit; exact values.
+    import netCDF4
+    import numpy as np
+    import sys
+    monkeypatch.setenv("PYTHONPATH", str(BUILD / "python"))
+    nfields, steps = 200, 3
+    fields = "".join(f'<field id="f{f}" domain_ref="dom" prec="4"/>' for f in range(nfields))
+    xml = tmp_path / "iodef.xml"
+    xml.write_text(f"""<?xml version="1.0"?>
+<simulation><context id="many">
+  <variable_definition>
+    <variable id="min_buffer_size" type="int">1024</variable>
+    <variable id="max_buffer_size" type="int">2048</variable>
+    <variable id="report_file" type="string">report.json</variable>
+  </variable_definition>
+  <calendar type="gregorian" start_date="2000-01-01" timestep="1h"/>
+  <domain_definition><domain id="dom"/></domain_definition>
+  <field_definition>{fields}</field_definition>
+  <file_definition><file id="out" name="many" output_freq="1ts">
+    <field_group>{''.join(f'<field field_ref="f{f}"/>' for f in range(nfields))}</field_group>
+  </file></file_definition>
+</context></simulation>""")
+    run = mpmd(tmp_path, 2, 2, [sys.executable, ROOT / "tests/python/many_fields_model.py", xml, nfields, steps])
+    assert run.returncode == 0, run.stdout + run.stderr
+    sys.path.insert(0, str(ROOT / "tests/python"))
+    from many_fields_model import values
+    with netCDF4.Dataset(tmp_path / "many.nc") as ds:
+        for f in range(nfields):
+            for s in range(1, steps + 1):
+                np.testing.assert_array_equal(ds[f"f{f}"][s - 1], values(f, s, 0, 4), err_msg=f"f{f} step {s}")
+    report = json.loads((tmp_path / "report.json").read_text())
+    # About 20 fields' events fit in a 2 KiB message: 600 events per client.
+    assert sum(c["messages_sent"] for c in report["clients"]) >= 2 * steps * nfields // 20
+    assert sum(s["bytes_received"] for s in report["servers"]) == sum(c["bytes_sent"] for c in report["clients"])
