@@ -48,10 +48,11 @@ void Context::create_channels(const std::vector<std::size_t>& bytes_per_server) 
   // Progress on a thread of its own (the data of large sends moves while
   // the model computes), or inside the API calls only (the default).
   if (config::variable_bool(def_, "progress_thread", false)) {
-    if (transport::ProgressThread::available())
+    if (transport::ProgressThread::available()) {
       progress_ = std::make_unique<transport::ProgressThread>(
           world_->comm, std::chrono::microseconds(config::variable_int(def_, "progress_interval_us", 200)));
-    else if (rank_ == 0)
+      ++counters_->progress_threads;
+    } else if (rank_ == 0)
       std::cerr << "foehn: warning: context '" << id_
                 << "': progress_thread needs MPI_Init_thread with MPI_THREAD_MULTIPLE; progress is made inside the calls\n";
   }

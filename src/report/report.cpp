@@ -106,7 +106,8 @@ std::string to_json(const RunReport& r) {
                        {"smallest_sufficient_buffer_bytes", c.largest_message_bytes},
                        {"credit_wait_seconds", c.credit_wait_seconds},
                        {"credit_waits", c.credit_waits},
-                       {"credit_bytes", c.credit_bytes}});
+                       {"credit_bytes", c.credit_bytes},
+                       {"progress_thread", c.progress_threads > 0}});
   }
   for (size_t k = 0; k < r.servers.size(); ++k) {
     const auto& s = r.servers[k];

@@ -29,6 +29,7 @@ struct ClientFigures {
   double credit_wait_seconds = 0;   // of wait_seconds: buffers held back until a server granted room
   double credit_waits = 0;          // of waits: how many were for credit
   double credit_bytes = 0;          // the most credit a channel held at once
+  double progress_threads = 0;      // contexts that ran a progress thread
 };
 
 struct ServerFigures {

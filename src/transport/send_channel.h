@@ -36,6 +36,7 @@ struct ClientCounters {
   std::uint64_t buffer_bytes = 0;           // send buffer memory allocated
   std::uint64_t largest_message_bytes = 0;  // the fullest buffer sent
   std::uint64_t credit_bytes = 0;           // receive space the servers granted (at its peak)
+  std::uint64_t progress_threads = 0;       // contexts that ran a progress thread
 };
 
 class SendChannel {

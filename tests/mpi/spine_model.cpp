@@ -93,7 +93,10 @@ void check_one_file(int steps, int ni_glo, int nj_glo, int nlev) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  MPI_Init(&argc, &argv);
+  // FOEHN_TEST_THREAD_MULTIPLE=1: as a model that allows foehn a progress thread.
+  const char* multiple = std::getenv("FOEHN_TEST_THREAD_MULTIPLE");
+  int provided = 0;
+  MPI_Init_thread(&argc, &argv, multiple && *multiple == '1' ? MPI_THREAD_MULTIPLE : MPI_THREAD_SINGLE, &provided);
   if (argc < 6) {
     std::fprintf(stderr, "usage: %s config.xml steps ni_glo nj_glo nlev\n", argv[0]);
     MPI_Abort(MPI_COMM_WORLD, 2);

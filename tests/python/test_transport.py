@@ -59,3 +59,84 @@ def test_buffer_sizing_modes(tmp_path, mpmd, mode):
         assert all(s < 1.5 * ta_part + 4096 for s in sizes), sizes
     else:
         assert all(s > ta_part for s in sizes), sizes
+
+
+def test_credit_bounds_what_is_in_flight_and_credit_waits_are_reported(tmp_path, mpmd):
+    # 2 KiB buffers go eagerly, so without credit a client could pile up
+    # messages at the server; with credit it waits for the server to take
+    # each one in, and the report shows that wait.
+    report = run_spine(tmp_path, mpmd, 2, 1, {"min_buffer_size": ("int", 1024), "max_buffer_size": ("int", 2048)},
+                       grid=(130, 70, 3))
+    clients, server = report["clients"], report["servers"][0]
+    assert sum(c["credit_waits"] for c in clients) > 0
+    assert sum(c["credit_wait_seconds"] for c in clients) > 0
+    for c in clients:
+        assert 0 <= c["credit_wait_seconds"] <= c["wait_seconds"]
+        assert c["credit_waits"] <= c["waits"]
+        # A channel never holds more credit than the ring it asked room for.
+        assert 0 < c["credit_bytes"] <= 2 * 2048
+    # The server held exactly each client's ring (2 x 2048 bytes), no more.
+    assert server["credit_bytes"] == 2 * 2 * 2048
+
+
+def test_buffers_leave_in_messages_of_message_size(tmp_path, mpmd):
+    # Default (performance) buffers hold a whole step (~55 KiB per client);
+    # they leave as messages of at most 4 KiB.
+    report = run_spine(tmp_path, mpmd, 2, 2, {"message_size": ("int", 4096)}, grid=(130, 70, 3))
+    for c in report["clients"]:
+        assert c["buffer_bytes"] > 2 * 2 * 4096
+        assert c["smallest_sufficient_buffer_bytes"] <= 4096
+        assert c["messages_sent"] > c["bytes_sent"] / 4096
+    assert all(s["peak_memory_bytes"] > 0 for s in report["servers"])
+
+
+@pytest.mark.parametrize("thread_multiple", [True, False])
+def test_progress_thread(tmp_path, mpmd, monkeypatch, thread_multiple):
+    # With MPI_THREAD_MULTIPLE the thread runs; without, foehn says so and
+    # makes progress inside the calls. Values are exact either way.
+    monkeypatch.setenv("FOEHN_TEST_THREAD_MULTIPLE", "1" if thread_multiple else "0")
+    xml = spine_variant(tmp_path, {"progress_thread": ("bool", "true"), "report_file": ("string", "report.json")})
+    run = mpmd(tmp_path, 2, 1, [BUILD / "tests/mpi/spine_model", xml, 7, 40, 20, 3])
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "spine_model: OK" in run.stdout
+    report = json.loads((tmp_path / "report.json").read_text())
+    assert all(c["progress_thread"] == thread_multiple for c in report["clients"])
+    assert ("progress_thread needs MPI_Init_thread" in run.stderr) != thread_multiple
+
+
+def test_many_small_fields_under_starved_buffers(tmp_path, mpmd, monkeypatch):
+    # 200 fields of 24 values each step, from 2 ranks to 2 servers, through
+    # 2 KiB buffers: hundreds of small messages under credit; exact values.
+    import netCDF4
+    import numpy as np
+    import sys
+    monkeypatch.setenv("PYTHONPATH", str(BUILD / "python"))
+    nfields, steps = 200, 3
+    fields = "".join(f'<field id="f{f}" domain_ref="dom" prec="4"/>' for f in range(nfields))
+    xml = tmp_path / "iodef.xml"
+    xml.write_text(f"""<?xml version="1.0"?>
+<simulation><context id="many">
+  <variable_definition>
+    <variable id="min_buffer_size" type="int">1024</variable>
+    <variable id="max_buffer_size" type="int">2048</variable>
+    <variable id="report_file" type="string">report.json</variable>
+  </variable_definition>
+  <calendar type="gregorian" start_date="2000-01-01" timestep="1h"/>
+  <domain_definition><domain id="dom"/></domain_definition>
+  <field_definition>{fields}</field_definition>
+  <file_definition><file id="out" name="many" output_freq="1ts">
+    <field_group>{''.join(f'<field field_ref="f{f}"/>' for f in range(nfields))}</field_group>
+  </file></file_definition>
+</context></simulation>""")
+    run = mpmd(tmp_path, 2, 2, [sys.executable, ROOT / "tests/python/many_fields_model.py", xml, nfields, steps])
+    assert run.returncode == 0, run.stdout + run.stderr
+    sys.path.insert(0, str(ROOT / "tests/python"))
+    from many_fields_model import values
+    with netCDF4.Dataset(tmp_path / "many.nc") as ds:
+        for f in range(nfields):
+            for s in range(1, steps + 1):
+                np.testing.assert_array_equal(ds[f"f{f}"][s - 1], values(f, s, 0, 4), err_msg=f"f{f} step {s}")
+    report = json.loads((tmp_path / "report.json").read_text())
+    # About 20 fields' events fit in a 2 KiB message: 600 events per client.
+    assert sum(c["messages_sent"] for c in report["clients"]) >= 2 * steps * nfields // 20
+    assert sum(s["bytes_received"] for s in report["servers"]) == sum(c["bytes_sent"] for c in report["clients"])
