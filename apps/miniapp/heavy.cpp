@@ -17,6 +17,7 @@
 //   --output netcdf   gather to rank 0 and write netCDF-4 serially, the same
 //                     file foehn writes; with --work 0 it is the plain
 //                     netCDF-4 writer whose throughput the server is compared with
+//                     (--alone: beside a computing model in one MPMD job, as a server)
 #include <mpi.h>
 #include <netcdf.h>
 
@@ -39,6 +40,7 @@ namespace {
 struct HeavyOptions {
   int ni = 360, nj = 180, levels = 50, fields = 12, steps = 24, every = 6, work = 3, timestep = 600;
   std::string output = "none", iodef = "iodef_heavy.xml", file = "heavy_6ts", summary;
+  bool alone = false;  // each rank a model of its own (MPI_COMM_SELF), beside other programs of one MPMD job
 };
 
 void must(int status, const char* call) {
@@ -274,7 +276,7 @@ int run(const HeavyOptions& o) {
   const double t0 = MPI_Wtime();
   MPI_Comm comm = MPI_COMM_NULL;
   if (o.output == "foehn") must(foehn_init("miniapp_heavy", o.iodef.c_str(), MPI_COMM_WORLD, &comm), "foehn_init");
-  else MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+  else MPI_Comm_dup(o.alone ? MPI_COMM_SELF : MPI_COMM_WORLD, &comm);
   int rank = 0, ranks = 1;
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &ranks);
@@ -351,6 +353,8 @@ int main(int argc, char** argv) {
   app.add_option("--iodef", o.iodef, "foehn's XML configuration")->capture_default_str();
   app.add_option("--file", o.file, "netcdf scheme: file name without .nc")->capture_default_str();
   app.add_option("--summary", o.summary, "rank 0 writes its timings and memory here as JSON");
+  app.add_flag("--alone", o.alone, "none/netcdf: run on MPI_COMM_SELF, e.g. the plain writer beside a computing "
+               "model in one MPMD job (the conditions a server writes in)");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
