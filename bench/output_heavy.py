@@ -106,7 +106,7 @@ def run(build, scheme, cfg, workdir, timeout=900):
     r = {"scheme": scheme, "wall_seconds": wall, "model_seconds": s["total_seconds"], "loop_seconds": s["loop_seconds"],
          "finish_seconds": s["finish_seconds"], "output_call_seconds": s["output_call_seconds_max"],
          "model_max_rss_bytes": s["model_max_rss_bytes"], "model_rss_growth_bytes": s["model_rss_growth_bytes"],
-         "record_bytes": s["record_bytes"], "file_bytes": sum(p.stat().st_size for p in workdir.glob("*.nc"))}
+         "record_bytes": s["record_bytes"], "model_cpu_seconds": s.get("model_cpu_seconds_max"), "file_bytes": sum(p.stat().st_size for p in workdir.glob("*.nc"))}
     if "write_seconds" in s:
         r["bytes_written"] = s["bytes_written"]
         r["write_seconds"] = s["write_seconds"]
@@ -145,7 +145,7 @@ def summarise(runs, schemes):
     for s in schemes:
         rs = [r for r in runs if r["scheme"] == s]
         row = {"runs": len(rs)}
-        for key in ("model_seconds", "wall_seconds", "loop_seconds", "finish_seconds", "output_call_seconds",
+        for key in ("model_seconds", "model_cpu_seconds", "wall_seconds", "loop_seconds", "finish_seconds", "output_call_seconds",
                     "model_max_rss_bytes", "model_rss_growth_bytes", "record_bytes", "bytes_written", "write_seconds",
                     "throughput_bytes_per_second", "client_wait_ratio", "client_wait_seconds", "client_close_seconds",
                     "send_buffer_bytes", "server_busy_seconds", "server_busy_ratio", "server_cpu_seconds",
@@ -183,15 +183,15 @@ def markdown(cfg, table, checks, met):
         f"rank(s) + {cfg['servers']} foehn-server rank(s); {cfg['reps']} interleaved repetitions, medians; "
         f"{cfg['cores']} cores, load average {cfg['load_before']:.1f} before, {cfg['load_after']:.1f} after.",
         "",
-        "| scheme | model time [s] (min-max) | job wall [s] | in output calls [s] | finish [s] | GB written "
+        "| scheme | model time [s] (min-max) | model CPU [s] | job wall [s] | in output calls [s] | finish [s] | GB written "
         "| write rate [GB/s] | model RSS [MiB] | model growth [MiB] | server RSS [MiB] | server busy [s] | server writing [s] "
         "| server CPU [s] | client wait [s] |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for s, r in table.items():
         lo, hi = r.get("model_seconds_range", [0, 0])
         val = lambda k, scale=1.0, fmt="{:.2f}": fmt.format(r[k] / scale) if k in r else "-"
-        lines.append(f"| {s} | {r['model_seconds']:.2f} ({lo:.2f}-{hi:.2f}) | {val('wall_seconds')} "
+        lines.append(f"| {s} | {r['model_seconds']:.2f} ({lo:.2f}-{hi:.2f}) | {val('model_cpu_seconds')} | {val('wall_seconds')} "
                      f"| {val('output_call_seconds')} | {val('finish_seconds')} | {val('bytes_written', gb, '{:.3f}')} "
                      f"| {val('throughput_bytes_per_second', gb)} | {val('model_max_rss_bytes', MIB, '{:.0f}')} "
                      f"| {val('model_rss_growth_bytes', MIB, '{:.0f}')} | {val('server_max_rss_bytes', MIB, '{:.0f}')} "
