@@ -78,7 +78,13 @@ class Server {
       const double b0 = MPI_Wtime();
       int bytes = 0;
       MPI_Get_count(&st, MPI_BYTE, &bytes);
-      if (buffer.size() < static_cast<size_t>(bytes)) buffer.resize(bytes);
+      if (buffer.size() < static_cast<size_t>(bytes)) {
+        // Free the old buffer first and grow to the exact size: resize()
+        // would copy the old contents (which Mrecv overwrites) into a new
+        // buffer of up to twice the size while holding both.
+        buffer = std::vector<std::byte>();
+        buffer.resize(static_cast<size_t>(bytes));
+      }
       MPI_Mrecv(buffer.data(), bytes, MPI_BYTE, &msg, MPI_STATUS_IGNORE);
       if (st.MPI_TAG != transport::kTagOrder) {  // what the clients sent
         ++figures_.messages_received;
