@@ -120,11 +120,34 @@ std::int64_t count_records(const config::FileDef& file, const ContextTime& t) {
   }
 }
 
+// split_freq: the periods that hold a record, plus the first period, whose
+// file is created at the start (calendar::SplitPeriods).
+std::int64_t count_files(const config::FileDef& file, const ContextTime& t, std::int64_t records) {
+  if (file.split_freq.empty()) return 1;
+  try {
+    const calendar::Schedule out(t.cal, t.start, calendar::parse_duration(file.output_freq), calendar::Duration{},
+                                 t.timestep_us);
+    const calendar::SplitPeriods split(t.cal, t.start, calendar::parse_duration(file.split_freq), t.timestep_us,
+                                       file.split_freq_format);
+    std::int64_t files = 1, last = 0;
+    for (std::int64_t k = 1; k <= records; ++k) {
+      const std::int64_t period = split.period_of(out.instant(k));
+      if (period != last) ++files, last = period;
+    }
+    return files;
+  } catch (const calendar::TimeError& e) {
+    throw ConfigError(file.where, "split_freq '" + file.split_freq + "' of file '" + file.output_name() + "': " +
+                                      e.what() + (t.timestep_us ? "" : " (pass --timestep for 'ts')"));
+  }
+}
+
 FilePlan plan_file(const ContextDef& ctx, const config::FileDef& file, const ContextTime& t, const PlanOptions& o) {
   FilePlan p;
   p.id = file.id, p.name = file.output_name() + file.name_suffix, p.type = file.type;
   p.output_freq = file.output_freq, p.where = file.where;
   p.records = count_records(file, t);
+  p.split_freq = file.split_freq;
+  p.files = count_files(file, t, p.records);
   for (const config::FieldDef& f : file.fields) {
     if (!is_output_field(file, f)) continue;
     const FieldGrid grid = field_grid(ctx, f);
