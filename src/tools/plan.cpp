@@ -3,6 +3,8 @@
 // error, not a negative total.
 #include "tools/plan.h"
 
+#include <algorithm>
+
 #include <stdexcept>
 
 #include "calendar/calendar.h"
@@ -120,11 +122,48 @@ std::int64_t count_records(const config::FileDef& file, const ContextTime& t) {
   }
 }
 
+// split_freq: the periods that hold a record, plus the first period, whose
+// file is created at the start (calendar::SplitPeriods). Walks the records
+// or the periods, whichever are fewer.
+std::int64_t count_files(const config::FileDef& file, const ContextTime& t, std::int64_t records) {
+  if (file.split_freq.empty() || records == 0) return 1;
+  constexpr std::int64_t kMaxWalk = 10'000'000;
+  try {
+    const calendar::Schedule out(t.cal, t.start, calendar::parse_duration(file.output_freq), calendar::Duration{},
+                                 t.timestep_us);
+    const calendar::SplitPeriods split(t.cal, t.start, calendar::parse_duration(file.split_freq), t.timestep_us,
+                                       file.split_freq_format);
+    const std::int64_t first = split.period_of(out.instant(1)), last = split.period_of(out.instant(records));
+    std::int64_t files = first == 0 ? 0 : 1;
+    if (std::min(records, last - first + 1) > kMaxWalk)
+      throw calendar::TimeError("more than " + std::to_string(kMaxWalk) + " records and split periods to count");
+    if (records <= last - first + 1) {
+      std::int64_t previous = -1;
+      for (std::int64_t k = 1; k <= records; ++k) {
+        const std::int64_t period = split.period_of(out.instant(k));
+        if (period != previous) ++files, previous = period;
+      }
+    } else {
+      // Period p holds the record ends in (start_p, start_p+1]: the output
+      // instants with index in [first_at_or_after(start_p + 1), first_at_or_after(start_p+1 + 1)).
+      for (std::int64_t p = first; p <= last; ++p)
+        if (out.first_at_or_after(split.period_start(p + 1) + 1) > out.first_at_or_after(split.period_start(p) + 1))
+          ++files;
+    }
+    return files;
+  } catch (const calendar::TimeError& e) {
+    throw ConfigError(file.where, "split_freq '" + file.split_freq + "' of file '" + file.output_name() + "': " +
+                                      e.what() + (t.timestep_us ? "" : " (pass --timestep for 'ts')"));
+  }
+}
+
 FilePlan plan_file(const ContextDef& ctx, const config::FileDef& file, const ContextTime& t, const PlanOptions& o) {
   FilePlan p;
   p.id = file.id, p.name = file.output_name() + file.name_suffix, p.type = file.type;
   p.output_freq = file.output_freq, p.where = file.where;
   p.records = count_records(file, t);
+  p.split_freq = file.split_freq;
+  p.files = count_files(file, t, p.records);
   for (const config::FieldDef& f : file.fields) {
     if (!is_output_field(file, f)) continue;
     const FieldGrid grid = field_grid(ctx, f);

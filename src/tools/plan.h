@@ -37,6 +37,8 @@ struct FilePlan {
   config::Location where;
   std::vector<FieldPlan> fields;
   std::int64_t records = 0;           // output instants in (start, start + duration]
+  std::string split_freq;             // empty: one file
+  std::int64_t files = 1;             // split_freq: the files the records fall in (the first period's always)
   std::int64_t bytes_per_record = 0;  // fields written every record
   std::int64_t once_bytes = 0;        // operation="once" fields, written at the first record only
   std::int64_t total_bytes = 0;

@@ -95,7 +95,9 @@ std::string format_plan(const Plan& plan) {
     for (const FilePlan& f : c.files) {
       ++n_files;
       out << "\n  file " << f.name << " (id " << (f.id.empty() ? "-" : f.id) << ", " << f.where.str() << "), "
-          << f.type << ", every " << f.output_freq << ": " << f.records << (f.records == 1 ? " record\n" : " records\n");
+          << f.type << ", every " << f.output_freq << ": " << f.records << (f.records == 1 ? " record" : " records");
+      if (!f.split_freq.empty()) out << " in " << f.files << (f.files == 1 ? " file" : " files") << " (split every " << f.split_freq << ")";
+      out << "\n";
       std::vector<std::vector<std::string>> rows = {{"field", "operation", "grid", "points", "prec", "bytes/record"}};
       for (const FieldPlan& p : f.fields)
         rows.push_back({p.name, p.operation, p.grid, std::to_string(p.points), std::to_string(p.prec),

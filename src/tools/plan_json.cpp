@@ -28,6 +28,8 @@ std::string format_plan_json(const Plan& plan) {
                        {"xml_file", f.where.file},
                        {"xml_line", f.where.line},
                        {"records", f.records},
+                       {"split_freq", f.split_freq},
+                       {"files", f.files},
                        {"bytes_per_record", f.bytes_per_record},
                        {"once_bytes", f.once_bytes},
                        {"total_bytes", f.total_bytes},

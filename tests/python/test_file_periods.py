@@ -4,7 +4,8 @@ open) and freq_offset (sampling instants start + offset + k*freq_op),
 compared with values computed independently here.
 
 Run as a script under mpiexec, this file is itself the model
-(`python test_file_periods.py periods|sync XML`)."""
+(`python test_file_periods.py periods|sync|dynamic XML`); split files are
+also checked with dynamic (model-told) time steps and a user_defined calendar."""
 import ast
 import subprocess
 import sys
@@ -15,6 +16,7 @@ NI, NJ = 6, 4
 DAYS, STEPS_PER_DAY = 10, 4  # 6-hour steps
 STEPS = DAYS * STEPS_PER_DAY
 DAY = 86400.0
+DYNAMIC_HOURS = [5, 13, 30, 47, 50, 75, 100, 101, 150]  # irregular model times (set_model_time)
 
 
 def values(step):
@@ -36,8 +38,11 @@ def model(xml, mode):
     with foehn.Context("per", comm) as ctx:
         ctx.set_domain_rectilinear("dom", NI, NJ, 0, j0, lon, lat)
         ctx.close_definition()
-        for step in range(1, (STEPS if mode == "periods" else 6) + 1):
-            ctx.update_calendar(step)
+        for step in range(1, (STEPS if mode == "periods" else len(DYNAMIC_HOURS) if mode == "dynamic" else 6) + 1):
+            if mode == "dynamic":
+                ctx.set_model_time(3600.0 * DYNAMIC_HOURS[step - 1])
+            else:
+                ctx.update_calendar(step)
             ctx.write("v", np.ascontiguousarray(values(step)[j0:j1]))
             if mode == "sync" and step == 5:
                 # Attached, so records 1..5 are written; sync_freq 2ts has
@@ -195,3 +200,34 @@ def test_split_in_a_user_defined_calendar(tmp_path, mpmd):
         days = [2 * m - 1, 2 * m]
         np.testing.assert_array_equal(got["time_counter"], [d * DAY for d in days])
         np.testing.assert_array_equal(got["v"], [values(STEPS_PER_DAY * d) for d in days])
+
+
+DYNAMIC_XML = """<simulation><context id="per">
+  <calendar type="gregorian" start_date="2000-01-01" timestep="1h"/>
+  <domain_definition><domain id="dom" ni_glo="6" nj_glo="4"/></domain_definition>
+  <field_definition domain_ref="dom" prec="8"><field id="v"/></field_definition>
+  <file_definition>
+    <file id="dyn" output_freq="1d" split_freq="2d"><field field_ref="v"/></file>
+  </file_definition>
+</context></simulation>
+"""
+
+
+def test_split_with_dynamic_steps(tmp_path, mpmd):
+    # A step that reaches one or more daily instants makes one record,
+    # stamped at the step; the record goes to the 2-day period that holds it.
+    xml = tmp_path / "dynamic.xml"
+    xml.write_text(DYNAMIC_XML)
+    run = mpmd(tmp_path, 2, 1, [sys.executable, __file__, "dynamic", xml])
+    assert run.returncode == 0, run.stdout + run.stderr
+    hours = [0] + DYNAMIC_HOURS
+    recorded = [(n, hours[n]) for n in range(1, len(hours)) if hours[n] // 24 > hours[n - 1] // 24]
+    files = {}
+    for n, h in recorded:
+        k = (h - 1) // 48  # period k holds ends in (48k, 48(k+1)] hours
+        files.setdefault(f"dyn_200001{2 * k + 1:02d}-200001{2 * k + 2:02d}.nc", []).append((n, h))
+    assert sorted(p.name for p in tmp_path.glob("*.nc")) == sorted(files)
+    for name, recs in files.items():
+        got = records(tmp_path / name)
+        np.testing.assert_array_equal(got["time_counter"], [3600.0 * h for _, h in recs], err_msg=name)
+        np.testing.assert_array_equal(got["v"], [values(n) for n, _ in recs], err_msg=name)

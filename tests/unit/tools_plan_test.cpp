@@ -215,3 +215,31 @@ TEST(Plan, HumanBytes) {
   EXPECT_EQ(human_bytes_binary(1024), "1.00 KiB");
   EXPECT_EQ(human_bytes_binary(3'474'071'552'000), "3.16 TiB");
 }
+
+TEST(Plan, SplitFilesFollowTheCalendar) {
+  struct Case {
+    std::string freq, split, duration;
+    std::int64_t records, files;
+  };
+  // From 2000-01-31: monthly periods end on the 29th of February, the 31st
+  // of March, ...; a record ending on a period's end is the last of its file.
+  for (const Case& c : std::vector<Case>{{"1d", "1mo", "1y", 366, 12},
+                                         {"6h", "1d", "1d", 4, 1},
+                                         {"6h", "1d", "10d", 40, 10},  // counted by periods (fewer than records)
+                                         {"1mo", "1d", "3mo", 3, 4},  // 3 records apart, plus the first day's file
+                                         {"1d", "1mo", "0s", 0, 1}}) {
+    const auto sim = parse(one_file(kGreg, c.freq + "' split_freq='" + c.split, "<field id='x' domain_ref='g'/>"));
+    PlanOptions o;
+    o.duration = c.duration;
+    const FilePlan& f = make_plan(sim, o).contexts[0].files[0];
+    EXPECT_EQ(f.records, c.records) << c.freq << " split " << c.split;
+    EXPECT_EQ(f.files, c.files) << c.freq << " split " << c.split;
+    EXPECT_EQ(f.split_freq, c.split);
+    if (c.records > 1) {
+      EXPECT_NE(format_plan(make_plan(sim, o)).find(": " + std::to_string(c.records) + " records in " +
+                                                    std::to_string(c.files) + (c.files == 1 ? " file" : " files") +
+                                                    " (split every " + c.split + ")"),
+                std::string::npos);
+    }
+  }
+}
