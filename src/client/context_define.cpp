@@ -302,7 +302,7 @@ void Context::exchange_domains() {
   // sends the plan); attached writers need them on every rank.
   const bool to_all = world_->attached();
   for (output::DomainInfo& info : plan_.domains) {
-    const DomainSetting& s = domains_.at(info.id);
+    DomainSetting& s = domains_.at(info.id);
     std::vector<std::int64_t> sent;
     for (const std::int64_t g : s.data)
       if (g >= 0) sent.push_back(g);
@@ -354,6 +354,9 @@ void Context::exchange_domains() {
     const auto lat_all = gather_values(comm_, rank_, to_all, s.lat, lat_n, lat_at);
     const auto blon_all = gather_values(comm_, rank_, to_all, s.bounds_lon, blon_n, blon_at);
     const auto blat_all = gather_values(comm_, rank_, to_all, s.bounds_lat, blat_n, blat_at);
+    // The model's coordinates are in the plan now (at O1280 with bounds a
+    // rank's share is hundreds of MB): release them before the plan grows.
+    for (auto* v : {&s.lon, &s.lat, &s.bounds_lon, &s.bounds_lat}) std::vector<double>().swap(*v);
     if ((!to_all && rank_ != 0) || !agree) continue;
 
     // Place each rank's points and coordinates in the global arrays, and
@@ -384,6 +387,8 @@ void Context::exchange_domains() {
       domain_error_ = e;
       continue;
     }
+    if (!to_all)  // only attached writers use each client's own points
+      for (output::ClientPoints& cp : info.points) std::vector<std::int64_t>().swap(cp.owned);
     if (!split_axes) continue;  // the grids of the domain hold whole axes: one holder per point suffices
     std::vector<std::vector<int>> holders(static_cast<std::size_t>(info.size()));
     for (int r = 0; r < size_; ++r) {
@@ -499,6 +504,12 @@ void Context::close_definition() {
     });
   } else {
     send_plan_and_wait();
+    // The servers hold the coordinates and points now; per step the
+    // clients need neither.
+    for (output::DomainInfo& d : plan_.domains) {
+      for (auto* v : {&d.lon, &d.lat, &d.bounds_lon, &d.bounds_lat}) std::vector<double>().swap(*v);
+      std::vector<output::ClientPoints>().swap(d.points);
+    }
   }
   closed_definition_ = true;
 }

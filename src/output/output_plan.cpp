@@ -289,6 +289,18 @@ void get(WireReader& r, LocalBlock& b) { r.get(b.ibegin); r.get(b.ni); r.get(b.j
 
 std::vector<char> encode(const ContextPlan& p) {
   WireWriter w;
+  // The coordinates and point lists are nearly all of it: room for them,
+  // so that the buffer does not double (and copy) on its way up.
+  std::size_t big = std::size_t{1} << 20;
+  for (const auto& d : p.domains) {
+    big += 8 * (d.lon.size() + d.lat.size() + d.bounds_lon.size() + d.bounds_lat.size());
+    for (const auto& c : d.points) big += 8 * c.sent.size() + 16;
+  }
+  for (const auto& a : p.axes) {
+    big += 8 * (a.values.size() + a.bounds.size());
+    for (const auto& part : a.parts) big += 8 * part.size() + 8;
+  }
+  w.reserve(big);
   w.put(p.context_id); w.put(p.key); w.put(p.calendar); w.put(p.time_units); w.put(p.start_date);
   w.put(p.client_ranks);
   w.put<std::uint64_t>(p.domains.size());
@@ -335,7 +347,7 @@ std::vector<char> encode(const ContextPlan& p) {
   // File periods, kept after the rest.
   w.put(p.time_origin); w.put(p.timestep_us); w.put(p.user_calendar);
   for (const auto& f : p.files) { w.put(f.split_freq); w.put(f.split_format); w.put(f.sync_freq); }
-  return w.bytes();
+  return w.take();
 }
 
 ContextPlan decode_plan(const char* data, std::size_t size) {

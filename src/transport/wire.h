@@ -35,6 +35,10 @@ class WireWriter {
     for (const auto& x : v) put(x);
   }
   const std::vector<char>& bytes() const { return bytes_; }
+  // For large messages (a plan with O1280 coordinates is hundreds of MB):
+  // room up front, and the bytes without a copy.
+  void reserve(std::size_t n) { bytes_.reserve(n); }
+  std::vector<char> take() { return std::move(bytes_); }
 
  private:
   std::vector<char> bytes_;
