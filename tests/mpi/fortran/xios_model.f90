@@ -11,8 +11,9 @@
 ! coordinate set by xios_set_scalar_attr, and fields of a scalar alone sent
 ! as real(8) and real(4) scalars (rank-0 xios_send_field).
 !
-! usage: xios_model [unsupported]   (reads iodef.xml, or $FOEHN_IODEF)
+! usage: xios_model [unsupported|unsupported_scalar]   (reads iodef.xml, or $FOEHN_IODEF)
 !   unsupported: set a domain attribute foehn does not support (must stop)
+!   unsupported_scalar: the same with a scalar attribute
 program xios_model
   use, intrinsic :: iso_fortran_env, only: real32, real64
   use mpi
@@ -64,6 +65,7 @@ program xios_model
   call set_surface_domain()
   call set_axes_and_scalars()
   if (trim(mode) == "unsupported") call xios_set_domain_attr("grid_gg", area=reshape([1.0_jprb], [1, 1]))
+  if (trim(mode) == "unsupported_scalar") call xios_set_scalar_attr("height2m", long_name="screen height")
   call ifs_xios_run_time_settings()
   call xios_set_current_context("ifs")  ! by id too
   call xios_close_context_definition()
