@@ -262,6 +262,7 @@ contains
   subroutine set_axes_and_scalars()
     real(jprb), allocatable :: bands(:), band_bounds(:,:)
     integer :: b
+    logical :: defined(3)
     band0 = myproc * nband / nproc
     nbands = (myproc + 1) * nband / nproc - band0
     bands = [(real(b + 1, jprb), b = band0, band0 + nbands - 1)]
@@ -274,6 +275,10 @@ contains
     bins = pack(bins, mod(bins, nproc) == myproc)
     call xios_set_axis_attr("bin", n_glo=nbin, index=bins)
     call xios_set_scalar_attr("height2m", value=2.0_jprb, unit="m")
+    call xios_is_defined_axis_attr("band", begin=defined(1), bounds=defined(2), index=defined(3))
+    call expect(all(defined .eqv. [.true., .true., .false.]), "is_defined band begin, bounds, index")
+    call xios_is_defined_axis_attr("bin", begin=defined(1), bounds=defined(2), index=defined(3))
+    call expect(all(defined .eqv. [.false., .false., .true.]), "is_defined bin begin, bounds, index")
   end subroutine set_axes_and_scalars
 
   real(jprb) function flux_value(band, step)
