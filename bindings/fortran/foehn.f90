@@ -31,6 +31,8 @@ module foehn
             foehn_set_domain_data_index, foehn_set_domain_coordinates, foehn_set_domain_mask
   ! Attributes, variables and dates at run time (foehn_runtime.inc)
   public :: foehn_get_attribute, foehn_set_attribute, foehn_get_variable, foehn_date_add, foehn_field_is_used
+  ! Axis parts and scalars (foehn_axis.inc)
+  public :: foehn_set_axis_decomposition, foehn_set_axis_index, foehn_set_axis_bounds, foehn_set_scalar
 
   ! foehn_write(ctx, field_id or handle, array, [status])
   interface foehn_write
@@ -251,6 +253,44 @@ module foehn
       integer(c_int), value :: n
       integer(c_int), intent(in) :: mask(*)
     end function c_set_domain_mask
+    integer(c_int) function c_set_axis_decomposition(ctx, axis_id, n_glo, begin, n) &
+        bind(C, name="foehn_set_axis_decomposition")
+      import :: c_int, c_char, c_ptr
+      implicit none
+      type(c_ptr), value :: ctx
+      character(kind=c_char), intent(in) :: axis_id(*)
+      integer(c_int), value :: n_glo, begin, n
+    end function c_set_axis_decomposition
+    integer(c_int) function c_set_axis_index(ctx, axis_id, n_glo, n, index) bind(C, name="foehn_set_axis_index")
+      import :: c_int, c_char, c_ptr
+      implicit none
+      type(c_ptr), value :: ctx
+      character(kind=c_char), intent(in) :: axis_id(*)
+      integer(c_int), value :: n_glo, n
+      integer(c_int), intent(in) :: index(*)
+    end function c_set_axis_index
+    integer(c_int) function c_set_axis_bounds(ctx, axis_id, n, bounds) bind(C, name="foehn_set_axis_bounds")
+      import :: c_int, c_char, c_ptr, c_double
+      implicit none
+      type(c_ptr), value :: ctx
+      character(kind=c_char), intent(in) :: axis_id(*)
+      integer(c_int), value :: n
+      real(c_double), intent(in) :: bounds(*)
+    end function c_set_axis_bounds
+    integer(c_int) function c_set_scalar(ctx, scalar_id, value, units) bind(C, name="foehn_set_scalar")
+      import :: c_int, c_char, c_ptr, c_double
+      implicit none
+      type(c_ptr), value :: ctx, units
+      character(kind=c_char), intent(in) :: scalar_id(*)
+      real(c_double), value :: value
+    end function c_set_scalar
+    ! Not in foehn.h: makes `message` the last error (foehn_last_error) and
+    ! returns FOEHN_ERR_ARGUMENT, for sizes this module checks before C.
+    integer(c_int) function c_binding_argument_error(message) bind(C, name="foehn_binding_argument_error")
+      import :: c_int, c_char
+      implicit none
+      character(kind=c_char), intent(in) :: message(*)
+    end function c_binding_argument_error
   end interface
 
 contains
@@ -409,6 +449,21 @@ contains
     end if
   end subroutine finish
 
+  ! Array sizes that do not match, caught before C: FOEHN_ERR_ARGUMENT, and
+  ! foehn_last_error() names the routine, the domain (or axis) and both
+  ! sizes; without status the program stops with that message.
+  subroutine size_error(routine, kind, id, what, expected, given, status)
+    character(*), intent(in) :: routine, kind, id, what
+    integer, intent(in) :: expected, given
+    integer, intent(out), optional :: status
+    character(len=24) :: e, g
+    write(e, '(i0)') expected
+    write(g, '(i0)') given
+    call finish(c_binding_argument_error(c_string(routine // ': ' // kind // ' ''' // trim(id) // ''': ' // what // &
+                                                  ': expected ' // trim(e) // ' values, given ' // trim(g))), &
+                routine, status)
+  end subroutine size_error
+
   ! A Fortran string as a NUL-terminated C string (trailing blanks dropped).
   pure function c_string(s) result(c)
     character(*), intent(in) :: s
@@ -430,5 +485,6 @@ contains
   include "foehn_write.inc"
   include "foehn_domain.inc"
   include "foehn_runtime.inc"
+  include "foehn_axis.inc"
 
 end module foehn

@@ -4,7 +4,7 @@
 !
 ! - xios_initialize reads ./iodef.xml (or the file named by the environment
 !   variable FOEHN_IODEF) and calls MPI_Init when the model has not.
-! - Domain and axis attributes are collected and handed to foehn at
+! - Domain, axis and scalar attributes are collected and handed to foehn at
 !   xios_close_context_definition, so they may come in any order and over
 !   several calls, as in XIOS. Field and file attributes go to foehn at once.
 ! - XIOS calls have no status argument: a failure prints
@@ -12,6 +12,7 @@
 !   any attribute or call foehn does not support.
 module xios
   use, intrinsic :: iso_fortran_env, only: real32, real64, error_unit
+  use, intrinsic :: iso_c_binding, only: c_int
   use mpi
   use foehn
   implicit none
@@ -41,7 +42,8 @@ module xios
             xios_set_current_context, xios_close_context_definition, xios_define_calendar, xios_set_start_date, &
             xios_set_time_origin, xios_set_timestep, xios_update_calendar, xios_get_current_date, &
             xios_get_start_date, xios_field_is_active, xios_send_field, xios_getvar, &
-            xios_set_domain_attr, xios_set_axis_attr, xios_set_field_attr, xios_set_file_attr, xios_set_grid_attr, &
+            xios_set_domain_attr, xios_set_axis_attr, xios_set_scalar_attr, xios_set_field_attr, xios_set_file_attr, &
+            xios_set_grid_attr, &
             xios_is_defined_field_attr, xios_is_defined_file_attr, xios_is_defined_domain_attr, &
             xios_is_defined_axis_attr, xios_date_to_string, xios_duration_to_string
   public :: operator(+), operator(-), operator(*), operator(==), operator(/=), operator(<), operator(<=), &
@@ -105,8 +107,15 @@ module xios
   type :: axis_state
     character(:), allocatable :: id, unit, positive
     integer :: n_glo = unset, begin = unset, n = unset
-    real(real64), allocatable :: value(:)
+    integer, allocatable :: index(:)
+    real(real64), allocatable :: value(:), bounds(:,:)
   end type axis_state
+
+  type :: scalar_state
+    character(:), allocatable :: id, unit
+    logical :: has_value = .false.
+    real(real64) :: value = 0
+  end type scalar_state
 
   type :: context_state
     character(:), allocatable :: id
@@ -115,6 +124,7 @@ module xios
     integer :: step = 0
     type(domain_state), allocatable :: domains(:)
     type(axis_state), allocatable :: axes(:)
+    type(scalar_state), allocatable :: scalars(:)
   end type context_state
 
   type(context_state), allocatable, save :: contexts(:)
@@ -173,7 +183,7 @@ contains
     integer :: status
     if (.not. allocated(contexts)) call fail("xios_context_initialize", "xios_initialize has not been called")
     c%id = context_id
-    allocate(c%domains(0), c%axes(0))
+    allocate(c%domains(0), c%axes(0), c%scalars(0))
     call foehn_context_open(context_id, comm, c%ctx, status)
     call check(status, "xios_context_initialize")
     c%open = .true.
@@ -208,7 +218,7 @@ contains
     current = find_context(context_id, "xios_set_current_context")
   end subroutine set_current_context_id
 
-  ! Hands the collected domains and axes to foehn, then closes the definition
+  ! Hands the collected domains, axes and scalars to foehn, then closes the definition
   ! (collective): decompositions, schedules and files are set up.
   subroutine xios_close_context_definition()
     integer :: k, status
@@ -219,6 +229,9 @@ contains
       end do
       do k = 1, size(c%axes)
         call apply_axis(c%ctx, c%axes(k))
+      end do
+      do k = 1, size(c%scalars)
+        call apply_scalar(c%ctx, c%scalars(k))
       end do
       call foehn_close_definition(c%ctx, status)
       call check(status, "xios_close_context_definition")

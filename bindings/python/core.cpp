@@ -104,6 +104,26 @@ class Context {
     check(foehn_set_domain_mask(open(), id.c_str(), static_cast<int>(mask.size()), mask.data()));
   }
 
+  // Axis parts and scalars (docs/grids.md): indices 0-based, counts from the arrays.
+  void set_axis_decomposition(const std::string& id, int n_glo, int begin, int n) {
+    check(foehn_set_axis_decomposition(open(), id.c_str(), n_glo, begin, n));
+  }
+  void set_axis_index(const std::string& id, int n_glo, Ints index) {
+    check(foehn_set_axis_index(open(), id.c_str(), n_glo, static_cast<int>(index.size()), index.data()));
+  }
+  // bounds: shape (n, 2), lower and upper of each local value (as in C).
+  void set_axis_bounds(const std::string& id, Doubles bounds) {
+    if (bounds.ndim() != 2 || bounds.shape(1) != 2) {
+      std::string shape;
+      for (py::ssize_t d = 0; d < bounds.ndim(); ++d) shape += (d ? ", " : "") + std::to_string(bounds.shape(d));
+      throw py::value_error("set_axis_bounds of axis '" + id + "': bounds must have shape (n, 2), given (" + shape + ")");
+    }
+    check(foehn_set_axis_bounds(open(), id.c_str(), static_cast<int>(bounds.shape(0)), bounds.data()));
+  }
+  void set_scalar(const std::string& id, double value, const std::optional<std::string>& units) {
+    check(foehn_set_scalar(open(), id.c_str(), value, c_str_or_null(units)));
+  }
+
   // Attributes and variables at run time: None when not defined.
   std::optional<std::string> get_attribute(const std::string& kind, const std::string& id, const std::string& name) {
     const char* value = nullptr;
@@ -264,6 +284,11 @@ PYBIND11_MODULE(_core, m) {
       .def("set_domain_coordinates", &Context::set_domain_coordinates, py::arg("domain_id"), py::arg("lon"),
            py::arg("lat"), py::arg("bounds_lon") = py::none(), py::arg("bounds_lat") = py::none())
       .def("set_domain_mask", &Context::set_domain_mask, py::arg("domain_id"), py::arg("mask"))
+      .def("set_axis_decomposition", &Context::set_axis_decomposition, py::arg("axis_id"), py::arg("n_glo"),
+           py::arg("begin"), py::arg("n"))
+      .def("set_axis_index", &Context::set_axis_index, py::arg("axis_id"), py::arg("n_glo"), py::arg("index"))
+      .def("set_axis_bounds", &Context::set_axis_bounds, py::arg("axis_id"), py::arg("bounds"))
+      .def("set_scalar", &Context::set_scalar, py::arg("scalar_id"), py::arg("value"), py::arg("units") = py::none())
       .def("get_attribute", &Context::get_attribute, py::arg("kind"), py::arg("id"), py::arg("name"))
       .def("set_attribute", &Context::set_attribute, py::arg("kind"), py::arg("id"), py::arg("name"), py::arg("value"))
       .def("get_variable", &Context::get_variable, py::arg("variable_id"))

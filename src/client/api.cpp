@@ -124,6 +124,15 @@ extern "C" {
 
 const char* foehn_last_error(void) { return last_error.c_str(); }
 
+// For the language bindings only (not in foehn.h): an argument error they
+// find before calling C (e.g. Fortran arrays of different sizes) becomes
+// the last error, so foehn_last_error() explains the code they return.
+int foehn_binding_argument_error(const char* message);
+int foehn_binding_argument_error(const char* message) {
+  last_error = message ? message : "invalid argument";
+  return FOEHN_ERR_ARGUMENT;
+}
+
 int foehn_init(const char* code_id, const char* config_path, MPI_Comm world, MPI_Comm* model_comm) {
   const int status = api_call([&] {
     Runtime& r = runtime();

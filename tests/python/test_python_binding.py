@@ -154,8 +154,64 @@ def model_domains(xml):
     comm.Free()
 
 
+AXES = {"cell": 60, "depth": 10, "band": 4, "bin": 7, "plev": 3}  # tests/mpi/data/axes.xml
+
+
+def axes_values(step, rank=0):
+    """The fields of axes.xml at a step, whole, from global indices alone."""
+    depth, band = np.meshgrid(np.arange(AXES["depth"]), np.arange(AXES["band"]), indexing="ij")
+    g, k = np.arange(AXES["cell"]), np.arange(AXES["plev"])[:, None]
+    return {"prof": 1000.0 * step + 10.0 * depth + band,                    # (depth, band)
+            "hist": (1000.0 * step + np.arange(AXES["bin"])).astype(np.float32),
+            "t2m": 1000.0 * step + 0.5 * g,
+            "tp": (1000.0 * step + 10.0 * k + 0.25 * g).astype(np.float32),  # (plev, cell)
+            "gmean": np.array([1000.0 * step + 0.5 + rank])}                 # rank 0's value is kept
+
+
+def model_axes(xml):
+    """The axis-part and scalar calls on axes.xml: depth decomposed by range
+    with values and bounds from the model (rank 0 holds the first 7), bin
+    by index in reversed interleaved order (values from the XML), the
+    scalar height2m set to 2 m, and gmean, a field of a scalar alone. Bad
+    bounds raise ValueError naming the axis and the shape."""
+    import foehn
+    comm = foehn.init("pymodel", xml)
+    rank, size = comm.Get_rank(), comm.Get_size()
+    cells = np.array_split(np.arange(AXES["cell"]), size)[rank]
+    depths = np.arange(AXES["depth"])[:7] if rank == 0 else np.arange(AXES["depth"])[7:] if rank == size - 1 else np.arange(0)
+    bins = np.arange(AXES["bin"])[::-1]
+    bins = bins[bins % size == rank].astype(np.int32)
+    with foehn.Context("axes", comm) as ctx:
+        ctx.set_domain_type("dom", "unstructured", AXES["cell"])
+        ctx.set_domain_block("dom", int(cells[0]), len(cells))
+        ctx.set_domain_coordinates("dom", 3.0 * cells, -60.0 + 2.0 * cells)
+        ctx.set_axis("depth", 10.0 * depths + 5.0)
+        ctx.set_axis_decomposition("depth", AXES["depth"], int(depths[0]) if len(depths) else 0, len(depths))
+        try:
+            ctx.set_axis_bounds("depth", 10.0 * depths)
+        except ValueError as e:
+            assert "axis 'depth'" in str(e) and f"({len(depths)})" in str(e), e
+        else:
+            raise AssertionError("1-D bounds were accepted")
+        ctx.set_axis_bounds("depth", np.stack([10.0 * depths, 10.0 * depths + 10.0], axis=1))
+        ctx.set_axis_index("bin", AXES["bin"], bins)
+        ctx.set_scalar("height2m", 2.0, "m")
+        ctx.close_definition()
+        for step in range(1, 5):
+            ctx.update_calendar(step)
+            v = axes_values(step, rank)
+            ctx.write("prof", np.ascontiguousarray(v["prof"][depths]))
+            ctx.write("hist", v["hist"][bins])
+            ctx.write("t2m", v["t2m"][cells])
+            ctx.write("tp", np.ascontiguousarray(v["tp"][:, cells]))
+            ctx.write("gmean", v["gmean"])
+    foehn.finalize()
+    comm.Free()
+
+
 if __name__ == "__main__":
-    {"values": model_values, "errors": model_errors, "dynamic": model_dynamic, "domains": model_domains}[sys.argv[1]](sys.argv[2])
+    {"values": model_values, "errors": model_errors, "dynamic": model_dynamic, "domains": model_domains,
+     "axes": model_axes}[sys.argv[1]](sys.argv[2])
     sys.exit(0)
 
 
@@ -266,6 +322,26 @@ def test_python_domain_calls(tmp_path, mpmd, servers):
             ta = np.stack([np.where(valid, cell_values(g, step, k), np.nan) for k in range(3)])
             np.testing.assert_array_equal(ds["ta"].values[r], ta.astype(np.float32))
             np.testing.assert_array_equal(ds["ua"].values[r], ta.T.astype(np.float32))
+
+
+@pytest.mark.parametrize("servers", [0, 1])
+def test_python_axis_parts_and_scalars(tmp_path, mpmd, servers):
+    run = mpmd(tmp_path, 2, servers, [sys.executable, __file__, "axes", ROOT / "tests/mpi/data/axes.xml"])
+    assert run.returncode == 0, run.stdout + run.stderr
+    depth = np.arange(AXES["depth"])
+    with xr.open_dataset(tmp_path / "axes_one.nc", decode_times=False) as ds:
+        for r, step in enumerate([2, 4]):
+            now = axes_values(step)
+            for name in ("prof", "hist", "t2m", "tp"):
+                np.testing.assert_array_equal(ds[name].values[r], now[name], err_msg=name)
+            np.testing.assert_array_equal(ds["gmean"].values[r], now["gmean"][0])
+        assert ds["gmean"].dims == ("time_counter",)
+        np.testing.assert_array_equal(ds["depth"].values, 10.0 * depth + 5.0)
+        np.testing.assert_array_equal(ds["depth_bnds"].values, np.stack([10.0 * depth, 10.0 * depth + 10.0], 1))
+        np.testing.assert_array_equal(ds["bin"].values, 200.0 + 10.0 * np.arange(AXES["bin"]))
+        # the scalar: the value set from Python (the XML says 10), named by t2m's coordinates
+        assert ds["height"].values == 2.0 and ds["height"].attrs["units"] == "m"
+        assert "height" in ds["t2m"].encoding.get("coordinates", "") + ds["t2m"].attrs.get("coordinates", "")
 
 
 # ------------------------------------------------- docs/minimal-models.md

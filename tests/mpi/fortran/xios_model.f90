@@ -6,10 +6,14 @@
 ! bounds; each step gathers NPROMA blocks and sends the fields that
 ! xios_field_is_active says are needed now. After xios_finalize, rank 0
 ! reads the files back (nc_read.f90) and compares every value with the
-! formulas, computed again from the global index.
+! formulas, computed again from the global index. A second file holds an
+! axis decomposed by begin/n with bounds, one decomposed by index, a scalar
+! coordinate set by xios_set_scalar_attr, and fields of a scalar alone sent
+! as real(8) and real(4) scalars (rank-0 xios_send_field).
 !
-! usage: xios_model [unsupported]   (reads iodef.xml, or $FOEHN_IODEF)
+! usage: xios_model [unsupported|unsupported_scalar]   (reads iodef.xml, or $FOEHN_IODEF)
 !   unsupported: set a domain attribute foehn does not support (must stop)
+!   unsupported_scalar: the same with a scalar attribute
 program xios_model
   use, intrinsic :: iso_fortran_env, only: real32, real64
   use mpi
@@ -38,6 +42,10 @@ program xios_model
   integer, parameter :: nlon = 6, nlat_ll = 4
   integer :: jbegin_ll, nj_ll
   real(real32), allocatable :: tsurf(:,:)
+  ! Decomposed axes (file xios_extra): bands by begin/n, bins by index.
+  integer, parameter :: nband = 5, nbin = 7
+  integer :: band0, nbands, k
+  integer, allocatable :: bins(:)
 
   call get_command_argument(1, mode)
   failures = 0
@@ -55,7 +63,9 @@ program xios_model
   call ifs_xios_set_axis()
   call ifs_xios_set_domain()
   call set_surface_domain()
+  call set_axes_and_scalars()
   if (trim(mode) == "unsupported") call xios_set_domain_attr("grid_gg", area=reshape([1.0_jprb], [1, 1]))
+  if (trim(mode) == "unsupported_scalar") call xios_set_scalar_attr("height2m", long_name="screen height")
   call ifs_xios_run_time_settings()
   call xios_set_current_context("ifs")  ! by id too
   call xios_close_context_definition()
@@ -110,6 +120,12 @@ program xios_model
       call surface_step(nstep)
       call xios_send_field("tsurf", tsurf)
     end if
+    ! Parts of decomposed axes, the screen field and scalars, sent every step.
+    call xios_send_field("flux", [(flux_value(band0 + k, nstep), k = 0, nbands - 1)])
+    call xios_send_field("hist", [(real(hist_value(bins(k), nstep), real32), k = 1, size(bins))])
+    call xios_send_field("t2m", [(t2m_value(i_index(k) + 1, nstep), k = 1, ngptot)])
+    call xios_send_field("gmean", gmean_value(nstep) + myproc)  ! model rank 0's value is kept
+    call xios_send_field("gmean4", real(gmean_value(nstep) + myproc, real32))
     call xios_get_current_date(now)
     call expect(now == start + nstep * time_step, "current date = start + step * timestep")
   end do
@@ -240,6 +256,48 @@ contains
                               bounds_lon_1d=blon, bounds_lat_1d=blat(:, jbegin_ll + 1:jbegin_ll + nj_ll))
   end subroutine set_surface_domain
 
+  ! Bands in uneven ranges with values and bounds from the model; bins by
+  ! index in reversed interleaved order, values from the XML; the screen
+  ! height's value and unit (the XML says 10 cm).
+  subroutine set_axes_and_scalars()
+    real(jprb), allocatable :: bands(:), band_bounds(:,:)
+    integer :: b
+    logical :: defined(3)
+    band0 = myproc * nband / nproc
+    nbands = (myproc + 1) * nband / nproc - band0
+    bands = [(real(b + 1, jprb), b = band0, band0 + nbands - 1)]
+    allocate(band_bounds(2, nbands))
+    band_bounds(1, :) = bands - 0.5_jprb
+    band_bounds(2, :) = bands + 0.5_jprb
+    call xios_set_axis_attr("band", n_glo=nband, begin=band0, n=nbands, value=bands, unit="1")
+    call xios_set_axis_attr("band", bounds=band_bounds)
+    bins = [(b, b = nbin - 1, 0, -1)]
+    bins = pack(bins, mod(bins, nproc) == myproc)
+    call xios_set_axis_attr("bin", n_glo=nbin, index=bins)
+    call xios_set_scalar_attr("height2m", value=2.0_jprb, unit="m")
+    call xios_is_defined_axis_attr("band", begin=defined(1), bounds=defined(2), index=defined(3))
+    call expect(all(defined .eqv. [.true., .true., .false.]), "is_defined band begin, bounds, index")
+    call xios_is_defined_axis_attr("bin", begin=defined(1), bounds=defined(2), index=defined(3))
+    call expect(all(defined .eqv. [.false., .false., .true.]), "is_defined bin begin, bounds, index")
+  end subroutine set_axes_and_scalars
+
+  real(jprb) function flux_value(band, step)
+    integer, intent(in) :: band, step
+    flux_value = 100.0_jprb * step + band
+  end function flux_value
+  real(jprb) function hist_value(bin, step)
+    integer, intent(in) :: bin, step
+    hist_value = 1000.0_jprb * step + bin
+  end function hist_value
+  real(jprb) function t2m_value(g, step)
+    integer, intent(in) :: g, step
+    t2m_value = 280.0_jprb + 0.5_jprb * g + step
+  end function t2m_value
+  real(jprb) function gmean_value(step)
+    integer, intent(in) :: step
+    gmean_value = 1000.0_jprb * step + 0.5_jprb
+  end function gmean_value
+
   subroutine surface_step(step)
     integer, intent(in) :: step
     integer :: i, j
@@ -345,6 +403,7 @@ contains
     call read_var("xios_sfc.nc", read_text_attribute("xios_sfc.nc", "lon", "bounds"), v)
     call expect(same(v, [((30.0_jprb + 60.0_jprb * (i - 1) + 30.0_jprb * k, k = -1, 1, 2), i = 1, nlon)]), &
                 "surface longitude bounds")
+    call check_extra_file()
     ! Coordinates and bounds of the reduced Gaussian grid.
     lat_edges(0) = 90.0_jprb
     lat_edges(nlat + 1) = -90.0_jprb
@@ -378,6 +437,33 @@ contains
       end do
     end do
   end subroutine check_files
+
+  ! Decomposed axes, the scalar coordinate and the fields of a scalar alone.
+  subroutine check_extra_file()
+    character(*), parameter :: f = "xios_extra.nc"
+    real(jprb), allocatable :: v(:)
+    integer :: r, b, g
+    call read_var(f, "flux", v)
+    call expect(same(v, [((flux_value(b, 2 * r), b = 0, nband - 1), r = 1, 4)]), "flux on bands decomposed by begin/n")
+    call read_var(f, "band", v)
+    call expect(same(v, [(real(b, jprb), b = 1, nband)]), "band values from the ranks' parts")
+    call read_var(f, read_text_attribute(f, "band", "bounds"), v)
+    call expect(same(v, [((b + 0.5_jprb * k, k = -1, 1, 2), b = 1, nband)]), "band bounds from the ranks' parts")
+    call read_var(f, "hist", v)
+    call expect(same(v, [((hist_value(b, 2 * r), b = 0, nbin - 1), r = 1, 4)]), "hist on bins decomposed by index")
+    call read_var(f, "bin", v)
+    call expect(same(v, [(200.0_jprb + 10.0_jprb * b, b = 0, nbin - 1)]), "bin values from the XML")
+    call read_var(f, "t2m", v)
+    call expect(same(v, [((t2m_value(g, 2 * r), g = 1, ngptotg), r = 1, 4)]), "t2m")
+    call read_var(f, "height", v)
+    call expect(same(v, [2.0_jprb]), "height set by xios_set_scalar_attr")
+    call expect(read_text_attribute(f, "height", "units") == "m", "height unit set by xios_set_scalar_attr")
+    call expect(index(read_text_attribute(f, "t2m", "coordinates"), "height") > 0, "t2m coordinates name height")
+    call read_var(f, "gmean", v)
+    call expect(same(v, [(gmean_value(2 * r), r = 1, 4)]), "gmean: a real(8) scalar, model rank 0's")
+    call read_var(f, "gmean4", v)
+    call expect(same(v, [(gmean_value(2 * r), r = 1, 4)]), "gmean4: a real(4) scalar, model rank 0's")
+  end subroutine check_extra_file
 
   logical function same(got, expected)
     real(jprb), allocatable, intent(in) :: got(:)
