@@ -231,12 +231,13 @@ TEST(Plan, SplitFilesFollowTheCalendar) {
     const auto sim = parse(one_file(kGreg, c.freq + "' split_freq='" + c.split, "<field id='x' domain_ref='g'/>"));
     PlanOptions o;
     o.duration = c.duration;
-    const FilePlan& f = make_plan(sim, o).contexts[0].files[0];
+    const auto plan = make_plan(sim, o);  // held: f refers into it
+    const FilePlan& f = plan.contexts[0].files[0];
     EXPECT_EQ(f.records, c.records) << c.freq << " split " << c.split;
     EXPECT_EQ(f.files, c.files) << c.freq << " split " << c.split;
     EXPECT_EQ(f.split_freq, c.split);
     if (c.records > 1) {
-      EXPECT_NE(format_plan(make_plan(sim, o)).find(": " + std::to_string(c.records) + " records in " +
+      EXPECT_NE(format_plan(plan).find(": " + std::to_string(c.records) + " records in " +
                                                     std::to_string(c.files) + (c.files == 1 ? " file" : " files") +
                                                     " (split every " + c.split + ")"),
                 std::string::npos);
