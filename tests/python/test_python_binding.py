@@ -154,11 +154,11 @@ def model_domains(xml):
     comm.Free()
 
 
-AXES = {"cell": 60, "depth": 10, "band": 4, "bin": 7, "plev": 3}  # tests/mpi/data/axes.xml
+AXES = {"cell": 60, "depth": 10, "band": 4, "bin": 7, "plev": 3}  # tests/mpi/data/axes_bindings.xml
 
 
 def axes_values(step, rank=0):
-    """The fields of axes.xml at a step, whole, from global indices alone."""
+    """The fields of axes_bindings.xml at a step, whole, from global indices alone."""
     depth, band = np.meshgrid(np.arange(AXES["depth"]), np.arange(AXES["band"]), indexing="ij")
     g, k = np.arange(AXES["cell"]), np.arange(AXES["plev"])[:, None]
     return {"prof": 1000.0 * step + 10.0 * depth + band,                    # (depth, band)
@@ -169,7 +169,7 @@ def axes_values(step, rank=0):
 
 
 def model_axes(xml):
-    """The axis-part and scalar calls on axes.xml: depth decomposed by range
+    """The axis-part and scalar calls on axes_bindings.xml: depth decomposed by range
     with values and bounds from the model (rank 0 holds the first 7), bin
     by index in reversed interleaved order (values from the XML), the
     scalar height2m set to 2 m, and gmean, a field of a scalar alone. Bad
@@ -326,7 +326,7 @@ def test_python_domain_calls(tmp_path, mpmd, servers):
 
 @pytest.mark.parametrize("servers", [0, 1])
 def test_python_axis_parts_and_scalars(tmp_path, mpmd, servers):
-    run = mpmd(tmp_path, 2, servers, [sys.executable, __file__, "axes", ROOT / "tests/mpi/data/axes.xml"])
+    run = mpmd(tmp_path, 2, servers, [sys.executable, __file__, "axes", ROOT / "tests/mpi/data/axes_bindings.xml"])
     assert run.returncode == 0, run.stdout + run.stderr
     depth = np.arange(AXES["depth"])
     with xr.open_dataset(tmp_path / "axes_one.nc", decode_times=False) as ds:

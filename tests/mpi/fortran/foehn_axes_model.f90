@@ -1,4 +1,4 @@
-! The axis-part and scalar calls of `use foehn` on tests/mpi/data/axes.xml:
+! The axis-part and scalar calls of `use foehn` on tests/mpi/data/axes_bindings.xml:
 ! depth decomposed by range with values and bounds from the model (with 3
 ! ranks the last holds none of it), bin decomposed by index in reversed
 ! interleaved order (values from the XML), the scalar height2m set to 2 m
@@ -8,7 +8,7 @@
 ! foehn_finalize, rank 0 reads axes_one.nc back (nc_read.f90) and compares
 ! every value with the formulas.
 !
-! usage: foehn_axes_model <axes.xml>
+! usage: foehn_axes_model <axes_bindings.xml>
 program foehn_axes_model
   use, intrinsic :: iso_c_binding, only: c_int
   use, intrinsic :: iso_fortran_env, only: real32, real64
