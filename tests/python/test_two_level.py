@@ -65,3 +65,23 @@ def test_level2_ranks_must_leave_level1(tmp_path, mpmd):
     run = mpmd(tmp_path, 2, 2, [BUILD / "tests/mpi/spine_model", xml, STEPS, NI, NJ, NLEV], timeout=60)
     assert run.returncode != 0
     assert "server_level2_ranks = 2 must be at least 0 and less than the number of server ranks (2)" in run.stderr
+
+
+def test_server_side_reductions_equal_one_level(tmp_path, mpmd):
+    """Means and extremes made on level 1 (temporal_placement server) reach
+    the file bit for bit as with one level of servers."""
+    text = (ROOT / "tests/mpi/data/ops.xml").read_text().replace(
+        '<variable id="temporal_placement" type="string">client</variable>',
+        '<variable id="temporal_placement" type="string">server</variable>{}')
+    outputs = []
+    for name, extra in [("one", ""), ("two", '<variable id="server_level2_ranks" type="int">1</variable>')]:
+        (tmp_path / name).mkdir()
+        xml = tmp_path / name / "ops.xml"
+        xml.write_text(text.format(extra))
+        run = mpmd(tmp_path / name, 3, 3, [BUILD / "tests/mpi/ops_model", xml, 13, 11, 5, 2, "regular"])
+        assert run.returncode == 0, run.stdout + run.stderr
+        outputs.append(tmp_path / name / "ops_6h.nc")
+    with netCDF4.Dataset(outputs[0]) as a, netCDF4.Dataset(outputs[1]) as b:
+        assert len(a.variables) > 10
+        for v in a.variables:
+            np.testing.assert_array_equal(np.ma.getdata(a[v][:]), np.ma.getdata(b[v][:]), err_msg=v)
