@@ -370,6 +370,10 @@ class Server {
   // every server: contexts open in one order everywhere).
   void two_level_role(ContextSlot& slot, const output::ContextPlan& plan, WriterRole& role) {
     const int l2 = plan.level2_ranks, pools = plan.level2_pools;
+    // The clients checked these; every server sees the same plan, so all throw before the split.
+    if (l2 >= count_ || pools < 1 || pools > l2)
+      throw std::runtime_error("plan: " + std::to_string(l2) + " level-2 ranks in " + std::to_string(pools) +
+                               " pools with " + std::to_string(count_) + " servers");
     slot.level1 = count_ - l2;
     const bool level2 = index_ >= slot.level1;
     slot.level = level2 ? 2 : 1;
