@@ -500,7 +500,12 @@ void Context::close_definition() {
   collectively(comm_, [&] { prepare_outputs(); });
   if (world_->attached()) {
     collectively(comm_, [&] {
-      attached_ = std::make_unique<server::OutputEngine>(plan_, server::WriterRole{true, rank_, size_, comm_});
+      server::WriterRole role;
+      role.attached = true;
+      role.index = rank_;
+      role.count = size_;
+      role.comm = comm_;
+      attached_ = std::make_unique<server::OutputEngine>(plan_, role);
     });
   } else {
     send_plan_and_wait();

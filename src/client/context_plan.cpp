@@ -408,6 +408,21 @@ void Context::resolve_definitions() {
     plan_.user_calendar.insert(plan_.user_calendar.end(), {u.leap_year_month, u.leap_year_drift, u.leap_year_drift_offset});
   }
   plan_.timestep_us = timestep_us_;
+  if (!world_->attached()) {
+    // Two-level servers: the last level2 ranks write, the others receive.
+    const std::int64_t nservers = static_cast<std::int64_t>(world_->server_ranks.size());
+    const std::int64_t l2 = config::variable_int(def_, "server_level2_ranks", 0);
+    const std::int64_t pools = config::variable_int(def_, "server_level2_pools", 1);
+    if (l2 < 0 || l2 >= nservers)
+      fail(FOEHN_ERR_CONFIG, "context '" + id_ + "': server_level2_ranks = " + std::to_string(l2) +
+                                 " must be at least 0 and less than the number of server ranks (" +
+                                 std::to_string(nservers) + "), leaving level 1 at least one rank");
+    if (l2 > 0 && (pools < 1 || pools > l2))
+      fail(FOEHN_ERR_CONFIG, "context '" + id_ + "': server_level2_pools = " + std::to_string(pools) +
+                                 " must be between 1 and server_level2_ranks (" + std::to_string(l2) + ")");
+    plan_.level2_ranks = static_cast<std::int32_t>(l2);
+    plan_.level2_pools = l2 > 0 ? static_cast<std::int32_t>(pools) : 1;
+  }
   for (int c2 = 0; c2 < size_; ++c2) {
     int world_rank = 0;
     MPI_Group g1, g2;
@@ -475,7 +490,8 @@ void Context::prepare_outputs() {
     v.fill_value = v.prec == 8 ? 9.9692099683868690e+36 : 9.96921e+36;
   }
   const bool attached = world_->attached();
-  const int nservers = attached ? 1 : static_cast<int>(world_->server_ranks.size());
+  // Clients send to level-1 servers only (all servers with one level).
+  const int nservers = attached ? 1 : static_cast<int>(world_->server_ranks.size()) - plan_.level2_ranks;
   std::vector<std::size_t> bytes_per_server(nservers, sizeof(transport::BufferHeader));
   std::size_t largest_local = 0, result_size = 0;
   std::map<int, std::vector<std::vector<std::int64_t>>> by_domain;  // found once per domain

@@ -119,6 +119,10 @@ struct ContextPlan {
   // calendar "user_defined": its 12 month lengths, leap_year_month,
   // leap_year_drift and leap_year_drift_offset (calendar::UserCalendar)
   std::vector<std::int64_t> user_calendar;
+  // Two-level servers (docs/xml.md): the last level2_ranks server ranks
+  // write the files in level2_pools pools; the others (level 1) receive
+  // and assemble. 0: every server receives and writes.
+  std::int32_t level2_ranks = 0, level2_pools = 1;
 
   std::vector<std::int64_t> shape(const VariableInfo& v) const;
   // The dimension servers split along: the first domain's j (the cells of a

@@ -78,6 +78,10 @@ OutputEngine::OutputEngine(output::ContextPlan plan, WriterRole role)
       s.expected += cp.total;
       if (cp.total > 0) ++s.contributors;
     }
+    if (role_.pool >= 0) {  // level 2: whole blocks of reduced records from level 1
+      s.reduce_here = false;
+      s.expected = role_.file_pool.at(plan_.variables[v].file) == role_.pool ? s.block.size() : 0;
+    }
     calls.push_back(std::max<int>(1, static_cast<int>(s.pieces.size())));
     vars_.push_back(std::move(s));
   }
@@ -90,7 +94,8 @@ OutputEngine::OutputEngine(output::ContextPlan plan, WriterRole role)
   // use them, and a block-sized buffer each would double a server's memory.
   init_periods();
   files_.resize(plan_.files.size());
-  for (std::size_t i = 0; i < plan_.files.size(); ++i) open_file(static_cast<int>(i));
+  for (std::size_t i = 0; i < plan_.files.size(); ++i)
+    if (!role_.forward && (role_.pool < 0 || role_.file_pool.at(i) == role_.pool)) open_file(static_cast<int>(i));
 }
 
 void OutputEngine::init_periods() {
@@ -378,6 +383,24 @@ void OutputEngine::on_data(int client, const transport::EventHeader& h, const st
   if (p.complete) advance(false);
 }
 
+void OutputEngine::on_block(int var, std::int64_t record, const grid::Box& box, const std::byte* data) {
+  if (role_.pool < 0 || var < 0 || var >= static_cast<int>(vars_.size()))
+    throw std::runtime_error("a level-1 block for variable index " + std::to_string(var) + " that is not written here");
+  const VarState& s = vars_[var];
+  if (box.start.size() != s.block.start.size())
+    throw std::runtime_error("variable '" + plan_.variables[var].name + "': a level-1 block of the wrong rank");
+  const std::int64_t n = grid::intersect(box, s.block).size();
+  Pending& p = pending(var, record);
+  if (p.complete || p.received + n > s.expected)
+    throw std::runtime_error("variable '" + plan_.variables[var].name + "' record " + std::to_string(record) +
+                             ": more values from level 1 than the block holds");
+  for (const grid::Run& r : grid::make_runs(box, s.block))
+    std::memcpy(p.data.data() + r.to * s.elem, data + r.from * s.elem, static_cast<std::size_t>(r.length) * s.elem);
+  p.received += n;
+  p.complete = p.received == s.expected;
+  if (p.complete) advance(false);
+}
+
 void OutputEngine::on_announce(int file, std::int64_t record, double time, double time_start) {
   if (file < 0 || file >= static_cast<int>(files_.size())) throw std::runtime_error("announce for unknown file");
   announced_.push_back({file, record, time, time_start});
@@ -447,6 +470,10 @@ void OutputEngine::write_record_of(int var, std::int64_t record, bool closing) {
 void OutputEngine::write_block(int var, std::int64_t record, const std::byte* data) {
   if (role_.discard) return;
   const VarState& s = vars_[var];
+  if (role_.forward) {
+    if (data) role_.forward(var, record, s.block, data);
+    return;
+  }
   const output::VariableInfo& v = plan_.variables[var];
   output::NetcdfFile& file = *files_[v.file];
   record -= periods_[v.file].first_record;  // the record in the open file
@@ -476,7 +503,13 @@ bool OutputEngine::write_front(bool closing) {
   if (announced_.empty()) return false;
   const Announce& a = announced_.front();
   const auto& vars = plan_.files[a.file].variables;
-  if (next_in_file_ < 0) {
+  if (role_.pool >= 0 && !writes(a.file)) {  // level 2: another pool's file
+    announced_.pop_front();
+    return true;
+  }
+  if (next_in_file_ < 0 && role_.forward) {
+    next_in_file_ = 0;  // level 1: no file, no time
+  } else if (next_in_file_ < 0) {
     start_record(a.file, a.record, a.time);
     files_[a.file]->write_time(a.record - periods_[a.file].first_record, a.time, a.time_start);
     next_in_file_ = 0;
@@ -488,7 +521,7 @@ bool OutputEngine::write_front(bool closing) {
     write_record_of(var, a.record, closing);
     ++next_in_file_;
   }
-  after_record(a.file, a.time);
+  if (!role_.forward) after_record(a.file, a.time);
   announced_.pop_front();
   next_in_file_ = -1;
   return true;
@@ -508,7 +541,8 @@ void OutputEngine::close() {
     warnings_.push_back("field '" + plan_.variables[key.first].field_id + "' record " + std::to_string(key.second) +
                         ": data arrived for a record that was never announced; dropped");
   pending_.clear();
-  for (auto& f : files_) f->close();
+  for (auto& f : files_)
+    if (f) f->close();
 }
 
 std::size_t OutputEngine::buffer_bytes() const {
@@ -520,13 +554,15 @@ std::size_t OutputEngine::buffer_bytes() const {
 
 double OutputEngine::write_seconds() const {
   double t = closed_write_seconds_;
-  for (const auto& f : files_) t += f->write_seconds();
+  for (const auto& f : files_)
+    if (f) t += f->write_seconds();
   return t;
 }
 
 std::uint64_t OutputEngine::bytes_written() const {
   std::uint64_t n = closed_bytes_;
-  for (const auto& f : files_) n += f->bytes_written();
+  for (const auto& f : files_)
+    if (f) n += f->bytes_written();
   return n;
 }
 

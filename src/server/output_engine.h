@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -35,6 +36,13 @@ struct WriterRole {
   int count = 1;
   MPI_Comm comm = MPI_COMM_SELF;  // the writers of one_file files
   bool discard = false;           // benchmarks: assemble records, write no data
+  // Two-level servers. Level 1 (forward set): each assembled block goes to
+  // `forward` instead of a file. Level 2 (pool >= 0): blocks arrive whole
+  // from level 1 (on_block); only the files with file_pool[f] == pool are
+  // opened and written, the records of the others are passed over.
+  std::function<void(int var, std::int64_t record, const grid::Box& block, const std::byte* data)> forward;
+  int pool = -1;
+  std::vector<int> file_pool;
 };
 
 class OutputEngine {
@@ -50,6 +58,9 @@ class OutputEngine {
   // stream for this writer. Throws std::runtime_error on values that do not
   // belong (a protocol error).
   void on_data(int client, const transport::EventHeader& h, const std::byte* payload);
+  // Level 2: values of `box` (C order) of variable var's record from a
+  // level-1 server; the part inside this writer's block is copied.
+  void on_block(int var, std::int64_t record, const grid::Box& box, const std::byte* data);
   void on_announce(int file, std::int64_t record, double time, double time_start);
   void on_client_closed(int client);
   // Several contexts on one pool: every server must make its collective
@@ -131,6 +142,7 @@ class OutputEngine {
     std::int64_t first_record = 0;  // the file's record 0 as a record of the whole output
     std::int64_t next_sync = 1;     // index of the next sync instant
   };
+  bool writes(int file) const { return files_[file] != nullptr; }
   void init_periods();
   void open_file(int file);
   void start_record(int file, std::int64_t record, double time);  // splits if the record is in a new period

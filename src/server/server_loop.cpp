@@ -13,6 +13,7 @@
 
 #include "report/report.h"
 #include "server/output_engine.h"
+#include "server/two_level.h"
 #include "transport/event.h"
 #include "transport/liveness.h"
 #include "transport/wire.h"
@@ -34,6 +35,12 @@ struct ContextSlot {
   std::string error;                // first error; later data for this context is dropped
   int root = 0;                     // world rank acknowledgements go to
   std::string id;
+  // Two-level contexts: level 1 or 2 (0: one level); level 2's pool and
+  // its communicator; each file's pool and each pool's first level-2 index.
+  int level = 0;
+  MPI_Comm pool_comm = MPI_COMM_NULL;
+  std::vector<int> file_pool, pool_starts;
+  int level1 = 0;  // level-1 ranks: the first level1 server ranks
 };
 
 void send_ack(MPI_Comm comm, int dest, const std::string& error) {
@@ -86,7 +93,9 @@ class Server {
         buffer.resize(static_cast<size_t>(bytes));
       }
       MPI_Mrecv(buffer.data(), bytes, MPI_BYTE, &msg, MPI_STATUS_IGNORE);
-      if (st.MPI_TAG != transport::kTagOrder) {  // what the clients sent
+      const bool from_servers = st.MPI_TAG == transport::kTagOrder || st.MPI_TAG == transport::kTagBlock ||
+                                st.MPI_TAG == transport::kTagLevel2;
+      if (!from_servers) {  // what the clients sent
         ++figures_.messages_received;
         figures_.bytes_received += bytes;
       }
@@ -98,12 +107,16 @@ class Server {
         std::memcpy(&o, buffer.data(), sizeof o);
         order_.push_back(o);
       }
+      else if (st.MPI_TAG == transport::kTagBlock) on_block(st.MPI_SOURCE, buffer.data(), bytes);
+      else if (st.MPI_TAG == transport::kTagLevel2 && bytes == sizeof(Level2Note)) on_note(buffer.data());
       else fail_run("unexpected message tag " + std::to_string(st.MPI_TAG) + " from rank " + std::to_string(st.MPI_SOURCE));
       drive();
+      reap_sends(false);
       note_memory(buffer.capacity());
       last_message = MPI_Wtime();
       figures_.busy_seconds += last_message - b0;
     }
+    reap_sends(true);
     figures_.wall_seconds = MPI_Wtime() - t0;
     figures_.cpu_seconds = report::process_cpu_seconds();
     const auto all = report::gather(figures_, w_.local);
@@ -173,6 +186,93 @@ class Server {
     m.bytes = bytes;
     // Small enough to go eagerly: this never waits for the client.
     MPI_Send(&m, sizeof m, MPI_BYTE, dest, transport::kTagCredit, w_.comm);
+  }
+
+  // Level 1: a record's assembled block goes to the ranks of the pool that
+  // writes its file, each rank the part inside its own block.
+  void forward_block(const ContextSlot& slot, std::uint32_t key, int var, std::int64_t record, const grid::Box& block,
+                     const std::byte* data) {
+    const output::ContextPlan& plan = slot.engine->plan();
+    const output::VariableInfo& v = plan.variables[var];
+    const int pool = slot.file_pool[v.file];
+    const int first = slot.pool_starts[pool], size = slot.pool_starts[pool + 1] - first;
+    BlockHeader h;
+    h.context = key;
+    h.var = var;
+    h.record = record;
+    h.ndims = static_cast<std::int32_t>(block.start.size());
+    h.elem = v.prec == 8 ? 8 : 4;
+    for (int r = 0; r < size; ++r) {
+      const grid::Box part = grid::intersect(block, plan.server_block(v, r, size));
+      if (part.empty()) continue;
+      send_level2(encode_block(h, part, block, data), slot.level1 + first + r, transport::kTagBlock);
+    }
+  }
+
+  void send_level2(std::vector<std::byte> msg, int level2_index, int tag) {
+    in_flight_.emplace_back(MPI_REQUEST_NULL, std::move(msg));
+    auto& [request, bytes] = in_flight_.back();
+    MPI_Isend(bytes.data(), static_cast<int>(bytes.size()), MPI_BYTE, w_.server_ranks[level2_index], tag, w_.comm,
+              &request);
+  }
+
+  // Frees the sends to level 2 that have left (all of them, at the end).
+  void reap_sends(bool all) {
+    while (!in_flight_.empty()) {
+      int done = 0;
+      if (all) MPI_Wait(&in_flight_.front().first, MPI_STATUS_IGNORE), done = 1;
+      else MPI_Test(&in_flight_.front().first, &done, MPI_STATUS_IGNORE);
+      if (!done) return;
+      in_flight_.pop_front();
+    }
+  }
+
+  void note_level2(const ContextSlot& slot, const Level2Note& n) {
+    std::vector<std::byte> msg(sizeof n);
+    std::memcpy(msg.data(), &n, sizeof n);
+    for (int r = slot.level1; r < count_; ++r) send_level2(msg, r, transport::kTagLevel2);
+  }
+
+  void on_block(int source, const std::byte* data, int bytes) {
+    BlockHeader h;
+    grid::Box box;
+    try {
+      const std::byte* values = decode_block(data, static_cast<std::size_t>(bytes), h, box);
+      auto it = contexts_.find(h.context);
+      if (it == contexts_.end()) throw std::runtime_error("block for unknown context key " + std::to_string(h.context));
+      ContextSlot& slot = *it->second;
+      if (!slot.error.empty() || !slot.engine) return;
+      try {
+        slot.engine->on_block(h.var, h.record, box, values);
+      } catch (const std::exception& e) {
+        slot.error = e.what();
+        fail_run("context '" + slot.id + "': " + slot.error);
+      }
+    } catch (const std::exception& e) {
+      fail_run("message from server rank " + std::to_string(source) + ": " + e.what());
+    }
+  }
+
+  void on_note(const std::byte* data) {
+    Level2Note n;
+    std::memcpy(&n, data, sizeof n);
+    auto it = contexts_.find(n.context);
+    if (it == contexts_.end()) {
+      fail_run("level-1 note for unknown context key " + std::to_string(n.context));
+      return;
+    }
+    ContextSlot& slot = *it->second;
+    if (n.kind == Level2Note::done) {
+      ++slot.closed;
+      return;
+    }
+    if (!slot.error.empty() || !slot.engine) return;
+    try {
+      slot.engine->on_announce(n.file, n.record, n.time, n.time_start);
+    } catch (const std::exception& e) {
+      slot.error = e.what();
+      fail_run("context '" + slot.id + "': " + slot.error);
+    }
   }
 
   void fail_run(const std::string& message) {
@@ -250,8 +350,12 @@ class Server {
       slot->clients = plan.client_ranks.size();
       slot->client_of_rank.assign(w_.size, -1);
       for (size_t c = 0; c < plan.client_ranks.size(); ++c) slot->client_of_rank.at(plan.client_ranks[c]) = static_cast<int>(c);
-      WriterRole role{false, index_, count_, w_.local};
+      WriterRole role;
+      role.index = index_;
+      role.count = count_;
+      role.comm = w_.local;
       role.discard = options_.discard_output;
+      if (plan.level2_ranks > 0) two_level_role(*slot, plan, role);
       slot->engine = std::make_unique<OutputEngine>(std::move(plan), role);
       slot->engine->set_external_order(true);
     } catch (const std::exception& e) {
@@ -260,6 +364,40 @@ class Server {
     }
     send_ack(w_.comm, source, slot->error);
     contexts_[key] = std::move(slot);
+  }
+
+  // Splits the servers into level 1 and the level-2 pools (collective over
+  // every server: contexts open in one order everywhere).
+  void two_level_role(ContextSlot& slot, const output::ContextPlan& plan, WriterRole& role) {
+    const int l2 = plan.level2_ranks, pools = plan.level2_pools;
+    // The clients checked these; every server sees the same plan, so all throw before the split.
+    if (l2 >= count_ || pools < 1 || pools > l2)
+      throw std::runtime_error("plan: " + std::to_string(l2) + " level-2 ranks in " + std::to_string(pools) +
+                               " pools with " + std::to_string(count_) + " servers");
+    slot.level1 = count_ - l2;
+    const bool level2 = index_ >= slot.level1;
+    slot.level = level2 ? 2 : 1;
+    slot.file_pool = assign_files_to_pools(plan, pools);
+    slot.pool_starts = pool_starts(l2, pools);
+    int pool = 0;
+    while (level2 && index_ - slot.level1 >= slot.pool_starts[pool + 1]) ++pool;
+    MPI_Comm_split(w_.local, level2 ? pool : MPI_UNDEFINED, index_, &slot.pool_comm);
+    if (!level2) {
+      role.count = slot.level1;
+      role.comm = MPI_COMM_SELF;
+      const std::uint32_t key = plan.key;
+      ContextSlot* s = &slot;
+      role.forward = [this, s, key](int var, std::int64_t record, const grid::Box& block, const std::byte* data) {
+        forward_block(*s, key, var, record, block, data);
+      };
+      return;
+    }
+    slot.clients = static_cast<std::size_t>(slot.level1);  // level 2 waits for every level-1 rank's done
+    role.index = index_ - slot.level1 - slot.pool_starts[pool];
+    role.count = slot.pool_starts[pool + 1] - slot.pool_starts[pool];
+    role.comm = slot.pool_comm;
+    role.pool = pool;
+    role.file_pool = slot.file_pool;
   }
 
   void on_events(int source, const std::byte* data, int bytes) {
@@ -286,6 +424,15 @@ class Server {
             slot.engine->on_data(client, h, payload);
           } else if (h.type == EventType::announce) {
             slot.engine->on_announce(static_cast<int>(h.item), h.record, h.time, h.time_start);
+            if (index_ == 0 && slot.level == 1) {  // level 2 learns the records from here, before the order
+              Level2Note n;
+              n.context = h.context;
+              n.file = static_cast<std::int32_t>(h.item);
+              n.record = h.record;
+              n.time = h.time;
+              n.time_start = h.time_start;
+              note_level2(slot, n);
+            }
             if (index_ == 0) issue({Order::write, h.context});
           } else {
             throw std::runtime_error("unknown event type " + std::to_string(static_cast<unsigned>(h.type)));
@@ -318,6 +465,13 @@ class Server {
         fail_run("context '" + slot.id + "': " + e.what());
       }
     }
+    if (slot.level == 1) {  // after every block of this rank: level 2 may close
+      Level2Note n;
+      n.kind = Level2Note::done;
+      n.context = it->first;
+      note_level2(slot, n);
+    }
+    if (slot.pool_comm != MPI_COMM_NULL) MPI_Comm_free(&slot.pool_comm);
     send_ack(w_.comm, slot.root, slot.error);
     contexts_.erase(it);
   }
@@ -332,6 +486,7 @@ class Server {
   std::map<std::uint32_t, std::unique_ptr<ContextSlot>> contexts_;
   std::map<std::uint32_t, std::pair<int, std::vector<std::byte>>> plans_;  // received, not yet opened
   std::deque<Order> order_;
+  std::deque<std::pair<MPI_Request, std::vector<std::byte>>> in_flight_;  // level 1 -> level 2, until sent
   report::ServerFigures figures_;
 };
 

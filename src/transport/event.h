@@ -25,6 +25,8 @@ enum Tag : int {
   kTagOrder = 5,
   kTagReserve = 6,  // client -> server: a channel asks for receive space (CreditMessage)
   kTagCredit = 7,   // server -> client: space granted or given back (CreditMessage)
+  kTagBlock = 8,    // level-1 -> level-2 server: an assembled block of a record
+  kTagLevel2 = 9,   // level-1 -> level-2 server: an announce, or a context done
 };
 
 enum class EventType : std::uint32_t {

@@ -1,0 +1,87 @@
+"""Two-level servers: level-1 ranks receive and assemble, level-2 pools
+write whole files. The spine model's files must hold the exact values, and
+the report must show that only level-2 ranks wrote (a file by one pool)."""
+import glob
+import json
+
+import netCDF4
+import numpy as np
+import pytest
+
+from conftest import BUILD, ROOT
+from spine_reference import ps_values, t_values
+from test_spine import stitch
+
+STEPS, NI, NJ, NLEV = 7, 13, 7, 3
+
+
+def spine_xml(tmp_path, variables):
+    """spine.xml with extra context variables (name -> int) and a JSON report."""
+    body = "".join(f'<variable id="{k}" type="int">{v}</variable>' for k, v in variables.items())
+    body += '<variable id="report_file" type="string">report.json</variable>'
+    text = (ROOT / "tests/mpi/data/spine.xml").read_text()
+    text = text.replace('<context id="test">', f'<context id="test"><variable_definition>{body}</variable_definition>', 1)
+    path = tmp_path / "spine.xml"
+    path.write_text(text)
+    return path
+
+
+# 3 servers = 2 level-1 + one pool of 1; 4 servers = 2 level-1 + 2 pools of 1
+# (the larger file, spine_one, to pool 0, spine_multi to pool 1); 4 servers
+# = 2 level-1 + one pool of 2 (one_file written collectively by the pool).
+@pytest.mark.parametrize("servers,level2,pools", [(3, 1, 1), (4, 2, 2), (4, 2, 1)])
+def test_values_exact(tmp_path, mpmd, servers, level2, pools):
+    xml = spine_xml(tmp_path, {"server_level2_ranks": level2, "server_level2_pools": pools})
+    run = mpmd(tmp_path, 2, servers, [BUILD / "tests/mpi/spine_model", xml, STEPS, NI, NJ, NLEV])
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "spine_model: OK" in run.stdout
+
+    with netCDF4.Dataset(tmp_path / "spine_one.nc") as ds:
+        steps = [2 * (r + 1) for r in range(STEPS // 2)]
+        np.testing.assert_array_equal(ds["time_counter"][:], [86400.0 + 600.0 * s for s in steps])
+        for r, s in enumerate(steps):
+            np.testing.assert_array_equal(ds["ta"][r], t_values(s, NLEV, NJ, NI))
+            np.testing.assert_array_equal(ds["ps"][r], ps_values(s, NJ, NI))
+    # multiple_file: one part per rank of the pool that writes it.
+    parts = sorted(glob.glob(str(tmp_path / "spine_multi_*.nc")))
+    assert len(parts) == level2 // pools
+    ta = stitch(parts, "ta")
+    for r, s in enumerate([3, 6]):
+        np.testing.assert_array_equal(ta[r], t_values(s, NLEV, NJ, NI))
+
+    written = [s["bytes_written"] for s in json.loads((tmp_path / "report.json").read_text())["servers"]]
+    level1 = servers - level2
+    assert written[:level1] == [0] * level1  # level 1 never writes
+    one = STEPS // 2 * (NLEV * NJ * NI * 4 + NJ * NI * 8)
+    multi = STEPS // 3 * NLEV * NJ * NI * 4
+    if pools == 2:
+        assert written[level1:] == [one, multi]  # each file by one pool only
+    else:
+        assert sum(written[level1:]) == one + multi
+
+
+def test_level2_ranks_must_leave_level1(tmp_path, mpmd):
+    xml = spine_xml(tmp_path, {"server_level2_ranks": 2})
+    run = mpmd(tmp_path, 2, 2, [BUILD / "tests/mpi/spine_model", xml, STEPS, NI, NJ, NLEV], timeout=60)
+    assert run.returncode != 0
+    assert "server_level2_ranks = 2 must be at least 0 and less than the number of server ranks (2)" in run.stderr
+
+
+def test_server_side_reductions_equal_one_level(tmp_path, mpmd):
+    """Means and extremes made on level 1 (temporal_placement server) reach
+    the file bit for bit as with one level of servers."""
+    text = (ROOT / "tests/mpi/data/ops.xml").read_text().replace(
+        '<variable id="temporal_placement" type="string">client</variable>',
+        '<variable id="temporal_placement" type="string">server</variable>{}')
+    outputs = []
+    for name, extra in [("one", ""), ("two", '<variable id="server_level2_ranks" type="int">1</variable>')]:
+        (tmp_path / name).mkdir()
+        xml = tmp_path / name / "ops.xml"
+        xml.write_text(text.format(extra))
+        run = mpmd(tmp_path / name, 3, 3, [BUILD / "tests/mpi/ops_model", xml, 13, 11, 5, 2, "regular"])
+        assert run.returncode == 0, run.stdout + run.stderr
+        outputs.append(tmp_path / name / "ops_6h.nc")
+    with netCDF4.Dataset(outputs[0]) as a, netCDF4.Dataset(outputs[1]) as b:
+        assert len(a.variables) > 10
+        for v in a.variables:
+            np.testing.assert_array_equal(np.ma.getdata(a[v][:]), np.ma.getdata(b[v][:]), err_msg=v)
