@@ -159,14 +159,6 @@ contains
     call expect(index(read_text_attribute(f, "t2m", "coordinates"), "height") > 0, "t2m coordinates name height")
   end subroutine check_file
 
-  logical function same(got, expected)
-    real(real64), allocatable, intent(in) :: got(:)
-    real(real64), intent(in) :: expected(:)
-    same = .false.
-    if (.not. allocated(got)) return
-    if (size(got) /= size(expected)) return
-    same = all(got == expected)
-  end function same
 
   subroutine expect(ok, what)
     logical, intent(in) :: ok

@@ -213,14 +213,6 @@ contains
     call foehn_set_attribute(ctx, "file", "multi", "enabled", "false")
   end subroutine check_errors
 
-  logical function same(got, expected)
-    real(real64), allocatable, intent(in) :: got(:)
-    real(real64), intent(in) :: expected(:)
-    same = .false.
-    if (.not. allocated(got)) return
-    if (size(got) /= size(expected)) return
-    same = all(got == expected)
-  end function same
 
   subroutine expect(ok, what)
     logical, intent(in) :: ok

@@ -6,7 +6,7 @@ module nc_read
                                          c_ptr, c_null_funptr, c_null_ptr
   implicit none
   private
-  public :: read_var, read_text_attribute
+  public :: read_var, read_text_attribute, same
 
   interface
     ! netCDF silences HDF5's error printing once, at its initialization;
@@ -139,5 +139,15 @@ contains
     end if
     if (nc_close(ncid) /= 0) continue
   end function read_text_attribute
+
+  ! Whether a variable read back holds exactly the expected values.
+  logical function same(got, expected)
+    real(c_double), allocatable, intent(in) :: got(:)
+    real(c_double), intent(in) :: expected(:)
+    same = .false.
+    if (.not. allocated(got)) return
+    if (size(got) /= size(expected)) return
+    same = all(got == expected)
+  end function same
 
 end module nc_read

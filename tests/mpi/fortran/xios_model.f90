@@ -465,14 +465,6 @@ contains
     call expect(same(v, [(gmean_value(2 * r), r = 1, 4)]), "gmean4: a real(4) scalar, model rank 0's")
   end subroutine check_extra_file
 
-  logical function same(got, expected)
-    real(jprb), allocatable, intent(in) :: got(:)
-    real(jprb), intent(in) :: expected(:)
-    same = .false.
-    if (.not. allocated(got)) return
-    if (size(got) /= size(expected)) return
-    same = all(got == expected)
-  end function same
 
   subroutine expect(ok, what)
     logical, intent(in) :: ok
