@@ -140,15 +140,28 @@ void Context::pack(OutputVar& out, int server, const T* data, std::int64_t recor
   transport::SendChannel& ch = channels_[server];
   std::int64_t offset = 0;
   while (offset < d.total) {
-    const std::size_t want = std::min<std::size_t>((d.total - offset) * sizeof(U), ch.max_payload());
-    if (!ch.make_space(std::min(want, kMinFragmentBytes))) {
+    const std::size_t rest = static_cast<std::size_t>(d.total - offset) * sizeof(U);
+    // Large fragments travel as direct payloads, which the server can
+    // receive straight into the record (event.h, kDirect).
+    const bool direct = ch.wants_direct(rest);
+    const bool fits = direct ? ch.make_direct_space(std::min(rest, ch.direct_min_bytes()))
+                             : ch.make_space(std::min(std::min(rest, ch.max_payload()), kMinFragmentBytes));
+    if (!fits) {
       ch.send_current();
       make_room(server);
+      if (direct) ch.make_direct_space(ch.direct_min_bytes());  // holds in an empty buffer
     }
-    const std::int64_t count = std::min<std::int64_t>(d.total - offset, ch.room() / sizeof(U));
-    EventHeader h{EventType::data, key_, static_cast<std::uint32_t>(out.plan_index), sizeof(U), flags, record,
-                  offset, count, weight, 0};
-    U* payload = reinterpret_cast<U*>(ch.append(h, count * sizeof(U)));
+    std::int64_t count = std::min<std::int64_t>(d.total - offset, (direct ? ch.direct_room() : ch.room()) / sizeof(U));
+    // A direct fragment stops at the end of a level when levels are large:
+    // a level of this client's points is usually one run in the server's
+    // block, so the server can receive it in place; across levels it cannot.
+    const grid::StreamMap& map = out.pack.map(static_cast<std::size_t>(server));
+    const std::int64_t level = map.values_per_outer();
+    if (direct && map.outer() > 1 && static_cast<std::size_t>(level) * sizeof(U) >= ch.direct_min_bytes())
+      count = std::min(count, level - offset % level);
+    EventHeader h{EventType::data, key_, static_cast<std::uint32_t>(out.plan_index), sizeof(U),
+                  static_cast<std::uint16_t>(direct ? flags | transport::kDirect : flags), record, offset, count, weight, 0};
+    U* payload = reinterpret_cast<U*>(direct ? ch.begin_direct(h, count * sizeof(U)) : ch.append(h, count * sizeof(U)));
     // The pack plan gathers from the data, or copies from the staging
     // buffer send_values/send_sample filled (scratch_, unused otherwise
     // when servers run); values equal to `missing` become NaN (samples).
@@ -160,6 +173,7 @@ void Context::pack(OutputVar& out, int server, const T* data, std::int64_t recor
                     [m = static_cast<T>(missing)](T x) {  // compared in the data's own type
                       return x == m ? static_cast<U>(std::nan("")) : static_cast<U>(x);
                     });
+    if (direct) ch.end_direct();
     offset += count;
   }
 }

@@ -37,13 +37,19 @@ void Context::create_channels(const std::vector<std::size_t>& bytes_per_server) 
   const std::int64_t message_size = config::variable_int(def_, "message_size", 1 << 20);
   if (message_size < 1024)
     fail(FOEHN_ERR_CONFIG, "context '" + id_ + "': message_size must be at least 1024 bytes, not " + std::to_string(message_size));
+  // Fragments of at least direct_min_bytes leave as direct payloads, which
+  // a server can receive straight into the record (docs/transport.md);
+  // 0 turns them off.
+  const std::int64_t direct_min = config::variable_int(def_, "direct_min_bytes", 1 << 16);
+  if (direct_min < 0)
+    fail(FOEHN_ERR_CONFIG, "context '" + id_ + "': direct_min_bytes must be 0 (off) or positive, not " + std::to_string(direct_min));
   channels_.reserve(bytes_per_server.size());
   for (size_t s = 0; s < bytes_per_server.size(); ++s) {
     const std::size_t base = mode == "memory" ? largest[s] : bytes_per_server[s];
     const auto want = static_cast<std::int64_t>(factor * static_cast<double>(base + 16 * sizeof(transport::EventHeader)));
     const auto capacity = static_cast<std::size_t>(std::clamp(want, min_size, max_size));
     channels_.emplace_back(world_->comm, world_->server_ranks[s], capacity, 2, *counters_, world_->credits.get(),
-                           static_cast<std::size_t>(message_size));
+                           static_cast<std::size_t>(message_size), world_->direct, static_cast<std::size_t>(direct_min));
   }
   // Progress on a thread of its own (the data of large sends moves while
   // the model computes), or inside the API calls only (the default).

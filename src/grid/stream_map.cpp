@@ -49,6 +49,24 @@ StreamMap::StreamMap(const std::vector<std::int64_t>& positions, std::int64_t bu
   }
 }
 
+std::int64_t StreamMap::contiguous(std::int64_t offset, std::int64_t count) const {
+  if (count <= 0 || points_ == 0 || offset < 0 || offset + count > size()) return -1;
+  // Every point in order over the whole buffer: value s is at s.
+  if (pieces_.size() == 1 && !pieces_[0].gather && pieces_[0].start == 0 && pieces_[0].length == buffer_points_)
+    return offset;
+  const std::int64_t per_outer = points_ * inner_;
+  const std::int64_t o = offset / per_outer;
+  const std::int64_t r = offset - o * per_outer;
+  const std::int64_t q = r / inner_;
+  const std::int64_t ii = r - q * inner_;
+  auto it = std::upper_bound(pieces_.begin(), pieces_.end(), q, [](std::int64_t x, const Piece& p) { return x < p.first; });
+  const Piece& p = *(it - 1);
+  if (p.gather) return -1;
+  const std::int64_t w = q - p.first;
+  if (count > (p.length - w) * inner_ - ii) return -1;
+  return (o * buffer_points_ + p.start + w) * inner_ + ii;
+}
+
 std::size_t StreamMap::run_count() const {
   std::size_t n = 0;
   for (const Piece& p : pieces_) n += p.gather ? 0 : 1;

@@ -35,6 +35,8 @@ class StreamMap {
 
   std::int64_t size() const { return outer_ * points_ * inner_; }  // values in the stream
   std::int64_t points() const { return points_; }
+  std::int64_t outer() const { return outer_; }
+  std::int64_t values_per_outer() const { return points_ * inner_; }  // e.g. a level's values
   std::size_t run_count() const;     // pieces copied by memcpy
   std::size_t gather_points() const { return index_.size(); }  // points moved one by one
 
@@ -53,6 +55,10 @@ class StreamMap {
   // of a fragment (gathered points are pieces of `inner` values).
   template <class F>
   void for_each_run(std::int64_t offset, std::int64_t count, F&& f) const;
+  // Where a fragment's values start in the buffer when they lie there one
+  // after the other (one memcpy, or a receive straight into place), else -1.
+  // A binary search for the piece, no walk.
+  std::int64_t contiguous(std::int64_t offset, std::int64_t count) const;
   // The whole map as runs {from: buffer offset, to: stream offset, length},
   // merged where contiguous on both sides (for plain memcpy walkers).
   std::vector<Run> runs() const;

@@ -121,7 +121,9 @@ std::string to_json(const RunReport& r) {
                        {"messages_received", s.messages_received},
                        {"peak_memory_bytes", s.peak_memory_bytes},
                        {"credit_bytes", s.credit_bytes},
-                       {"write_seconds", s.write_seconds}});
+                       {"write_seconds", s.write_seconds},
+                       {"direct_bytes", s.direct_bytes},
+                       {"staged_bytes", s.staged_bytes}});
   }
   json doc = {{"foehn_report_version", 1},
               {"code", r.code},

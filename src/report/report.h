@@ -42,6 +42,8 @@ struct ServerFigures {
   double peak_memory_bytes = 0;  // receive buffer and records being assembled, at their peak
   double credit_bytes = 0;       // receive space granted to clients, at its peak
   double write_seconds = 0;      // inside netCDF data writes and file closes (part of busy)
+  double direct_bytes = 0;       // direct payloads received straight into the records (of bytes_received)
+  double staged_bytes = 0;       // direct payloads received apart and scattered (of bytes_received)
 };
 
 struct RunReport {

@@ -346,7 +346,7 @@ void OutputEngine::finish_reduction(int var, Pending& p) {
   p.complete = true;
 }
 
-void OutputEngine::on_data(int client, const transport::EventHeader& h, const std::byte* payload) {
+OutputEngine::Pending& OutputEngine::checked_fragment(int client, const transport::EventHeader& h) {
   if (h.item >= vars_.size()) throw std::runtime_error("data for unknown variable index " + std::to_string(h.item));
   VarState& s = vars_[h.item];
   if (client < 0 || client >= static_cast<int>(s.clients.size())) throw std::runtime_error("data from unknown client");
@@ -361,9 +361,27 @@ void OutputEngine::on_data(int client, const transport::EventHeader& h, const st
     throw std::runtime_error("fragment of variable '" + name + "' out of its client's range");
   Pending& p = pending(h.item, h.record);
   if (p.complete) throw std::runtime_error("variable '" + name + "' record " + std::to_string(h.record) + ": data after the record was complete (a field written twice in one step?)");
+  return p;
+}
+
+void OutputEngine::values_arrived(int var, std::int64_t record, Pending& p, std::int64_t count) {
+  const VarState& s = vars_[var];
+  p.received += count;
+  if (p.received > s.expected)
+    throw std::runtime_error("variable '" + plan_.variables[var].name + "' record " + std::to_string(record) +
+                             ": more values than expected (a field written twice in one step?)");
+  p.complete = p.received == s.expected;
+  if (p.complete) advance(false);
+}
+
+void OutputEngine::on_data(int client, const transport::EventHeader& h, const std::byte* payload) {
+  Pending& p = checked_fragment(client, h);
+  const VarState& s = vars_[h.item];
+  const ClientPlan& cp = s.clients[client];
   if (h.flags & transport::kLastSample) {
     if (++p.finished_clients == s.contributors) finish_reduction(h.item, p);
-  } else if (sample) {
+    if (p.complete) advance(false);
+  } else if (s.reduce_here) {
     accumulate(cp, p, h, payload);
     p.received += h.count;
   } else {
@@ -374,13 +392,21 @@ void OutputEngine::on_data(int client, const transport::EventHeader& h, const st
     else
       cp.map.scatter(reinterpret_cast<const std::uint32_t*>(payload), h.offset, h.count,
                      reinterpret_cast<std::uint32_t*>(p.data.data()));
-    p.received += h.count;
-    if (p.received > s.expected)
-      throw std::runtime_error("variable '" + name + "' record " + std::to_string(h.record) +
-                               ": more values than expected (a field written twice in one step?)");
-    p.complete = p.received == s.expected;
+    values_arrived(static_cast<int>(h.item), h.record, p, h.count);
   }
-  if (p.complete) advance(false);
+}
+
+std::byte* OutputEngine::direct_target(int client, const transport::EventHeader& h) {
+  Pending& p = checked_fragment(client, h);
+  const VarState& s = vars_[h.item];
+  if (s.reduce_here) return nullptr;  // samples are accumulated, not placed
+  const std::int64_t at = s.clients[client].map.contiguous(h.offset, h.count);
+  return at < 0 ? nullptr : p.data.data() + static_cast<std::size_t>(at) * s.elem;
+}
+
+void OutputEngine::direct_done(int client, const transport::EventHeader& h) {
+  Pending& p = checked_fragment(client, h);
+  values_arrived(static_cast<int>(h.item), h.record, p, h.count);
 }
 
 void OutputEngine::on_block(int var, std::int64_t record, const grid::Box& box, const std::byte* data) {

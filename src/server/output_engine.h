@@ -58,6 +58,13 @@ class OutputEngine {
   // stream for this writer. Throws std::runtime_error on values that do not
   // belong (a protocol error).
   void on_data(int client, const transport::EventHeader& h, const std::byte* payload);
+  // Direct payloads (event.h, kDirect): where in its record the values of
+  // a data fragment go when they lie there one after the other, so the
+  // server can receive them straight into place (then direct_done), or
+  // nullptr (then on_data with the values received elsewhere). Throws as
+  // on_data does.
+  std::byte* direct_target(int client, const transport::EventHeader& h);
+  void direct_done(int client, const transport::EventHeader& h);
   // Level 2: values of `box` (C order) of variable var's record from a
   // level-1 server; the part inside this writer's block is copied.
   void on_block(int var, std::int64_t record, const grid::Box& box, const std::byte* data);
@@ -117,6 +124,9 @@ class OutputEngine {
   };
 
   Pending& pending(int var, std::int64_t record);
+  // Checks a data fragment against the plan; its variable's pending record.
+  Pending& checked_fragment(int client, const transport::EventHeader& h);
+  void values_arrived(int var, std::int64_t record, Pending& p, std::int64_t count);
   void accumulate(const ClientPlan& cp, Pending& p, const transport::EventHeader& h,
                   const std::byte* payload);
   void finish_reduction(int var, Pending& p);

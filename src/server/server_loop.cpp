@@ -26,7 +26,7 @@ namespace {
 using transport::EventHeader;
 using transport::EventType;
 
-constexpr double kPollAfterMessage = 50e-6;  // seconds
+constexpr double kPollAfterMessage = 500e-6;  // seconds
 
 struct ContextSlot {
   std::unique_ptr<OutputEngine> engine;
@@ -112,7 +112,7 @@ class Server {
       else fail_run("unexpected message tag " + std::to_string(st.MPI_TAG) + " from rank " + std::to_string(st.MPI_SOURCE));
       drive();
       reap_sends(false);
-      note_memory(buffer.capacity());
+      note_memory(buffer.capacity() + staging_.capacity());
       last_message = MPI_Wtime();
       figures_.busy_seconds += last_message - b0;
     }
@@ -400,8 +400,61 @@ class Server {
     role.file_pool = slot.file_pool;
   }
 
+  // The values of a kDirect data event: the next message from `source` on
+  // the direct communicator (sent with the buffer, so it is on its way).
+  // Into the record when the engine says where, else into staging_ and
+  // through on_data; taken in even when the context failed, so that the
+  // next direct payload from this client is not taken for this one.
+  void on_direct(int source, ContextSlot& slot, int client, const EventHeader& h) {
+    const std::size_t bytes = static_cast<std::size_t>(h.count) * h.elem_size;
+    bool usable = slot.error.empty() && slot.engine;
+    std::byte* target = nullptr;
+    std::string error;
+    if (usable) try {
+        target = slot.engine->direct_target(client, h);
+      } catch (const std::exception& e) {
+        error = e.what();
+        usable = false;
+      }
+    if (!target) {
+      if (staging_.size() < bytes) staging_.resize(bytes);
+      target = staging_.data();
+    }
+    receive_direct(source, target, bytes);
+    direct_bytes_ += bytes;
+    ++figures_.messages_received;
+    (target == staging_.data() ? figures_.staged_bytes : figures_.direct_bytes) += static_cast<double>(bytes);
+    if (!error.empty()) throw std::runtime_error(error);
+    if (!usable) return;
+    if (target != staging_.data()) slot.engine->direct_done(client, h);
+    else slot.engine->on_data(client, h, staging_.data());
+  }
+
+  void receive_direct(int source, std::byte* into, std::size_t bytes) {
+    MPI_Request request;
+    if (MPI_Irecv(into, static_cast<int>(bytes), MPI_BYTE, source, transport::kTagPayload, w_.direct, &request) != MPI_SUCCESS)
+      throw std::runtime_error("receiving a direct payload failed");
+    // Poll (the copy happens inside MPI_Test), then yield the core; a
+    // client that died before sending it must not hang this server.
+    const double t0 = MPI_Wtime();
+    double last_check = t0;
+    auto nap = std::chrono::microseconds(5);
+    for (int done = 0;;) {
+      MPI_Test(&request, &done, MPI_STATUS_IGNORE);
+      if (done) return;
+      if (MPI_Wtime() - t0 < kPollAfterMessage) continue;
+      std::this_thread::sleep_for(nap);
+      nap = std::min(nap * 2, std::chrono::microseconds(500));
+      if (MPI_Wtime() - last_check > 1.0) {
+        check_clients();
+        last_check = MPI_Wtime();
+      }
+    }
+  }
+
   void on_events(int source, const std::byte* data, int bytes) {
     bool closed = false;  // the channel's context closed in this buffer
+    direct_bytes_ = 0;
     try {
       transport::decode_buffer(data, static_cast<size_t>(bytes), [&](const EventHeader& h, const std::byte* payload) {
         if (h.type == EventType::finalize) {
@@ -416,6 +469,15 @@ class Server {
           closed = true;
           if (slot.engine) slot.engine->on_client_closed(client);
           if (++slot.closed == slot.clients && index_ == 0) issue({Order::close, h.context});
+          return;
+        }
+        if (h.type == EventType::data && (h.flags & transport::kDirect)) {
+          try {
+            on_direct(source, slot, client, h);
+          } catch (const std::exception& e) {
+            slot.error = e.what();
+            fail_run("context '" + slot.id + "': " + slot.error);
+          }
           return;
         }
         if (!slot.error.empty() || !slot.engine) return;
@@ -448,7 +510,8 @@ class Server {
     }
     transport::BufferHeader bh;
     std::memcpy(&bh, data, sizeof bh);  // decode_buffer checked the size
-    if (bh.channel != 0) give_back(source, bh.channel, bytes, closed);
+    figures_.bytes_received += static_cast<double>(direct_bytes_);
+    if (bh.channel != 0) give_back(source, bh.channel, bytes + static_cast<std::int64_t>(direct_bytes_), closed);
   }
 
   void close_context(std::map<std::uint32_t, std::unique_ptr<ContextSlot>>::iterator it) {
@@ -486,6 +549,8 @@ class Server {
   std::map<std::uint32_t, std::unique_ptr<ContextSlot>> contexts_;
   std::map<std::uint32_t, std::pair<int, std::vector<std::byte>>> plans_;  // received, not yet opened
   std::deque<Order> order_;
+  std::vector<std::byte> staging_;  // direct payloads that cannot go straight into a record
+  std::size_t direct_bytes_ = 0;    // direct payload bytes of the buffer being taken in
   std::deque<std::pair<MPI_Request, std::vector<std::byte>>> in_flight_;  // level 1 -> level 2, until sent
   report::ServerFigures figures_;
 };

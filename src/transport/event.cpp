@@ -26,9 +26,10 @@ void decode_buffer(const std::byte* data, std::size_t size,
     if (eh.type == EventType::data) {
       if (eh.count < 0 || eh.elem_size == 0 || eh.elem_size > 8) throw DecodeError("bad data event sizes");
       if ((eh.flags & kLastSample) && eh.count != 0) throw DecodeError("a last-sample marker carries no values");
+      if ((eh.flags & kDirect) && (eh.flags & kLastSample)) throw DecodeError("a last-sample marker has no direct values");
       // Compare counts, not byte sizes, so that a huge count cannot overflow.
-      if (static_cast<std::uint64_t>(eh.count) > (size - pos) / eh.elem_size) throw DecodeError("truncated event payload");
-      payload = padded(static_cast<std::size_t>(eh.count) * eh.elem_size);
+      if (!(eh.flags & kDirect) && static_cast<std::uint64_t>(eh.count) > (size - pos) / eh.elem_size) throw DecodeError("truncated event payload");
+      if (!(eh.flags & kDirect)) payload = padded(static_cast<std::size_t>(eh.count) * eh.elem_size);
     }
     if (size - pos < payload) throw DecodeError("truncated event payload");
     handle(eh, data + pos);

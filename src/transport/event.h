@@ -27,6 +27,7 @@ enum Tag : int {
   kTagCredit = 7,   // server -> client: space granted or given back (CreditMessage)
   kTagBlock = 8,    // level-1 -> level-2 server: an assembled block of a record
   kTagLevel2 = 9,   // level-1 -> level-2 server: an announce, or a context done
+  kTagPayload = 10, // on World::direct: the values of a kDirect data event
 };
 
 enum class EventType : std::uint32_t {
@@ -59,6 +60,11 @@ static_assert(sizeof(CreditMessage) == 16);
 enum EventFlags : std::uint16_t {
   kSample = 1,       // a sample for the server to accumulate (temporal operation on the server)
   kLastSample = 2,   // with count 0: this client sent every sample of the record
+  // The values are not in the buffer: they follow as a message of their
+  // own (kTagPayload on World::direct, in event order), which the server
+  // can receive straight into the record it assembles: one copy per byte
+  // on the server instead of two (docs/transport.md, "Direct payloads").
+  kDirect = 4,
 };
 
 struct EventHeader {

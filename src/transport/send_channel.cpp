@@ -13,7 +13,7 @@
 namespace foehn::transport {
 
 SendChannel::SendChannel(MPI_Comm comm, int dest, std::size_t capacity, int nbuffers, ClientCounters& counters,
-                         CreditBoard* board, std::size_t message_size)
+                         CreditBoard* board, std::size_t message_size, MPI_Comm direct, std::size_t direct_min_bytes)
     : comm_(comm), dest_(dest), capacity_(capacity), message_size_(message_size ? std::min(message_size, capacity) : capacity),
       buffers_(nbuffers), counters_(&counters), board_(board) {
   if (nbuffers < 2) throw std::invalid_argument("a send channel needs at least two buffers");
@@ -24,6 +24,13 @@ SendChannel::SendChannel(MPI_Comm comm, int dest, std::size_t capacity, int nbuf
     b.used = sizeof(BufferHeader);
   }
   counters.buffer_bytes += capacity * static_cast<std::uint64_t>(nbuffers);
+  // Direct payloads only where the smallest one fits an empty message
+  // beside its header: then make_direct_space holds in an empty buffer.
+  const std::size_t overhead = 2 * sizeof(BufferHeader) + sizeof(EventHeader) + 8;
+  if (direct != MPI_COMM_NULL && direct_min_bytes > 0 && direct_min_bytes + overhead <= message_size_) {
+    direct_comm_ = direct;
+    direct_min_ = direct_min_bytes;
+  }
   current_ = 0;
   if (!board_) {
     credit_ = INT64_MAX;
@@ -44,7 +51,8 @@ SendChannel::SendChannel(MPI_Comm comm, int dest, std::size_t capacity, int nbuf
 SendChannel::SendChannel(SendChannel&& o) noexcept
     : comm_(o.comm_), dest_(o.dest_), capacity_(o.capacity_), message_size_(o.message_size_),
       buffers_(std::move(o.buffers_)), queue_(std::move(o.queue_)), current_(o.current_), counters_(o.counters_),
-      board_(o.board_), id_(o.id_), credit_(o.credit_) {
+      board_(o.board_), id_(o.id_), credit_(o.credit_), direct_comm_(o.direct_comm_), direct_min_(o.direct_min_),
+      direct_bytes_(o.direct_bytes_) {
   if (board_) board_->move(id_, this);
   o.board_ = nullptr;
   o.buffers_.clear();
@@ -102,16 +110,61 @@ std::byte* SendChannel::append(const EventHeader& header, std::size_t payload) {
   return out;
 }
 
-void SendChannel::seal_segment() {
+void SendChannel::queue_segment(std::size_t follows) {
   Buffer& b = buffers_[current_];
   BufferHeader bh;
   bh.channel = id_;
   bh.bytes = b.used - b.segment;
   std::memcpy(b.data.data() + b.segment, &bh, sizeof bh);
-  queue_.push_back({current_, b.segment, b.used - b.segment});
+  queue_.push_back({current_, b.segment, b.used - b.segment, follows, false});
   ++b.queued;
+}
+
+void SendChannel::seal_segment() {
+  queue_segment(0);
+  Buffer& b = buffers_[current_];
   b.segment = b.used;
   b.used += sizeof(BufferHeader);
+  if (board_) board_->poll();
+  send_queued();
+}
+
+bool SendChannel::make_direct_space(std::size_t payload) {
+  if (current_ < 0) return false;
+  const Buffer& b = buffers_[current_];
+  // The direct event ends the open message: it needs room for its header.
+  if (b.used - b.segment + sizeof(EventHeader) > message_size_) {
+    if (b.used + sizeof(BufferHeader) > capacity_) return false;
+    seal_segment();
+  }
+  return direct_room() >= payload;
+}
+
+std::size_t SendChannel::direct_room() const {
+  if (current_ < 0) return 0;
+  const Buffer& b = buffers_[current_];
+  if (b.used - b.segment + sizeof(EventHeader) > message_size_) return 0;
+  // The payload follows the header; the next message's header after it.
+  const std::size_t need = b.used + sizeof(EventHeader) + sizeof(BufferHeader);
+  const std::size_t in_buffer = need >= capacity_ ? 0 : capacity_ - need;
+  return std::min(in_buffer, message_size_) & ~std::size_t{7};
+}
+
+std::byte* SendChannel::begin_direct(const EventHeader& header, std::size_t payload) {
+  direct_bytes_ = payload;
+  append(header, 0);
+  Buffer& b = buffers_[current_];
+  return b.data.data() + b.used;
+}
+
+void SendChannel::end_direct() {
+  Buffer& b = buffers_[current_];
+  queue_segment(direct_bytes_);
+  queue_.push_back({current_, b.used, direct_bytes_, 0, true});
+  ++b.queued;
+  b.segment = b.used + padded(direct_bytes_);
+  b.used = b.segment + sizeof(BufferHeader);
+  direct_bytes_ = 0;
   if (board_) board_->poll();
   send_queued();
 }
@@ -119,12 +172,15 @@ void SendChannel::seal_segment() {
 void SendChannel::send_queued() {
   while (!queue_.empty()) {
     const Sealed m = queue_.front();
-    if (static_cast<std::int64_t>(m.bytes) > credit_) return;
+    // A buffer ending in a direct event leaves only with its payload, so
+    // that the server, once it has the event, never waits on credit.
+    if (static_cast<std::int64_t>(m.bytes + m.follows) > credit_) return;
     queue_.pop_front();
     Buffer& b = buffers_[m.buffer];
     --b.queued;
     MPI_Request& r = b.requests.emplace_back(MPI_REQUEST_NULL);
-    if (MPI_Isend(b.data.data() + m.begin, static_cast<int>(m.bytes), MPI_BYTE, dest_, kTagEvents, comm_, &r) != MPI_SUCCESS)
+    if (MPI_Isend(b.data.data() + m.begin, static_cast<int>(m.bytes), MPI_BYTE, dest_, m.payload ? kTagPayload : kTagEvents,
+                  m.payload ? direct_comm_ : comm_, &r) != MPI_SUCCESS)
       throw std::runtime_error("MPI_Isend to server rank " + std::to_string(dest_) + " failed");
     credit_ -= static_cast<std::int64_t>(m.bytes);
     counters_->bytes_sent += m.bytes;

@@ -43,8 +43,11 @@ class SendChannel {
  public:
   // With a board, the channel asks server `dest` for capacity * nbuffers
   // bytes of credit at once, and sends nothing beyond what it was granted.
+  // With a direct communicator, fragments of at least direct_min_bytes
+  // may travel as direct payloads (event.h, kDirect).
   SendChannel(MPI_Comm comm, int dest, std::size_t capacity, int nbuffers, ClientCounters& counters,
-              CreditBoard* board = nullptr, std::size_t message_size = 0 /* 0: the capacity */);
+              CreditBoard* board = nullptr, std::size_t message_size = 0 /* 0: the capacity */,
+              MPI_Comm direct = MPI_COMM_NULL, std::size_t direct_min_bytes = 0);
   SendChannel(const SendChannel&) = delete;
   SendChannel& operator=(const SendChannel&) = delete;
   SendChannel(SendChannel&& other) noexcept;
@@ -62,6 +65,20 @@ class SendChannel {
   std::size_t room() const;
   // Whether the current buffer can be filled without waiting.
   bool ready() const { return current_ >= 0; }
+
+  // Direct payloads: a fragment of `bytes` (what is left of a field) goes
+  // as one if this is true; then make_direct_space(min(bytes,
+  // direct_min_bytes())) (false: send_current and acquire a buffer, then it
+  // holds), begin_direct with at most direct_room() bytes, pack into the
+  // pointer returned, end_direct.
+  bool wants_direct(std::size_t bytes) const { return direct_comm_ != MPI_COMM_NULL && bytes >= direct_min_; }
+  std::size_t direct_min_bytes() const { return direct_min_; }
+  bool make_direct_space(std::size_t payload);
+  std::size_t direct_room() const;
+  std::byte* begin_direct(const EventHeader& header, std::size_t payload);
+  // The header's message and the payload leave together (or wait for
+  // credit for both, in order).
+  void end_direct();
 
   // Appends an event; the caller then writes its payload to the returned
   // pointer. The event must fit (check fits(); call send_current() first).
@@ -91,9 +108,12 @@ class SendChannel {
   struct Sealed {
     int buffer;
     std::size_t begin, bytes;
+    std::size_t follows = 0;  // a buffer whose last event is direct: its payload's bytes (the next entry)
+    bool payload = false;     // a direct payload (sent on direct_comm_)
   };
   bool event_fits(std::size_t payload) const;
   void seal_segment();  // the open message of the current buffer joins the queue
+  void queue_segment(std::size_t follows);  // the same, leaving the buffer's cursors as they are
   bool buffer_free(Buffer& b);
   int find_free();
   void send_queued();  // as many queued messages as the credit allows, in order
@@ -111,6 +131,9 @@ class SendChannel {
   CreditBoard* board_ = nullptr;
   std::uint16_t id_ = 0;      // on the board (BufferHeader::channel)
   std::int64_t credit_ = 0;   // bytes the server still has room for (unlimited without a board)
+  MPI_Comm direct_comm_ = MPI_COMM_NULL;
+  std::size_t direct_min_ = 0;
+  std::size_t direct_bytes_ = 0;  // the payload between begin_direct and end_direct
 };
 
 }  // namespace foehn::transport

@@ -42,6 +42,9 @@ World join_world(MPI_Comm world, const std::string& code_id) {
   // Errors on foehn's communicator come back as codes, so that a failure
   // becomes a message instead of an abort.
   MPI_Comm_set_errhandler(w.comm, MPI_ERRORS_RETURN);
+  // Direct payloads travel apart, so that the server's probe for any
+  // message on comm never takes one for a buffer (event.h, kDirect).
+  MPI_Comm_dup(w.comm, &w.direct);
   std::vector<std::string> descriptions(w.size);
   for (int r = 0, servers = 0; r < w.size; ++r) {
     if (per_rank[r] == kServerCodeId) {
@@ -65,6 +68,7 @@ World join_world(MPI_Comm world, const std::string& code_id) {
 void leave_world(World& w) {
   w.credits.reset();
   if (w.local != MPI_COMM_NULL) MPI_Comm_free(&w.local);
+  if (w.direct != MPI_COMM_NULL) MPI_Comm_free(&w.direct);
   if (w.comm != MPI_COMM_NULL) MPI_Comm_free(&w.comm);
 }
 

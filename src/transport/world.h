@@ -20,6 +20,7 @@ constexpr int kMaxCodeIdLength = 63;
 
 struct World {
   MPI_Comm comm = MPI_COMM_NULL;        // private duplicate of the world
+  MPI_Comm direct = MPI_COMM_NULL;      // another one, for direct payloads only (event.h)
   MPI_Comm local = MPI_COMM_NULL;       // this rank's model (or the server pool)
   int rank = 0, size = 0;               // in comm
   int code_index = 0;                   // index of this rank's code among the model codes

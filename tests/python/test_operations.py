@@ -17,9 +17,11 @@ XML = ROOT / "tests/mpi/data/ops.xml"
 FILL = -999.0
 
 
-def run_ops(tmp_path, mpmd, clients, servers, mode="regular", placement="client"):
+def run_ops(tmp_path, mpmd, clients, servers, mode="regular", placement="client", direct=False):
     xml = tmp_path / "ops.xml"
-    xml.write_text(XML.read_text().replace(">client</variable>", f">{placement}</variable>"))
+    # direct: nearly every fragment as a direct payload (docs/transport.md).
+    extra = '<variable id="direct_min_bytes" type="int">8</variable>' if direct else ""
+    xml.write_text(XML.read_text().replace(">client</variable>", f">{placement}</variable>{extra}"))
     run = mpmd(tmp_path, clients, servers, [BUILD / "tests/mpi/ops_model", xml, STEPS, NI, NJ, NLEV, mode])
     assert run.returncode == 0, run.stdout + run.stderr
     return tmp_path / "ops_6h.nc"
@@ -104,14 +106,17 @@ def test_every_operation_matches_numpy(tmp_path, mpmd, mode, placement):
 
 def test_reproducible_across_decompositions_servers_and_placement(tmp_path, mpmd):
     """Data bit-identical whatever the number of model ranks, their
-    decomposition, the number of servers and where the operations run."""
+    decomposition, the number of servers, where the operations run and
+    whether the values travel as direct payloads."""
     reference = None
-    for clients, servers, placement in [(1, 1, "client"), (2, 1, "client"), (3, 1, "client"), (1, 2, "client"),
-                                        (2, 2, "client"), (3, 2, "client"), (3, 0, "client"), (2, 2, "server"),
-                                        (3, 1, "server"), (1, 2, "server")]:
-        run_dir = tmp_path / f"c{clients}s{servers}{placement}"
+    for clients, servers, placement, direct in [
+            (1, 1, "client", False), (2, 1, "client", False), (3, 1, "client", False), (1, 2, "client", False),
+            (2, 2, "client", False), (3, 2, "client", False), (3, 0, "client", False), (2, 2, "server", False),
+            (3, 1, "server", False), (1, 2, "server", False), (3, 2, "client", True), (2, 2, "server", True),
+            (1, 1, "server", True)]:
+        run_dir = tmp_path / f"c{clients}s{servers}{placement}{'direct' if direct else ''}"
         run_dir.mkdir()
-        data, _ = read_all(run_ops(run_dir, mpmd, clients, servers, "dynamic", placement))
+        data, _ = read_all(run_ops(run_dir, mpmd, clients, servers, "dynamic", placement, direct))
         data = {k: v.tobytes() for k, v in data.items()}
         if reference is None:
             reference = data

@@ -140,3 +140,48 @@ def test_many_small_fields_under_starved_buffers(tmp_path, mpmd, monkeypatch):
     # About 20 fields' events fit in a 2 KiB message: 600 events per client.
     assert sum(c["messages_sent"] for c in report["clients"]) >= 2 * steps * nfields // 20
     assert sum(s["bytes_received"] for s in report["servers"]) == sum(c["bytes_sent"] for c in report["clients"])
+
+
+def test_direct_payloads_are_received_straight_into_the_records(tmp_path, mpmd):
+    # 1 client -> 1 server with 4 MiB buffers: every field part (ta 512 KiB,
+    # ps 256 KiB a step) leaves as one direct payload (>= 64 KiB by default),
+    # and, the server's block being the client's box in order, every one is
+    # received straight into its record: nothing staged. Values exact.
+    nx, ny, nz, steps = 256, 128, 4, 6
+    report = run_spine(tmp_path, mpmd, 1, 1, {"min_buffer_size": ("int", 4 << 20)}, grid=(nx, ny, nz), steps=steps)
+    server, client = report["servers"][0], report["clients"][0]
+    ta, ps = nx * ny * nz * 4, nx * ny * 8
+    expected = steps // 2 * (ta + ps) + steps // 3 * ta  # file "one" every 2 steps, "multi" every 3
+    assert server["direct_bytes"] == expected
+    assert server["staged_bytes"] == 0
+    assert server["bytes_received"] == client["bytes_sent"]
+    assert server["peak_memory_bytes"] < 4 * ta  # no receive buffer of a whole step
+
+
+def test_direct_payloads_by_level_and_through_staging(tmp_path, mpmd):
+    # 3 clients -> 1 server, 128 x 128 x 4 (spine_values.h: rank 0 holds the
+    # first 42 rows whole, ranks 1 and 2 split the others at i = 42). With
+    # direct_min_bytes 16384, a client whose level is at least that cuts its
+    # direct fragments at levels. Rank 0's levels (and its ps) are one run
+    # each in the server's block: received in place. Ranks 1 and 2 hold
+    # parts of rows: their direct payloads go through staging. Values exact.
+    nx = ny = 128
+    nz, steps, direct_min = 4, 6, 16384
+    report = run_spine(tmp_path, mpmd, 3, 1, {"direct_min_bytes": ("int", direct_min), "min_buffer_size": ("int", 4 << 20)},
+                       grid=(nx, ny, nz), steps=steps)
+    top, left = ny // 3, nx // 3
+    points = [nx * top, left * (ny - top), (nx - left) * (ny - top)]  # per rank
+    in_place = staged = 0
+    for rank, n in enumerate(points):
+        ta, ps = n * nz * 4, n * 8
+        one, multi = steps // 2, steps // 3  # records of the files "one" (ta, ps) and "multi" (ta)
+        for part, records in ((ta, one + multi), (ps, one)):
+            if part < direct_min:
+                continue
+            if rank == 0:
+                in_place += records * part
+            else:
+                staged += records * part
+    server = report["servers"][0]
+    assert (server["direct_bytes"], server["staged_bytes"]) == (in_place, staged)
+    assert server["bytes_received"] == sum(c["bytes_sent"] for c in report["clients"])

@@ -41,6 +41,12 @@ void check_round_trip(const Positions& pos, std::int64_t buffer_points, std::int
   for (std::int64_t v = 0; v < n; ++v)
     ASSERT_EQ(stream[static_cast<std::size_t>(v)], static_cast<double>(expected_offset(pos, buffer_points, inner, v)))
         << "stream value " << v << " (fragments of " << step << ")";
+  // A fragment said to be contiguous is, value by value.
+  for (std::int64_t off = 0; off < n; off += step) {
+    const std::int64_t count = std::min(step, n - off), at = map.contiguous(off, count);
+    for (std::int64_t k = 0; at >= 0 && k < count; ++k)
+      ASSERT_EQ(at + k, expected_offset(pos, buffer_points, inner, off + k)) << "fragment at " << off;
+  }
   std::vector<double> back(buffer.size(), -1.0);
   for (std::int64_t off = 0; off < n; off += step)
     map.scatter(stream.data() + off, off, std::min(step, n - off), back.data());
@@ -103,6 +109,32 @@ TEST(StreamMap, MixedRunsAndGathersWithOuterAndInnerDimensions) {
     check_round_trip(pos, buffer_points, outer, inner, step);
     if (HasFatalFailure()) return;
   }
+}
+
+TEST(StreamMap, FindsContiguousFragments) {
+  // The whole buffer in order, with levels: every fragment, across levels too.
+  Positions all(50);
+  std::iota(all.begin(), all.end(), 0);
+  const StreamMap whole(all, 50, 3);
+  EXPECT_EQ(whole.contiguous(0, 150), 0);
+  EXPECT_EQ(whole.contiguous(40, 30), 40);
+  EXPECT_EQ(whole.contiguous(140, 11), -1);  // past the end
+  // The second half of the points: contiguous within a level, not across.
+  const Positions half(all.begin() + 25, all.end());
+  const StreamMap upper(half, 50, 3);
+  EXPECT_EQ(upper.contiguous(0, 25), 25);
+  EXPECT_EQ(upper.contiguous(30, 10), 50 + 30);
+  EXPECT_EQ(upper.contiguous(20, 10), -1);
+  // Two runs back to back in the stream but apart in the buffer.
+  Positions swapped(all.begin() + 30, all.end());
+  swapped.insert(swapped.end(), all.begin(), all.begin() + 20);
+  const StreamMap split(swapped, 50);
+  EXPECT_EQ(split.contiguous(2, 6), 32);
+  EXPECT_EQ(split.contiguous(25, 10), 5);
+  EXPECT_EQ(split.contiguous(15, 10), -1);
+  // Scattered points never are.
+  const StreamMap shuffled({3, 1, 2, 0}, 4);
+  EXPECT_EQ(shuffled.contiguous(0, 1), -1);
 }
 
 TEST(StreamMap, ConvertsAndMapsValues) {

@@ -194,6 +194,27 @@ TEST(DecodeBuffer, EmptyBufferAndEmptyDataEvent) {
   EXPECT_EQ(ev[0].h.item, 4u);
 }
 
+TEST(DecodeBuffer, DirectEventCarriesNoPayloadInTheBuffer) {
+  // A direct data event announces 1000 doubles that travel apart; the next
+  // event follows its header at once.
+  EventHeader direct{};
+  direct.type = EventType::data;
+  direct.elem_size = 8;
+  direct.flags = kDirect;
+  direct.count = 1000;
+  std::vector<EventHeader> seen;
+  const auto buf = BufferBuilder().event(direct).event(header(EventType::announce, 1, 2, 3)).finish();
+  EXPECT_EQ(buf.size(), sizeof(BufferHeader) + 2 * sizeof(EventHeader));
+  decode_buffer(buf.data(), buf.size(), [&](const EventHeader& h, const std::byte*) { seen.push_back(h); });
+  ASSERT_EQ(seen.size(), 2u);
+  EXPECT_EQ(seen[0].count, 1000);
+  EXPECT_EQ(seen[1].type, EventType::announce);
+  // A last-sample marker is never direct.
+  direct.flags = kDirect | kLastSample;
+  direct.count = 0;
+  expect_decode_error(BufferBuilder().event(direct).finish(), {"direct"});
+}
+
 TEST(DecodeBuffer, RejectsTooShort) {
   expect_decode_error({}, {"0 bytes"});
   const auto full = BufferBuilder().finish();
