@@ -26,7 +26,7 @@ namespace {
 using transport::EventHeader;
 using transport::EventType;
 
-constexpr double kPollAfterMessage = 500e-6;  // seconds
+constexpr double kPollAfterMessage = 50e-6;  // seconds
 
 struct ContextSlot {
   std::unique_ptr<OutputEngine> engine;
