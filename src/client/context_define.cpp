@@ -387,6 +387,20 @@ void Context::exchange_domains() {
       domain_error_ = e;
       continue;
     }
+    // A file of convention="CDI" writes the rows of its gaussian domains:
+    // the points must make rows (the writers would fail later).
+    std::string rows_error;
+    for (const output::VariableInfo& v : plan_.variables)
+      if (info.type == "gaussian" && plan_.layout(v).domain == index && plan_.files[v.file].cdi) {
+        output::ReducedRows rows;
+        if (std::string e = output::reduced_rows(info, rows); !e.empty())
+          rows_error = "file '" + plan_.files[v.file].id + "': " + e;
+        break;
+      }
+    if (!rows_error.empty()) {
+      domain_error_ = rows_error;
+      continue;
+    }
     if (!to_all)  // only attached writers use each client's own points
       for (output::ClientPoints& cp : info.points) std::vector<std::int64_t>().swap(cp.owned);
     if (!split_axes) continue;  // the grids of the domain hold whole axes: one holder per point suffices

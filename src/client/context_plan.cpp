@@ -6,6 +6,8 @@
 #include <filesystem>
 #include <map>
 #include <numeric>
+#include <set>
+#include <sstream>
 
 #include "client/agree.h"
 #include "client/context.h"
@@ -38,6 +40,14 @@ void refuse_unsupported_field(const config::FieldDef& f, const std::string& id) 
     if (name != "comment") refuse(name);
 }
 
+// convention="CDI UGRID": both.
+bool has_word(const std::string& text, const std::string& word) {
+  std::istringstream in(text);
+  for (std::string w; in >> w;)
+    if (w == word) return true;
+  return false;
+}
+
 void refuse_unsupported_file(const config::FileDef& f, const std::string& id) {
   auto refuse = [&](const std::string& what) {
     config_error(f.where, "file '" + id + "': " + what + " is not supported yet");
@@ -47,8 +57,8 @@ void refuse_unsupported_file(const config::FileDef& f, const std::string& id) {
   if (f.format != "netcdf4") refuse("format=\"" + f.format + "\"");
   if (f.par_access != "collective") refuse("par_access=\"" + f.par_access + "\"");
   if (!f.mode.empty() && f.mode != "write") refuse("mode=\"" + f.mode + "\"");
-  if (!f.convention.empty() && f.convention != "CF" && f.convention != "UGRID")
-    refuse("convention=\"" + f.convention + "\"");
+  static const std::set<std::string> conventions = {"", "CF", "UGRID", "CDI", "CDI UGRID", "UGRID CDI"};
+  if (!conventions.count(f.convention)) refuse("convention=\"" + f.convention + "\"");
   if (!f.time_counter.empty() && f.time_counter != "instant" && f.time_counter != "centered")
     refuse("time_counter=\"" + f.time_counter + "\"");
   if (!f.time_units.empty() && f.time_units != "seconds") refuse("time_units=\"" + f.time_units + "\"");
@@ -450,7 +460,8 @@ void Context::resolve_definitions() {
                                           : file.description;
     info.output_freq = file.output_freq;
     info.one_file = file.type != "multiple_file";
-    info.ugrid = file.convention == "UGRID";
+    info.ugrid = has_word(file.convention, "UGRID");
+    info.cdi = has_word(file.convention, "CDI");
     file_periods(file, file_id, info);
     for (const auto& var : file.variables) info.attributes.emplace_back(var.output_name(), var.value);
     const int fi = static_cast<int>(plan_.files.size());

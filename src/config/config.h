@@ -185,7 +185,7 @@ struct FileDef {
   // Added beyond the first interface; empty when not set in the XML.
   std::string comment;
   std::string mode;          // read | write
-  std::string convention;    // CF | UGRID
+  std::string convention;    // CF | UGRID | CDI | CDI UGRID
   std::string time_counter;  // centered | instant | record | exclusive | centered_exclusive | instant_exclusive | none
   std::string time_units;    // seconds | days
   std::string timeseries;    // none | only | both | exclusive

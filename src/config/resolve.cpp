@@ -415,6 +415,11 @@ class Resolver {
     // (A bad output_freq was reported where it was written.)
     if (f.enabled && f.mode != "read" && !e.attrs.count("output_freq"))
       report(e.where, "file '" + f.output_name() + "' has no output_freq");
+    // CDI's reduced Gaussian grid is the whole grid; a writer's part of it
+    // (a range of cells) is not one.
+    if (f.convention.find("CDI") != std::string::npos && f.type == "multiple_file")
+      report(e.where, "file '" + f.output_name() + "': convention=\"" + f.convention +
+                          "\" needs type=\"one_file\" (each file of multiple_file holds a part of the grid)");
 
     std::map<std::string, Location> written;  // output names of enabled fields
     for (const Element& fe : raw.fields) {

@@ -79,7 +79,7 @@ const Table& file_table() {
       {"par_access", Type::choice, "collective|independent"},
       {"append", Type::boolean}, {"enabled", Type::boolean},
       {"compression_level", Type::integer, {}, 0, 9},
-      {"mode", Type::choice, "read|write"}, {"convention", Type::choice, "CF|UGRID"},
+      {"mode", Type::choice, "read|write"}, {"convention", Type::choice, "CF|UGRID|CDI|CDI UGRID|UGRID CDI"},
       {"time_counter", Type::choice,
        "centered|instant|record|exclusive|centered_exclusive|instant_exclusive|none"},
       {"time_units", Type::choice, "seconds|days"},

@@ -59,6 +59,7 @@ NetcdfFile::~NetcdfFile() {
 void NetcdfFile::define(const ContextPlan& plan, int file_index) {
   const FileInfo& f = plan.files[file_index];
   ugrid_ = f.ugrid;
+  cdi_ = f.cdi;
   bool any_instant = false;
   for (int vi : f.variables) {
     const auto op = static_cast<filters::TemporalOp>(plan.variables[vi].op);
@@ -181,9 +182,22 @@ void NetcdfFile::define(const ContextPlan& plan, int file_index) {
     put_text(ncid_, var, "comment", v.comment);
     if (!timeless_[vi]) put_text(ncid_, var, "cell_methods", v.cell_methods);
     std::string coordinates = op == filters::TemporalOp::instant && time_instant_var_ >= 0 ? "time_instant" : "";
-    for (const Dim& d : v.dims)
-      if (d.kind == Dim::domain_i && !domain_vars_[d.index].coordinates.empty())
-        coordinates += (coordinates.empty() ? "" : " ") + domain_vars_[d.index].coordinates;
+    for (const Dim& d : v.dims) {
+      if (d.kind != Dim::domain_i) continue;
+      const DomainVars& dv = domain_vars_[d.index];
+      if (dv.rows_lat.empty()) {
+        if (!dv.coordinates.empty()) coordinates += (coordinates.empty() ? "" : " ") + dv.coordinates;
+        continue;
+      }
+      // CDI's reduced Gaussian grid. CDI takes the last latitude that
+      // `coordinates` names as the row latitudes, so the cells (still in
+      // the file) are not named (docs/grids.md).
+      put_text(ncid_, var, "CDI_grid_type", "gaussian_reduced");
+      const int n = static_cast<int>(dv.rows.lat.size() / 2);
+      nc_put_att_int(ncid_, var, "CDI_grid_num_LPE", NC_INT, 1, &n);
+      put_text(ncid_, var, "CDI_grid_latitudes", dv.rows_lat);
+      put_text(ncid_, var, "CDI_grid_reduced_points", dv.rows_points);
+    }
     for (const std::int32_t c : v.scalars)
       if (auto name = scalar_names_.find(c); name != scalar_names_.end())
         coordinates += (coordinates.empty() ? "" : " ") + name->second;
@@ -291,6 +305,22 @@ void NetcdfFile::define_domain(const ContextPlan& plan, int index, const std::st
   coordinate(names.lat, names.lat_bounds, rect ? std::vector<int>{jd} : cell_dims, true);
   coordinate(names.lon, names.lon_bounds, rect ? std::vector<int>{id} : cell_dims, false);
   if (!rect) names.coordinates = names.lat + " " + names.lon;
+  if (cdi_ && part_.whole && dom.type == "gaussian") {  // (multiple_file is refused with CDI)
+    // CDI's own description of a reduced Gaussian grid, as `cdo -f nc`
+    // writes it: the latitude and number of points of each row.
+    if (std::string e = reduced_rows(dom, names.rows); !e.empty()) throw IoError(path_ + ": " + e);
+    names.rows_lat = "lat_rows" + suffix;
+    names.rows_points = "reduced_points" + suffix;
+    int rows_dim = -1, var = -1;
+    check(nc_def_dim(ncid_, ("rows" + suffix).c_str(), names.rows.lat.size(), &rows_dim), "nc_def_dim (rows)");
+    check(nc_def_var(ncid_, names.rows_lat.c_str(), NC_DOUBLE, 1, &rows_dim, &var), "nc_def_var (row latitudes)");
+    put_text(ncid_, var, "standard_name", "latitude");
+    put_text(ncid_, var, "long_name", "Latitude of each row");
+    put_text(ncid_, var, "units", "degrees_north");
+    check(nc_def_var(ncid_, names.rows_points.c_str(), NC_INT, 1, &rows_dim, &var), "nc_def_var (reduced points)");
+    put_text(ncid_, var, "long_name", "Number of points in each row");
+    put_text(ncid_, var, "units", "1");
+  }
   if (ugrid_ && dom.type == "unstructured" && dom.nvertex > 0) define_mesh(plan, index, ext, suffix, id, nbounds);
 }
 
@@ -408,6 +438,13 @@ void NetcdfFile::write_coordinates(const ContextPlan& plan) {
     const bool root = is_root_;
     put(names.lon, root ? part_values(dom.lon, lon_width, lon_part, 1) : std::vector<double>{}, lon_count);
     put(names.lat, root ? part_values(dom.lat, lat_width, lat_part, 1) : std::vector<double>{}, lat_count);
+    if (!names.rows_lat.empty()) {
+      put(names.rows_lat, names.rows.lat, {names.rows.lat.size()});
+      int var = -1;
+      check(nc_inq_varid(ncid_, names.rows_points.c_str(), &var), "nc_inq_varid (reduced points)");
+      const size_t start = 0, count = is_root_ ? names.rows.points.size() : 0;
+      check(nc_put_vara_int(ncid_, var, &start, &count, names.rows.points.data()), "writing the reduced points");
+    }
     if (nv == 0) continue;
     put(names.lon_bounds, root ? part_values(dom.bounds_lon, lon_width, lon_part, dom.nvertex) : std::vector<double>{},
         with_nv(lon_count));

@@ -75,6 +75,10 @@ class NetcdfFile {
     bool used = false;
     std::string lat, lon, lat_bounds, lon_bounds;
     std::string coordinates;  // for the `coordinates` attribute (auxiliary coordinates only)
+    // convention="CDI", gaussian domains: CDI's row latitudes and lengths
+    // (names empty otherwise).
+    std::string rows_lat, rows_points;
+    ReducedRows rows;
   };
   std::vector<DomainVars> domain_vars_;  // by plan domain
   // UGRID (convention="UGRID"): each unstructured domain's nodes (its cells'
@@ -88,6 +92,7 @@ class NetcdfFile {
   void define_mesh(const ContextPlan& plan, int index, const LocalBlock& part, const std::string& suffix, int cell_dim,
                    int nvertex_dim);
   bool ugrid_ = false;
+  bool cdi_ = false;
   std::map<int, Mesh> meshes_;  // by plan domain
   std::map<int, std::string> axis_bounds_;   // plan axis -> its bounds variable in this file
   std::map<int, std::string> scalar_names_;  // plan scalar -> its 0-d coordinate variable

@@ -154,6 +154,30 @@ std::vector<std::vector<std::int64_t>> ContextPlan::split_by_server(int domain, 
   return out;
 }
 
+std::string reduced_rows(const DomainInfo& d, ReducedRows& rows) {
+  rows = {};
+  const std::string what = "domain '" + d.id + "': convention=\"CDI\" ";
+  if (d.lat.size() != static_cast<std::size_t>(d.size()) || d.lat.empty())
+    return what + "needs the latitude of each of its " + std::to_string(d.size()) + " points, has " +
+           std::to_string(d.lat.size());
+  for (std::size_t g = 0; g < d.lat.size(); ++g) {
+    if (g > 0 && d.lat[g] == d.lat[g - 1]) {
+      ++rows.points.back();
+      continue;
+    }
+    // A new row: CDI's rows go from north to south, as foehn numbers them.
+    if (g > 0 && !(d.lat[g] < d.lat[g - 1]))
+      return what + "needs the points row by row from the north (rows of equal latitude), but the latitude rises "
+                    "from " + std::to_string(d.lat[g - 1]) + " to " + std::to_string(d.lat[g]) + " at point " +
+             std::to_string(g);
+    rows.lat.push_back(d.lat[g]);
+    rows.points.push_back(1);
+  }
+  if (rows.lat.size() % 2 != 0)
+    return what + "needs an even number of latitude rows (2N), the points have " + std::to_string(rows.lat.size());
+  return "";
+}
+
 std::string assemble_domain(DomainInfo& d, const std::vector<ClientPart>& parts, bool shared) {
   const bool rect = d.type == "rectilinear";
   const std::int64_t nv = d.nvertex;
@@ -343,6 +367,7 @@ std::vector<char> encode(const ContextPlan& p) {
     w.put<std::uint64_t>(f.attributes.size());
     for (const auto& [k, v] : f.attributes) { w.put(k); w.put(v); }
     w.put<std::uint8_t>(f.ugrid ? 1 : 0);
+    w.put<std::uint8_t>(f.cdi ? 1 : 0);
   }
   // File periods, kept after the rest.
   w.put(p.time_origin); w.put(p.timestep_us); w.put(p.user_calendar);
@@ -428,6 +453,7 @@ ContextPlan decode_plan(const char* data, std::size_t size) {
     f.attributes.resize(m);
     for (auto& [k, v] : f.attributes) { r.get(k); r.get(v); }
     r.get(one); f.ugrid = one != 0;
+    r.get(one); f.cdi = one != 0;
   }
   r.get(p.time_origin); r.get(p.timestep_us); r.get(p.user_calendar);
   r.get(p.level2_ranks); r.get(p.level2_pools);

@@ -94,6 +94,7 @@ struct FileInfo {
   std::string id, path, title, output_freq;
   bool one_file = true;
   bool ugrid = false;  // convention="UGRID": unstructured domains get a UGRID mesh topology
+  bool cdi = false;    // convention="CDI": gaussian domains also carry CDI's reduced Gaussian rows
   std::vector<std::int32_t> variables;  // indices into variables, in file order
   std::vector<std::pair<std::string, std::string>> attributes;  // extra global attributes
   // File periods (durations as calendar::format_duration writes them; empty:
@@ -185,6 +186,17 @@ struct ClientPart {
 // shared: points may be held by several clients (grids that split an axis
 // among them; check_shared_points checks those grids).
 std::string assemble_domain(DomainInfo& d, const std::vector<ClientPart>& parts, bool shared = false);
+// The rows of a reduced Gaussian domain, as CDI's netCDF convention gives
+// them (convention="CDI", docs/grids.md): each row's latitude, north to
+// south, and its number of points.
+struct ReducedRows {
+  std::vector<double> lat;
+  std::vector<std::int32_t> points;
+};
+// The rows of a gaussian domain: the runs of equal latitude of its points
+// in global index order. Returns "" or what is wrong (the latitude rises,
+// an odd number of rows, no coordinates).
+std::string reduced_rows(const DomainInfo& d, ReducedRows& rows);
 // A variable of a domain and decomposed axes: "" if, at every point, the
 // axis parts of the clients holding it hold each value of the axes once.
 // holders[g]: the clients holding point g, in rank order.

@@ -8,7 +8,7 @@
 //
 // usage: grid_model <config.xml> <scenario> <steps>
 //        grid_model <config.xml> error_<kind> 0 <text>: a wrong description
-//        (overlap, hole, coordinates, data, type) must fail on every rank
+//        (overlap, hole, coordinates, data, type, cdi_rows) must fail on every rank
 //        with a message holding <text>, and foehn must still close cleanly.
 #include <netcdf.h>
 
@@ -55,7 +55,7 @@ void describe(foehn_context ctx, const grids::Scenario& s) {
   std::vector<double> lon, lat, blon, blat, cl, ct;
   for (const std::int64_t g : s.local_g) {
     lon.push_back(geo.lon(g));
-    lat.push_back(geo.lat(g));
+    lat.push_back(s.lat_mirrored ? -geo.lat(g) : geo.lat(g));
     geo.corners(g, cl, ct);
     if (s.type == "rectilinear") cl.resize(2), ct.resize(2);
     blon.insert(blon.end(), cl.begin(), cl.end());
@@ -123,9 +123,12 @@ void check_file(const grids::Scenario& s, int steps) {
   }
 }
 
-// Describes unstr_blocks wrongly; true if foehn refuses it as expected.
+// Describes unstr_blocks wrongly (error_cdi_rows: gauss_eq with its rows
+// from the south, which the file of convention="CDI" refuses); true if
+// foehn refuses it as expected.
 bool refuses(foehn_context ctx, const std::string& kind, const std::string& text, int rank, int size) {
-  grids::Scenario s = grids::make_scenario("unstr_blocks", rank, size);
+  grids::Scenario s = grids::make_scenario(kind == "error_cdi_rows" ? "gauss_eq" : "unstr_blocks", rank, size);
+  s.lat_mirrored = kind == "error_cdi_rows";
   std::string message;
   if (kind == "error_type") {  // the XML says unstructured
     const int st = foehn_set_domain_type(ctx, "dom", "curvilinear", s.ni_glo, s.nj_glo);
@@ -136,7 +139,7 @@ bool refuses(foehn_context ctx, const std::string& kind, const std::string& text
   if (kind == "error_overlap" && rank == 1) s.ibegin = 0;  // also leaves rank 1's own points to nobody
   if (kind == "error_hole" && rank == size - 1) s.ni -= 1;
   if (kind == "error_data") s.compressed_out = true, s.data_i_index = {0, 1, 0};
-  if (s.ni >= 0) {
+  if (s.ni >= 0 && !s.by_index) {
     s.local_g.resize(static_cast<std::size_t>(s.ni));
     for (int i = 0; i < s.ni; ++i) s.local_g[static_cast<std::size_t>(i)] = s.ibegin + i;
   }
@@ -169,7 +172,7 @@ int main(int argc, char** argv) {
   MPI_Comm_size(comm, &size);
   if (scenario.rfind("error_", 0) == 0) {
     foehn_context ctx;
-    must(foehn_context_open("unstr", comm, &ctx), "foehn_context_open");
+    must(foehn_context_open(scenario == "error_cdi_rows" ? "gauss" : "unstr", comm, &ctx), "foehn_context_open");
     const double levels[kLevels] = {1, 2, 3};
     must(foehn_set_axis(ctx, "lev", kLevels, levels, nullptr, nullptr), "foehn_set_axis");
     const bool ok = refuses(ctx, scenario, argc > 4 ? argv[4] : "", rank, size);

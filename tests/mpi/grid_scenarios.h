@@ -37,6 +37,7 @@ struct Scenario {
   std::vector<int> data_i_index;  // compressed (1-D flat local indices)
   bool masked = false;            // mask: g % 7 == 3
   bool compressed_out = false;    // the data leave out g % 5 == 0
+  bool lat_mirrored = false;      // latitudes given negated (rows from the south: error_cdi_rows)
   // Derived by the test itself: the global index of each local point and of
   // each data value (-1: halo or left out).
   std::vector<std::int64_t> local_g, data_g;

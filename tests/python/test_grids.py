@@ -4,8 +4,10 @@ domains, decomposed unevenly, interleaved and shuffled, with halos,
 compressed data and masks. The files must hold exactly the values and
 coordinates computed here from the global index alone, the fill value at
 masked and left-out points, pass the CF checker, and be described by
-`cdo griddes` with the right grid type and size."""
+`cdo griddes` with the right grid type and size (a reduced Gaussian grid
+in a file of convention="CDI" as gaussian_reduced, with its rows)."""
 import glob
+import shutil
 import subprocess
 
 import netCDF4
@@ -184,3 +186,89 @@ def test_ugrid_mesh_topology(tmp_path, mpmd, clients, servers):
         corners = np.unique(np.stack([blon.ravel(), blat.ravel()], 1), axis=0)
         assert len(nodes_lon) == len(corners) < blon.size  # shared corners are one node
         np.testing.assert_array_equal(raw(ds["ps"])[0], expected("unstr_blocks", 2)[0])
+
+
+def cdo_griddes(path):
+    """`cdo griddes` as a dict; yvals and reducedPoints continue over lines."""
+    out = subprocess.run(["cdo", "-s", "griddes", path], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    desc, key = {}, None
+    for line in out.stdout.splitlines():
+        if line.startswith("#"):
+            continue
+        if "=" in line:
+            key, value = (part.strip() for part in line.split("=", 1))
+            desc[key] = value
+        elif key:
+            desc[key] += " " + line.strip()
+    return desc, out.stdout
+
+
+def test_cdi_convention_reduced_gaussian(tmp_path, mpmd):
+    """convention="CDI": the O8 domain (shuffled, masked; 2 clients, 1
+    server) carries CDI's reduced Gaussian attributes and row variables,
+    which CDO reads as gaussian_reduced with the right rows and values; the
+    cells stay in the file, unnamed; the default file is unchanged."""
+    name, n = "gauss_shuffled", 8
+    run(mpmd, tmp_path, name, 2, 1)
+    path, default = tmp_path / "gauss_cdi.nc", tmp_path / "gauss_one.nc"
+    k = np.arange(1, n + 1)
+    pl = np.concatenate([20 + 4 * (k - 1), (20 + 4 * (k - 1))[::-1]])  # octahedral rows, north to south
+    nodes, _ = np.polynomial.legendre.leggauss(2 * n)
+    lat_rows = np.degrees(np.arcsin(nodes[::-1]))
+    lon, lat = coordinates("gaussian", 544, 1)
+    with netCDF4.Dataset(path) as ds:
+        for v in ("ps", "ta", "ua"):
+            var = ds[v]
+            assert var.CDI_grid_type == "gaussian_reduced" and var.CDI_grid_num_LPE == n
+            assert (var.CDI_grid_latitudes, var.CDI_grid_reduced_points) == ("lat_rows", "reduced_points")
+            assert "coordinates" not in var.ncattrs()  # CDI would take the cell latitudes as its rows
+        assert ds["lat_rows"].dimensions == ds["reduced_points"].dimensions == ("rows",)
+        np.testing.assert_allclose(ds["lat_rows"][:], lat_rows, rtol=0, atol=1e-12)
+        np.testing.assert_array_equal(ds["reduced_points"][:], pl)
+        assert pl.sum() == 544 == ds.dimensions["cell"].size
+        # Nothing lost: the cells, with bounds, as in the default file.
+        np.testing.assert_allclose(ds["lat"][:], lat, rtol=0, atol=1e-12)
+        np.testing.assert_allclose(ds["lon"][:], lon, rtol=0, atol=1e-12)
+        assert ds["lat_bnds"].shape == ds["lon_bnds"].shape == (544, 4)
+        for r, step in enumerate([2, 4]):
+            ps, _, ta, ua, _ = expected(name, step)
+            np.testing.assert_array_equal(raw(ds["ps"])[r], ps)
+            np.testing.assert_array_equal(raw(ds["ta"])[r], ta)
+            np.testing.assert_array_equal(raw(ds["ua"])[r], ua)
+    with netCDF4.Dataset(default) as ds:
+        assert ds["ta"].coordinates.endswith("lat lon") and "lat_rows" not in ds.variables
+        assert not [a for a in ds["ta"].ncattrs() if a.startswith("CDI")]
+    check = subprocess.run(["bash", ROOT / "scripts/cfcheck.sh", path], capture_output=True, text=True)
+    assert "ERRORS detected: 0" in check.stdout, check.stdout + check.stderr
+
+    if shutil.which("cdo") is None:
+        pytest.skip("cdo is not installed (scripts/bootstrap.sh)")
+    desc, text = cdo_griddes(path)
+    assert desc["gridtype"] == "gaussian_reduced", text
+    assert (int(desc["gridsize"]), int(desc["ysize"]), int(desc["numLPE"])) == (544, 2 * n, n), text
+    np.testing.assert_array_equal(np.array(desc["reducedPoints"].split(), dtype=int), pl)
+    np.testing.assert_allclose(np.array(desc["yvals"].split(), dtype=float), lat_rows, rtol=0, atol=1e-9)
+    assert cdo_griddes(default)[0]["gridtype"] == "unstructured"
+    # The values as CDO reads them: copied through CDO, and where it places them.
+    copy = tmp_path / "cdo_copy.nc"
+    out = subprocess.run(["cdo", "-s", "-f", "nc4", "copy", path, copy], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    with netCDF4.Dataset(copy) as ds:
+        for r, step in enumerate([2, 4]):
+            ps, _, ta, ua, miss = expected(name, step)
+            got = ds["ps"][r]
+            np.testing.assert_array_equal(np.ma.getmaskarray(got), miss)
+            np.testing.assert_array_equal(got.compressed(), ps[~miss])
+            for v, want, points_last in (("ta", ta, True), ("ua", ua, False)):  # CDO keeps each order
+                got = ds[v][r]
+                assert got.shape == want.shape, (v, ds[v].dimensions)
+                mask = np.broadcast_to(miss if points_last else miss[:, None], got.shape)
+                np.testing.assert_array_equal(np.ma.getmaskarray(got), mask)
+                np.testing.assert_array_equal(got.compressed(), want[~mask])
+    table = subprocess.run(["cdo", "-s", "outputtab,lat,lon", "-seltimestep,1", "-selname,ps", path],
+                           capture_output=True, text=True)
+    assert table.returncode == 0, table.stderr
+    rows = np.array([line.split() for line in table.stdout.splitlines() if not line.startswith("#")], dtype=float)
+    np.testing.assert_allclose(rows[:, 0], lat, rtol=1e-5, atol=0)  # printed with 6 significant digits
+    np.testing.assert_allclose(rows[:, 1], lon, rtol=1e-5, atol=0)

@@ -74,6 +74,7 @@ INSTANTIATE_TEST_SUITE_P(
         BadConfig{"bad_file_type.xml", 3, "context[id=atm]/file_definition", "bad type 'one_fil' on <file_definition>: expected one of one_file, "
                                           "multiple_file; did you mean 'one_file'?"},
         BadConfig{"missing_output_freq.xml", 5, "context[id=atm]/file_definition/file[id=monthly]", "file 'monthly' has no output_freq"},
+        BadConfig{"cdi_multiple_file.xml", 4, "context[id=atm]/file_definition/file[id=parts]", "file 'parts': convention=\"CDI\" needs type=\"one_file\""},
         BadConfig{"include_missing.xml", 3, "context[id=atm]/field_definition", "cannot read included file "},
         BadConfig{"domain_ref_cycle.xml", 4, "context[id=atm]/domain_definition/domain[id=d]", "domain_ref cycle: d -> d"},
         BadConfig{"duplicate_attribute.xml", 4, "context[id=atm]/field_definition/field[id=t]", "attribute 'unit' appears twice on <field>"},

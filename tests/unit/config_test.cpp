@@ -562,6 +562,24 @@ TEST(ConfigValidation, BadTypedValues) {
   }
 }
 
+// convention: CF (default), UGRID, CDI, or CDI and UGRID together (they
+// apply to different domain types); CDI needs one_file.
+TEST(ConfigValidation, FileConventions) {
+  auto file = [](const std::string& attributes) {
+    return R"(<simulation><context id="a"><file_definition>
+<file id="f" output_freq="1d" )" + attributes + R"( /></file_definition></context></simulation>)";
+  };
+  for (const char* c : {"CF", "UGRID", "CDI", "CDI UGRID", "UGRID CDI"})
+    EXPECT_EQ(context(parse(file(std::string("convention=\"") + c + "\"")), "a").find_file("f")->convention, c);
+  ConfigError e = error_of([&] { parse(file(R"(convention="CF UGRID")")); });
+  EXPECT_EQ(e.where.line, 2);
+  EXPECT_NE(e.message.find("bad convention 'CF UGRID' on <file>: expected one of CF, UGRID, CDI, CDI UGRID"),
+            std::string::npos) << e.what();
+  e = error_of([&] { parse(file(R"(convention="UGRID CDI" type="multiple_file")")); });
+  EXPECT_EQ(e.where.line, 2);
+  EXPECT_NE(e.message.find(R"(file 'f': convention="UGRID CDI" needs type="one_file")"), std::string::npos) << e.what();
+}
+
 TEST(ConfigValidation, CalendarChecks) {
   const ContextDef& ok = context(parse(R"(<simulation><context id="a">
 <calendar type="Gregorian" timestep="30mi" start_date="2020-02-29 06:00:00" time_origin="1950-01-01" />

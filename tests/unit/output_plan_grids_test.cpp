@@ -191,6 +191,30 @@ ContextPlan axes_plan() {
   return p;
 }
 
+// convention="CDI": the rows of a gaussian domain are the runs of equal
+// latitude, north to south, in an even number.
+TEST(PlanGrids, ReducedRowsFromThePointsLatitudes) {
+  DomainInfo d;
+  d.id = "atm", d.type = "gaussian", d.nj_glo = 1;
+  d.lat = {50, 50, 50, 10, 10, 10, 10, -10, -10, -10, -10, -50, -50, -50};
+  d.ni_glo = static_cast<std::int64_t>(d.lat.size());
+  ReducedRows rows;
+  ASSERT_EQ(reduced_rows(d, rows), "");
+  EXPECT_EQ(rows.lat, (std::vector<double>{50, 10, -10, -50}));
+  EXPECT_EQ(rows.points, (std::vector<std::int32_t>{3, 4, 4, 3}));
+
+  d.lat[5] = 20;  // rises within the second row
+  EXPECT_NE(reduced_rows(d, rows).find("domain 'atm': convention=\"CDI\" needs the points row by row from the "
+                                       "north (rows of equal latitude), but the latitude rises from 10.000000 to "
+                                       "20.000000 at point 5"),
+            std::string::npos) << reduced_rows(d, rows);
+  d.lat = {50, 50, 10, -10, -10};
+  d.ni_glo = 5;
+  EXPECT_NE(reduced_rows(d, rows).find("an even number of latitude rows (2N), the points have 3"), std::string::npos);
+  d.lat.pop_back();  // one latitude short
+  EXPECT_NE(reduced_rows(d, rows).find("needs the latitude of each of its 5 points, has 4"), std::string::npos);
+}
+
 TEST(AxesPlan, PositionsFollowEachClientsPartFirstAxisFastest) {
   const ContextPlan p = axes_plan();
   const auto& v = p.variables[0];

@@ -111,6 +111,7 @@ ContextPlan sample_plan() {
   f0.title = "daily ocean";
   f0.output_freq = "1d";
   f0.one_file = true;
+  f0.cdi = true;
   f0.variables = {0, 2};
   f0.attributes = {{"institution", "somewhere"}, {"comment", ""}, {"source", "foehn unit test"}};
   FileInfo f1;
@@ -119,6 +120,7 @@ ContextPlan sample_plan() {
   f1.title = "";
   f1.output_freq = "1h";
   f1.one_file = false;
+  f1.ugrid = true;
   f1.variables = {1};
   f1.attributes = {{"frequency", "1hr"}};
   p.files = {f0, f1};
@@ -200,6 +202,8 @@ void expect_same(const ContextPlan& a, const ContextPlan& b) {
     EXPECT_EQ(x.title, y.title);
     EXPECT_EQ(x.output_freq, y.output_freq);
     EXPECT_EQ(x.one_file, y.one_file);
+    EXPECT_EQ(x.ugrid, y.ugrid);
+    EXPECT_EQ(x.cdi, y.cdi);
     EXPECT_EQ(x.variables, y.variables);
     EXPECT_EQ(x.attributes, y.attributes);
   }
@@ -233,6 +237,8 @@ TEST(PlanEncoding, RoundTripKeepsEveryField) {
   EXPECT_TRUE(q.files[0].one_file);
   EXPECT_FALSE(q.files[1].one_file);
   EXPECT_EQ(q.files[0].attributes[2].second, "foehn unit test");
+  EXPECT_TRUE(q.files[0].cdi && !q.files[0].ugrid);
+  EXPECT_TRUE(q.files[1].ugrid && !q.files[1].cdi);
   // Encoding is deterministic: re-encoding the decoded plan gives the same bytes.
   EXPECT_EQ(encode(q), bytes);
 }
