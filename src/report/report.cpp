@@ -121,7 +121,10 @@ std::string to_json(const RunReport& r) {
                        {"messages_received", s.messages_received},
                        {"peak_memory_bytes", s.peak_memory_bytes},
                        {"credit_bytes", s.credit_bytes},
-                       {"write_seconds", s.write_seconds}});
+                       {"write_seconds", s.write_seconds},
+                       {"forward_bytes", s.forward_bytes},
+                       {"forward_cap_bytes", s.forward_cap_bytes},
+                       {"forward_wait_seconds", s.forward_wait_seconds}});
   }
   json doc = {{"foehn_report_version", 1},
               {"code", r.code},

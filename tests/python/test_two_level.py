@@ -85,3 +85,63 @@ def test_server_side_reductions_equal_one_level(tmp_path, mpmd):
         assert len(a.variables) > 10
         for v in a.variables:
             np.testing.assert_array_equal(np.ma.getdata(a[v][:]), np.ma.getdata(b[v][:]), err_msg=v)
+
+
+# The level-1 cap: a grid whose level-1 messages are larger than a tiny cap,
+# so each goes alone; 5 and 40 steps must show the same bound.
+CAP_NI, CAP_NJ, CAP_NLEV = 40, 20, 5
+TA_RECORD, PS_RECORD = CAP_NLEV * CAP_NJ * CAP_NI * 4, CAP_NJ * CAP_NI * 8
+# The largest message a level-1 rank can send: at most a whole ta record
+# (its block is a part of it) plus the header (BlockHeader, 24 bytes, then
+# start and count of 3 dimensions as int64).
+LARGEST_MESSAGE = TA_RECORD + 24 + 2 * 3 * 8
+
+
+def run_capped(tmp_path, mpmd, steps, variables):
+    xml = spine_xml(tmp_path, {"server_level2_ranks": 1, **variables})
+    run = mpmd(tmp_path, 2, 3, [BUILD / "tests/mpi/spine_model", xml, steps, CAP_NI, CAP_NJ, CAP_NLEV])
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "spine_model: OK" in run.stdout
+    with netCDF4.Dataset(tmp_path / "spine_one.nc") as ds:
+        assert ds["ta"].shape[0] == steps // 2
+        for r in range(steps // 2):
+            s = 2 * (r + 1)
+            np.testing.assert_array_equal(ds["ta"][r], t_values(s, CAP_NLEV, CAP_NJ, CAP_NI))
+            np.testing.assert_array_equal(ds["ps"][r], ps_values(s, CAP_NJ, CAP_NI))
+    ta = stitch(sorted(glob.glob(str(tmp_path / "spine_multi_*.nc"))), "ta")
+    assert ta.shape[0] == steps // 3
+    for r in range(steps // 3):
+        np.testing.assert_array_equal(ta[r], t_values(3 * (r + 1), CAP_NLEV, CAP_NJ, CAP_NI))
+    return json.loads((tmp_path / "report.json").read_text())["servers"]
+
+
+@pytest.mark.parametrize("steps", [5, 40])
+def test_level1_forward_memory_capped(tmp_path, mpmd, steps):
+    cap = 1000  # smaller than any block message: one in flight at a time
+    servers = run_capped(tmp_path, mpmd, steps, {"server_level1_forward_bytes": cap})
+    # Each level-1 rank holds a band of 10 of the 20 rows: its largest
+    # message is half a ta record, and it never holds two messages (without
+    # the cap, 40 steps hold several records' worth).
+    for s in servers[:2]:
+        assert s["forward_cap_bytes"] == cap
+        assert s["forward_bytes"] == TA_RECORD // 2 + 24 + 2 * 3 * 8
+        assert s["peak_memory_bytes"] >= s["forward_bytes"]  # the blocks held count as memory
+    assert servers[2]["forward_bytes"] == 0 and servers[2]["forward_cap_bytes"] == 0  # level 2 forwards nothing
+
+
+@pytest.mark.parametrize("steps", [5, 40])
+def test_level1_default_cap_is_two_records(tmp_path, mpmd, steps):
+    servers = run_capped(tmp_path, mpmd, steps, {})
+    # The two level-1 ranks' blocks tile each variable (ta in both files, ps):
+    # their caps add up to twice one record of every variable.
+    assert servers[0]["forward_cap_bytes"] + servers[1]["forward_cap_bytes"] == 2 * (2 * TA_RECORD + PS_RECORD)
+    for s in servers[:2]:
+        assert 0 < s["forward_bytes"] <= s["forward_cap_bytes"] + LARGEST_MESSAGE
+
+
+def test_level1_forward_bytes_must_not_be_negative(tmp_path, mpmd):
+    xml = spine_xml(tmp_path, {"server_level2_ranks": 1, "server_level1_forward_bytes": -1})
+    run = mpmd(tmp_path, 2, 3, [BUILD / "tests/mpi/spine_model", xml, STEPS, NI, NJ, NLEV], timeout=60)
+    assert run.returncode != 0
+    assert "server_level1_forward_bytes = -1 must be at least 0" in run.stderr
+
