@@ -3,6 +3,7 @@ write whole files. The spine model's files must hold the exact values, and
 the report must show that only level-2 ranks wrote (a file by one pool)."""
 import glob
 import json
+import sys
 
 import netCDF4
 import numpy as np
@@ -145,3 +146,68 @@ def test_level1_forward_bytes_must_not_be_negative(tmp_path, mpmd):
     assert run.returncode != 0
     assert "server_level1_forward_bytes = -1 must be at least 0" in run.stderr
 
+
+def two_contexts_xml(tmp_path, deep_variables):
+    """Contexts deep (with deep_variables, e.g. two levels) and flat (one
+    level), each with a and b to a shared file every step, a to one file per
+    writer every 2 steps and the mean of b over 3 steps (a record whose data
+    the client makes at the end of its step)."""
+    def context(name, variables):
+        body = "".join(f'<variable id="{k}" type="int">{v}</variable>' for k, v in variables.items())
+        return f"""<context id="{name}">
+  <variable_definition>{body}</variable_definition>
+  <calendar type="gregorian" start_date="2000-01-01" timestep="1h"/>
+  <domain_definition><domain id="dom" type="rectilinear"/></domain_definition>
+  <field_definition>
+    <field id="a" domain_ref="dom" prec="4"/>
+    <field id="b" domain_ref="dom" prec="8"/>
+  </field_definition>
+  <file_definition>
+    <file id="one" name="{name}_one" output_freq="1ts" type="one_file"><field field_ref="a"/><field field_ref="b"/></file>
+    <file id="multi" name="{name}_multi" output_freq="2ts" type="multiple_file"><field field_ref="a"/></file>
+    <file id="avg" name="{name}_avg" output_freq="3ts" type="one_file"><field field_ref="b" name="b_mean" operation="average"/></file>
+  </file_definition>
+</context>"""
+    path = tmp_path / "iodef.xml"
+    path.write_text(f'<?xml version="1.0"?>\n<simulation>{context("deep", deep_variables)}{context("flat", {})}</simulation>')
+    return path
+
+
+# Both contexts open at once on the same servers, one on two levels and one
+# on one (whose one_file writes are collective over every server, level 1
+# and level 2 alike); with a tiny level-1 cap too, so that level 1 waits for
+# level 2 between those collectives.
+@pytest.mark.parametrize("servers,deep", [
+    (3, {"server_level2_ranks": 1}),
+    (3, {"server_level2_ranks": 1, "server_level1_forward_bytes": 1}),
+    (4, {"server_level2_ranks": 2, "server_level2_pools": 2, "server_level1_forward_bytes": 1}),
+    # Small buffers: deep's data waits for credit while flat closes.
+    (3, {"server_level2_ranks": 1, "min_buffer_size": 1024, "max_buffer_size": 2048}),
+])
+def test_two_level_and_one_level_contexts_together(tmp_path, mpmd, monkeypatch, servers, deep):
+    from two_contexts_model import CONTEXTS, NI, NJ, a_values, b_values
+    monkeypatch.setenv("PYTHONPATH", str(BUILD / "python"))
+    steps = 6
+    xml = two_contexts_xml(tmp_path, deep)
+    run = mpmd(tmp_path, 2, servers, [sys.executable, ROOT / "tests/python/two_contexts_model.py", xml, steps], timeout=60)
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "two_contexts_model: OK" in run.stdout
+    writers = {"deep": deep["server_level2_ranks"] // deep.get("server_level2_pools", 1), "flat": servers}
+    for name, c in CONTEXTS.items():
+        with netCDF4.Dataset(tmp_path / f"{name}_one.nc") as ds:
+            assert ds["a"].shape == (steps, NJ, NI)
+            for r in range(steps):
+                np.testing.assert_array_equal(ds["a"][r], a_values(c, r + 1, 0, NJ), err_msg=f"{name} a {r}")
+                np.testing.assert_array_equal(ds["b"][r], b_values(c, r + 1, 0, NJ), err_msg=f"{name} b {r}")
+        parts = sorted(glob.glob(str(tmp_path / f"{name}_multi_*.nc")))
+        assert len(parts) == writers[name], parts
+        a = stitch(parts, "a")
+        assert a.shape == (steps // 2, NJ, NI)
+        for r in range(steps // 2):
+            np.testing.assert_array_equal(a[r], a_values(c, 2 * (r + 1), 0, NJ), err_msg=f"{name} multi {r}")
+        with netCDF4.Dataset(tmp_path / f"{name}_avg.nc") as ds:
+            assert ds["b_mean"].shape == (steps // 3, NJ, NI)
+            for r in range(steps // 3):
+                s = 3 * r + 1  # the mean of steps s, s + 1, s + 2, summed in time order
+                mean = (b_values(c, s, 0, NJ) + b_values(c, s + 1, 0, NJ) + b_values(c, s + 2, 0, NJ)) / 3
+                np.testing.assert_array_equal(ds["b_mean"][r], mean, err_msg=f"{name} mean {r}")
