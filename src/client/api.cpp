@@ -36,6 +36,7 @@ struct Runtime {
   double start_time = 0, inside_seconds = 0;
   double step_seconds = 0;  // inside the per-step calls (time, activity, writes)
   int contexts_opened = 0, contexts_open = 0;
+  std::vector<Context*> open;  // the open contexts, to drain before waiting for the servers
 };
 
 Runtime& runtime() {
@@ -116,6 +117,13 @@ void write_report(Runtime& r, foehn::report::RunReport& report) {
     if (!out) fail(FOEHN_ERR_IO, "cannot write the report to '" + var->value + "' (variable report_file)");
     break;
   }
+}
+
+// Before a call that waits for every server: the data other contexts hold
+// leaves first (the servers may need it before they can answer this one).
+void drain_others(const Context& self) {
+  for (Context* c : runtime().open)
+    if (c != &self) c->drain_sends();
 }
 
 }  // namespace
@@ -205,6 +213,7 @@ int foehn_context_open(const char* context_id, MPI_Comm comm, foehn_context* ctx
     impl->context = std::make_unique<Context>(id, comm, *def, r.world, key, r.counters);
     ++r.contexts_opened;
     ++r.contexts_open;
+    r.open.push_back(impl->context.get());
     *ctx = impl.release();
   });
 }
@@ -242,7 +251,11 @@ int foehn_set_axis(foehn_context ctx, const char* axis_id, int n, const double* 
 }
 
 int foehn_close_definition(foehn_context ctx) {
-  return api_call([&] { context_of(ctx, "foehn_close_definition").close_definition(); });
+  return api_call([&] {
+    Context& c = context_of(ctx, "foehn_close_definition");
+    drain_others(c);
+    c.close_definition();
+  });
 }
 
 int foehn_update_calendar(foehn_context ctx, int step) {
@@ -292,9 +305,14 @@ int foehn_write_double_h(foehn_context ctx, int handle, const double* data, size
 }
 
 int foehn_context_close(foehn_context ctx) {
-  const int status = api_call([&] { context_of(ctx, "foehn_context_close").close(); });
+  const int status = api_call([&] {
+    Context& c = context_of(ctx, "foehn_context_close");
+    drain_others(c);
+    c.close();
+  });
   if (ctx && ctx->context) {
     --runtime().contexts_open;
+    std::erase(runtime().open, ctx->context.get());
     delete ctx;
   }
   return status;

@@ -106,6 +106,11 @@ class Context {
   template <class T>
   void write(int handle, const T* data, std::size_t n);
   void close();
+  // Sends everything buffered for the servers and waits until it has left.
+  // Another context calls this before it waits for the servers (its close
+  // or close of definition): the servers work through the contexts' records
+  // in one order, so data held here could keep them from that context.
+  void drain_sends();
   // Attributes and variables at run time (context_attributes.cpp): the
   // resolved value of an attribute as text (null when not defined), setting
   // a field or file attribute before close of definition, a variable's text.
@@ -250,6 +255,15 @@ class Context {
   std::vector<OutputVar> outputs_;
   std::vector<Stream> streams_;  // inputs before the streams that use them
   std::vector<FileSchedule> files_;
+  // Records due this step, announced to the servers at its end, after the
+  // step's data and results: an announced record is one the servers can
+  // write, so they never wait for data this client would send only later.
+  struct Announce {
+    std::uint32_t file;
+    std::int64_t record;
+    double time, time_start;
+  };
+  std::vector<Announce> announces_;
   std::vector<transport::SendChannel> channels_;  // by server
   std::unique_ptr<transport::ProgressThread> progress_;  // variable progress_thread
   std::unique_ptr<server::OutputEngine> attached_;  // attached mode only

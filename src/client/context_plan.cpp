@@ -430,8 +430,13 @@ void Context::resolve_definitions() {
     if (l2 > 0 && (pools < 1 || pools > l2))
       fail(FOEHN_ERR_CONFIG, "context '" + id_ + "': server_level2_pools = " + std::to_string(pools) +
                                  " must be between 1 and server_level2_ranks (" + std::to_string(l2) + ")");
+    const std::int64_t forward = config::variable_int(def_, "server_level1_forward_bytes", 0);
+    if (forward < 0)
+      fail(FOEHN_ERR_CONFIG, "context '" + id_ + "': server_level1_forward_bytes = " + std::to_string(forward) +
+                                 " must be at least 0 (0: twice one record of a level-1 rank's blocks)");
     plan_.level2_ranks = static_cast<std::int32_t>(l2);
     plan_.level2_pools = l2 > 0 ? static_cast<std::int32_t>(pools) : 1;
+    plan_.level1_forward_bytes = forward;
   }
   for (int c2 = 0; c2 < size_; ++c2) {
     int world_rank = 0;

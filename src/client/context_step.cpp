@@ -82,7 +82,7 @@ void Context::advance_time(std::int64_t now) {
     const double start = static_cast<double>(fs.record_start - origin_) / static_cast<double>(calendar::kMicrosPerSecond);
     fs.record_start = now;
     if (attached_) attached_->on_announce(static_cast<int>(f), fs.record, now_seconds_, start);
-    else if (rank_ == 0) send_event_to_all(EventType::announce, static_cast<std::uint32_t>(f), fs.record, now_seconds_, start);
+    else if (rank_ == 0) announces_.push_back({static_cast<std::uint32_t>(f), fs.record, now_seconds_, start});
   }
   for (auto& out : outputs_) out.sampling.advance(now);
   for (auto& st : streams_)
@@ -320,6 +320,8 @@ void Context::end_step() {
     if (out.stream >= 0 && streams_[out.stream].step == step_) feed(out, streams_[out.stream].data.data());
   for (OutputVar& out : outputs_)
     if (filters::reduces(out.op) && files_[out.file].sampler.due) finish_record(out);
+  for (const Announce& a : announces_) send_event_to_all(EventType::announce, a.file, a.record, a.time, a.time_start);
+  announces_.clear();
 }
 
 void Context::send_event_to_all(EventType type, std::uint32_t item, std::int64_t record, double time, double time_start) {
@@ -350,6 +352,11 @@ void Context::close() {
   for (auto& ch : channels_) ch.drain();
   progress_.reset();
   collect_acks("writing the files");
+}
+
+void Context::drain_sends() {
+  if (attached_ || !closed_definition_ || closed_) return;
+  for (auto& ch : channels_) ch.drain();
 }
 
 }  // namespace foehn::client

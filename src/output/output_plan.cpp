@@ -371,7 +371,7 @@ std::vector<char> encode(const ContextPlan& p) {
   }
   // File periods, kept after the rest.
   w.put(p.time_origin); w.put(p.timestep_us); w.put(p.user_calendar);
-  w.put(p.level2_ranks); w.put(p.level2_pools);
+  w.put(p.level2_ranks); w.put(p.level2_pools); w.put(p.level1_forward_bytes);
   for (const auto& f : p.files) { w.put(f.split_freq); w.put(f.split_format); w.put(f.sync_freq); }
   return w.take();
 }
@@ -456,7 +456,7 @@ ContextPlan decode_plan(const char* data, std::size_t size) {
     r.get(one); f.cdi = one != 0;
   }
   r.get(p.time_origin); r.get(p.timestep_us); r.get(p.user_calendar);
-  r.get(p.level2_ranks); r.get(p.level2_pools);
+  r.get(p.level2_ranks); r.get(p.level2_pools); r.get(p.level1_forward_bytes);
   for (auto& f : p.files) { r.get(f.split_freq); r.get(f.split_format); r.get(f.sync_freq); }
   if (!r.at_end()) throw transport::WireError("corrupt plan: trailing bytes");
   return p;

@@ -124,6 +124,9 @@ struct ContextPlan {
   // write the files in level2_pools pools; the others (level 1) receive
   // and assemble. 0: every server receives and writes.
   std::int32_t level2_ranks = 0, level2_pools = 1;
+  // Bytes a level-1 rank may hold in blocks forwarded to level 2 but not yet
+  // sent (server_level1_forward_bytes); 0: twice one record of its blocks.
+  std::int64_t level1_forward_bytes = 0;
 
   std::vector<std::int64_t> shape(const VariableInfo& v) const;
   // The dimension servers split along: the first domain's j (the cells of a

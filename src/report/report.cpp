@@ -123,7 +123,10 @@ std::string to_json(const RunReport& r) {
                        {"credit_bytes", s.credit_bytes},
                        {"write_seconds", s.write_seconds},
                        {"direct_bytes", s.direct_bytes},
-                       {"staged_bytes", s.staged_bytes}});
+                       {"staged_bytes", s.staged_bytes},
+                       {"forward_bytes", s.forward_bytes},
+                       {"forward_cap_bytes", s.forward_cap_bytes},
+                       {"forward_wait_seconds", s.forward_wait_seconds}});
   }
   json doc = {{"foehn_report_version", 1},
               {"code", r.code},

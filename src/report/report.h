@@ -39,11 +39,17 @@ struct ServerFigures {
   double bytes_received = 0;
   double bytes_written = 0;
   double messages_received = 0;
-  double peak_memory_bytes = 0;  // receive buffer and records being assembled, at their peak
+  double peak_memory_bytes = 0;  // receive buffer, records being assembled, blocks being forwarded, at their peak
   double credit_bytes = 0;       // receive space granted to clients, at its peak
   double write_seconds = 0;      // inside netCDF data writes and file closes (part of busy)
   double direct_bytes = 0;       // direct payloads received straight into the records (of bytes_received)
   double staged_bytes = 0;       // direct payloads received apart and scattered (of bytes_received)
+  // Level 1 of two-level servers: blocks forwarded to level 2 and not yet
+  // sent, at their peak; the cap on them (the largest in force); the time
+  // spent waiting for level 2 to take them (not part of busy).
+  double forward_bytes = 0;
+  double forward_cap_bytes = 0;
+  double forward_wait_seconds = 0;
 };
 
 struct RunReport {

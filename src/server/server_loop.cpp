@@ -41,6 +41,7 @@ struct ContextSlot {
   MPI_Comm pool_comm = MPI_COMM_NULL;
   std::vector<int> file_pool, pool_starts;
   int level1 = 0;  // level-1 ranks: the first level1 server ranks
+  std::int64_t forward_cap = 0;  // level 1: this context's share of the cap on blocks not yet sent
 };
 
 void send_ack(MPI_Comm comm, int dest, const std::string& error) {
@@ -82,7 +83,7 @@ class Server {
         continue;
       }
       idle = std::chrono::microseconds(20);
-      const double b0 = MPI_Wtime();
+      const double b0 = MPI_Wtime(), waited0 = figures_.forward_wait_seconds;
       int bytes = 0;
       MPI_Get_count(&st, MPI_BYTE, &bytes);
       if (buffer.size() < static_cast<size_t>(bytes)) {
@@ -91,6 +92,7 @@ class Server {
         // buffer of up to twice the size while holding both.
         buffer = std::vector<std::byte>();
         buffer.resize(static_cast<size_t>(bytes));
+        receive_bytes_ = buffer.capacity();
       }
       MPI_Mrecv(buffer.data(), bytes, MPI_BYTE, &msg, MPI_STATUS_IGNORE);
       const bool from_servers = st.MPI_TAG == transport::kTagOrder || st.MPI_TAG == transport::kTagBlock ||
@@ -111,12 +113,13 @@ class Server {
       else if (st.MPI_TAG == transport::kTagLevel2 && bytes == sizeof(Level2Note)) on_note(buffer.data());
       else fail_run("unexpected message tag " + std::to_string(st.MPI_TAG) + " from rank " + std::to_string(st.MPI_SOURCE));
       drive();
-      reap_sends(false);
-      note_memory(buffer.capacity() + staging_.capacity());
+      reap_sends();
+      note_memory();
       last_message = MPI_Wtime();
-      figures_.busy_seconds += last_message - b0;
+      figures_.busy_seconds += last_message - b0 - (figures_.forward_wait_seconds - waited0);
     }
-    reap_sends(true);
+    for (Send& s : in_flight_) MPI_Wait(&s.request, MPI_STATUS_IGNORE);
+    in_flight_.clear();
     figures_.wall_seconds = MPI_Wtime() - t0;
     figures_.cpu_seconds = report::process_cpu_seconds();
     const auto all = report::gather(figures_, w_.local);
@@ -142,9 +145,10 @@ class Server {
     }
   }
 
-  // Buffer memory: the receive buffer and the records being assembled.
-  void note_memory(std::size_t receive_bytes) {
-    std::size_t bytes = receive_bytes;
+  // Buffer memory: the receive buffer, the records being assembled and
+  // the blocks forwarded to level 2 that MPI has not yet sent.
+  void note_memory() {
+    std::size_t bytes = receive_bytes_ + staging_.capacity() + in_flight_bytes_;
     for (const auto& [key, slot] : contexts_)
       if (slot->engine) bytes += slot->engine->buffer_bytes();
     figures_.peak_memory_bytes = std::max(figures_.peak_memory_bytes, static_cast<double>(bytes));
@@ -205,26 +209,61 @@ class Server {
     for (int r = 0; r < size; ++r) {
       const grid::Box part = grid::intersect(block, plan.server_block(v, r, size));
       if (part.empty()) continue;
-      send_level2(encode_block(h, part, block, data), slot.level1 + first + r, transport::kTagBlock);
+      std::vector<std::byte> msg = encode_block(h, part, block, data);
+      make_room(msg.size());
+      send_level2(std::move(msg), slot.level1 + first + r, transport::kTagBlock);
     }
   }
 
   void send_level2(std::vector<std::byte> msg, int level2_index, int tag) {
-    in_flight_.emplace_back(MPI_REQUEST_NULL, std::move(msg));
-    auto& [request, bytes] = in_flight_.back();
-    MPI_Isend(bytes.data(), static_cast<int>(bytes.size()), MPI_BYTE, w_.server_ranks[level2_index], tag, w_.comm,
-              &request);
+    const bool block = tag == transport::kTagBlock;
+    in_flight_bytes_ += msg.size();
+    if (block) block_bytes_ += msg.size();
+    in_flight_.push_back({MPI_REQUEST_NULL, std::move(msg), block});
+    Send& s = in_flight_.back();
+    MPI_Isend(s.bytes.data(), static_cast<int>(s.bytes.size()), MPI_BYTE, w_.server_ranks[level2_index], tag, w_.comm,
+              &s.request);
+    figures_.forward_bytes = std::max(figures_.forward_bytes, static_cast<double>(block_bytes_));
+    note_memory();
   }
 
-  // Frees the sends to level 2 that have left (all of them, at the end).
-  void reap_sends(bool all) {
-    while (!in_flight_.empty()) {
-      int done = 0;
-      if (all) MPI_Wait(&in_flight_.front().first, MPI_STATUS_IGNORE), done = 1;
-      else MPI_Test(&in_flight_.front().first, &done, MPI_STATUS_IGNORE);
-      if (!done) return;
-      in_flight_.pop_front();
+  // Level 1 keeps at most forward_cap_ bytes of block messages not yet
+  // sent: before a block that would pass the cap, it waits for earlier
+  // blocks to leave (a block larger than the cap goes once no other block
+  // is in flight). Only blocks are waited for: they belong to orders this
+  // rank has reached, which every level-2 rank that needs them takes in its
+  // loop before it can pass them; a note may be for a later order, whose
+  // receiver could be in a collective that waits for this rank. Level 2
+  // never waits for level 1 otherwise, so the wait cannot close a cycle
+  // (docs/transport.md). Clients wait meanwhile, for credit.
+  void make_room(std::size_t bytes) {
+    if (block_bytes_ == 0 || block_bytes_ + bytes <= forward_cap_) return;
+    const double t0 = MPI_Wtime();
+    double last_check = t0;
+    auto idle = std::chrono::microseconds(20);
+    while (true) {
+      reap_sends();
+      if (block_bytes_ == 0 || block_bytes_ + bytes <= forward_cap_) break;
+      std::this_thread::sleep_for(idle);
+      idle = std::min(idle * 2, std::chrono::microseconds(1000));
+      if (MPI_Wtime() - last_check > 1.0) {
+        check_clients();
+        last_check = MPI_Wtime();
+      }
     }
+    figures_.forward_wait_seconds += MPI_Wtime() - t0;
+  }
+
+  // Frees the sends to level 2 that have left, whatever their order.
+  void reap_sends() {
+    std::erase_if(in_flight_, [this](Send& s) {
+      int done = 0;
+      MPI_Test(&s.request, &done, MPI_STATUS_IGNORE);
+      if (!done) return false;
+      in_flight_bytes_ -= s.bytes.size();
+      if (s.block) block_bytes_ -= s.bytes.size();
+      return true;
+    });
   }
 
   void note_level2(const ContextSlot& slot, const Level2Note& n) {
@@ -385,6 +424,13 @@ class Server {
     if (!level2) {
       role.count = slot.level1;
       role.comm = MPI_COMM_SELF;
+      slot.forward_cap = plan.level1_forward_bytes;
+      if (slot.forward_cap == 0) {  // default: two records of this rank's blocks, so one can go while the next is made
+        for (const auto& v : plan.variables)
+          slot.forward_cap += 2 * plan.server_block(v, index_, slot.level1).size() * (v.prec == 8 ? 8 : 4);
+      }
+      forward_cap_ += static_cast<std::size_t>(slot.forward_cap);
+      figures_.forward_cap_bytes = std::max(figures_.forward_cap_bytes, static_cast<double>(forward_cap_));
       const std::uint32_t key = plan.key;
       ContextSlot* s = &slot;
       role.forward = [this, s, key](int var, std::int64_t record, const grid::Box& block, const std::byte* data) {
@@ -533,6 +579,7 @@ class Server {
       n.kind = Level2Note::done;
       n.context = it->first;
       note_level2(slot, n);
+      forward_cap_ -= static_cast<std::size_t>(slot.forward_cap);
     }
     if (slot.pool_comm != MPI_COMM_NULL) MPI_Comm_free(&slot.pool_comm);
     send_ack(w_.comm, slot.root, slot.error);
@@ -551,7 +598,16 @@ class Server {
   std::deque<Order> order_;
   std::vector<std::byte> staging_;  // direct payloads that cannot go straight into a record
   std::size_t direct_bytes_ = 0;    // direct payload bytes of the buffer being taken in
-  std::deque<std::pair<MPI_Request, std::vector<std::byte>>> in_flight_;  // level 1 -> level 2, until sent
+  struct Send {
+    MPI_Request request;
+    std::vector<std::byte> bytes;
+    bool block;  // a block (capped), not a note
+  };
+  std::deque<Send> in_flight_;       // level 1 -> level 2, until sent
+  std::size_t in_flight_bytes_ = 0;  // the bytes of in_flight_'s messages
+  std::size_t block_bytes_ = 0;      // of which blocks (what forward_cap_ bounds)
+  std::size_t forward_cap_ = 0;      // the sum of the open level-1 contexts' forward_cap
+  std::size_t receive_bytes_ = 0;    // the receive buffer
   report::ServerFigures figures_;
 };
 

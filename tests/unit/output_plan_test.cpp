@@ -39,6 +39,9 @@ ContextPlan sample_plan() {
   p.time_units = "seconds since 1850-01-01 00:00:00";
   p.start_date = "1850-01-01 00:00:00";
   p.client_ranks = {3, 7};
+  p.level2_ranks = 2;
+  p.level2_pools = 2;
+  p.level1_forward_bytes = 5000000000;  // beyond 32 bits
 
   DomainInfo t;
   t.id = "grid_T";
@@ -141,6 +144,9 @@ void expect_same(const ContextPlan& a, const ContextPlan& b) {
   EXPECT_EQ(a.time_units, b.time_units);
   EXPECT_EQ(a.start_date, b.start_date);
   EXPECT_EQ(a.client_ranks, b.client_ranks);
+  EXPECT_EQ(a.level2_ranks, b.level2_ranks);
+  EXPECT_EQ(a.level2_pools, b.level2_pools);
+  EXPECT_EQ(a.level1_forward_bytes, b.level1_forward_bytes);
 
   ASSERT_EQ(a.domains.size(), b.domains.size());
   for (size_t k = 0; k < a.domains.size(); ++k) {
@@ -221,6 +227,7 @@ TEST(PlanEncoding, RoundTripKeepsEveryField) {
   // Spot checks against the literal values, so that a field lost on both
   // sides (or a broken sample) would still be caught.
   EXPECT_EQ(q.key, 0xdeadbeefu);
+  EXPECT_EQ(q.level1_forward_bytes, 5000000000);
   ASSERT_EQ(q.domains.size(), 2u);
   EXPECT_EQ(q.domains[0].clients[1].jbegin, 3);
   EXPECT_EQ(q.domains[0].clients[1].ibegin, 2);
