@@ -121,6 +121,11 @@ void write_report(Runtime& r, foehn::report::RunReport& report) {
 
 // Before a call that waits for every server: the data other contexts hold
 // leaves first (the servers may need it before they can answer this one).
+// Every open context learns whether it is alone (Context::set_shared).
+void note_open_contexts() {
+  for (Context* c : runtime().open) c->set_shared(runtime().open.size() > 1);
+}
+
 void drain_others(const Context& self) {
   for (Context* c : runtime().open)
     if (c != &self) c->drain_sends();
@@ -214,6 +219,7 @@ int foehn_context_open(const char* context_id, MPI_Comm comm, foehn_context* ctx
     ++r.contexts_opened;
     ++r.contexts_open;
     r.open.push_back(impl->context.get());
+    note_open_contexts();
     *ctx = impl.release();
   });
 }
@@ -313,6 +319,7 @@ int foehn_context_close(foehn_context ctx) {
   if (ctx && ctx->context) {
     --runtime().contexts_open;
     std::erase(runtime().open, ctx->context.get());
+    note_open_contexts();
     delete ctx;
   }
   return status;

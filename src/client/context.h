@@ -111,6 +111,11 @@ class Context {
   // or close of definition): the servers work through the contexts' records
   // in one order, so data held here could keep them from that context.
   void drain_sends();
+  // Whether other contexts of this process are open (set by the API). A
+  // context alone announces each record when its step begins, so that the
+  // servers write each variable as soon as its values are in; beside others
+  // it announces at the step's end (announces_ below).
+  void set_shared(bool shared) { shared_ = shared; }
   // Attributes and variables at run time (context_attributes.cpp): the
   // resolved value of an attribute as text (null when not defined), setting
   // a field or file attribute before close of definition, a variable's text.
@@ -256,8 +261,11 @@ class Context {
   std::vector<Stream> streams_;  // inputs before the streams that use them
   std::vector<FileSchedule> files_;
   // Records due this step, announced to the servers at its end, after the
-  // step's data and results: an announced record is one the servers can
-  // write, so they never wait for data this client would send only later.
+  // step's data and results, when other contexts are open: an announced
+  // record is one the servers can write, so they never wait for data this
+  // client would send only later (while it waits for them in another
+  // context's close).
+  bool shared_ = false;
   struct Announce {
     std::uint32_t file;
     std::int64_t record;

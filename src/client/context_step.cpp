@@ -82,7 +82,8 @@ void Context::advance_time(std::int64_t now) {
     const double start = static_cast<double>(fs.record_start - origin_) / static_cast<double>(calendar::kMicrosPerSecond);
     fs.record_start = now;
     if (attached_) attached_->on_announce(static_cast<int>(f), fs.record, now_seconds_, start);
-    else if (rank_ == 0) announces_.push_back({static_cast<std::uint32_t>(f), fs.record, now_seconds_, start});
+    else if (rank_ == 0 && shared_) announces_.push_back({static_cast<std::uint32_t>(f), fs.record, now_seconds_, start});
+    else if (rank_ == 0) send_event_to_all(EventType::announce, static_cast<std::uint32_t>(f), fs.record, now_seconds_, start);
   }
   for (auto& out : outputs_) out.sampling.advance(now);
   for (auto& st : streams_)
