@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "report/report.h"
+#include "server/direct_receives.h"
 #include "server/output_engine.h"
 #include "server/two_level.h"
 #include "transport/event.h"
@@ -53,7 +54,7 @@ void send_ack(MPI_Comm comm, int dest, const std::string& error) {
 
 class Server {
  public:
-  Server(transport::World& w, const ServerOptions& options) : w_(w), options_(options) {
+  Server(transport::World& w, const ServerOptions& options) : w_(w), options_(options), directs_(w.direct) {
     MPI_Comm_rank(w_.local, &index_);
     MPI_Comm_size(w_.local, &count_);
   }
@@ -65,6 +66,16 @@ class Server {
     double last_message = 0;
     std::vector<std::byte> buffer;
     while (finalized_ < w_.client_ranks.size()) {
+      if (!directs_.empty()) {
+        const double b0 = MPI_Wtime();
+        if (complete_directs()) {
+          drive();
+          note_memory();
+          last_message = MPI_Wtime();
+          figures_.busy_seconds += last_message - b0;
+          idle = std::chrono::microseconds(20);
+        }
+      }
       int flag = 0;
       MPI_Message msg;
       MPI_Status st;
@@ -75,7 +86,8 @@ class Server {
         // (a sleep on a busy node can cost a whole time slice).
         if (MPI_Wtime() - last_message < kPollAfterMessage) continue;
         std::this_thread::sleep_for(idle);
-        idle = std::min(idle * 2, std::chrono::microseconds(1000));
+        // Payloads on their way are checked for at least every 100 us.
+        idle = std::min(idle * 2, std::chrono::microseconds(directs_.empty() ? 1000 : 100));
         if (MPI_Wtime() - last_check > 1.0) {
           check_clients();
           last_check = MPI_Wtime();
@@ -148,7 +160,7 @@ class Server {
   // Buffer memory: the receive buffer, the records being assembled and
   // the blocks forwarded to level 2 that MPI has not yet sent.
   void note_memory() {
-    std::size_t bytes = receive_bytes_ + staging_.capacity() + in_flight_bytes_;
+    std::size_t bytes = receive_bytes_ + directs_.staging_bytes() + in_flight_bytes_;
     for (const auto& [key, slot] : contexts_)
       if (slot->engine) bytes += slot->engine->buffer_bytes();
     figures_.peak_memory_bytes = std::max(figures_.peak_memory_bytes, static_cast<double>(bytes));
@@ -447,48 +459,60 @@ class Server {
   }
 
   // The values of a kDirect data event: the next message from `source` on
-  // the direct communicator (sent with the buffer, so it is on its way).
-  // Into the record when the engine says where, else into staging_ and
-  // through on_data; taken in even when the context failed, so that the
-  // next direct payload from this client is not taken for this one.
-  void on_direct(int source, ContextSlot& slot, int client, const EventHeader& h) {
-    const std::size_t bytes = static_cast<std::size_t>(h.count) * h.elem_size;
-    bool usable = slot.error.empty() && slot.engine;
-    std::byte* target = nullptr;
+  // the direct communicator. Its receive is posted now, into the record
+  // when the engine says where, else into a staging buffer (then on_data);
+  // posted even when the context failed, so that the next payload from
+  // this client is not taken for this one. It completes in apply_direct.
+  void on_direct(int source, std::uint16_t channel, ContextSlot& slot, int client, const EventHeader& h) {
+    DirectReceives::Receive r;
+    r.source = source;
+    r.channel = channel;
+    r.client = client;
+    r.header = h;
+    r.usable = slot.error.empty() && slot.engine;
     std::string error;
-    if (usable) try {
-        target = slot.engine->direct_target(client, h);
+    if (r.usable) try {
+        r.target = slot.engine->direct_target(client, h);
       } catch (const std::exception& e) {
         error = e.what();
-        usable = false;
+        r.usable = false;
       }
-    if (!target) {
-      if (staging_.size() < bytes) staging_.resize(bytes);
-      target = staging_.data();
-    }
-    receive_direct(source, target, bytes);
-    direct_bytes_ += bytes;
-    ++figures_.messages_received;
-    (target == staging_.data() ? figures_.staged_bytes : figures_.direct_bytes) += static_cast<double>(bytes);
+    directs_.post(std::move(r));
     if (!error.empty()) throw std::runtime_error(error);
-    if (!usable) return;
-    if (target != staging_.data()) slot.engine->direct_done(client, h);
-    else slot.engine->on_data(client, h, staging_.data());
   }
 
-  void receive_direct(int source, std::byte* into, std::size_t bytes) {
-    MPI_Request request;
-    if (MPI_Irecv(into, static_cast<int>(bytes), MPI_BYTE, source, transport::kTagPayload, w_.direct, &request) != MPI_SUCCESS)
-      throw std::runtime_error("receiving a direct payload failed");
-    // Poll (the copy happens inside MPI_Test), then yield the core; a
-    // client that died before sending it must not hang this server.
-    const double t0 = MPI_Wtime();
-    double last_check = t0;
+  // Takes in the direct payloads that have arrived; whether any had.
+  bool complete_directs() {
+    bool any = false;
+    directs_.complete([&](DirectReceives::Receive& r) {
+      any = true;
+      const auto bytes = static_cast<double>(r.bytes());
+      figures_.bytes_received += bytes;
+      ++figures_.messages_received;
+      (r.target ? figures_.direct_bytes : figures_.staged_bytes) += bytes;
+      if (r.channel != 0) give_back(r.source, r.channel, static_cast<std::int64_t>(r.bytes()), false);
+      auto it = contexts_.find(r.header.context);  // a context closes only after its clients' payloads
+      if (!r.usable || it == contexts_.end()) return;
+      ContextSlot& slot = *it->second;
+      if (!slot.error.empty() || !slot.engine) return;
+      try {
+        if (r.target) slot.engine->direct_done(r.client, r.header);
+        else slot.engine->on_data(r.client, r.header, r.staged.data());
+      } catch (const std::exception& e) {
+        slot.error = e.what();
+        fail_run("context '" + slot.id + "': " + slot.error);
+      }
+    });
+    return any;
+  }
+
+  // Before a client's close or finalize is taken in: its payloads first.
+  // A closing client makes progress, so they come; a dead one is noticed.
+  void wait_directs(int source) {
+    double last_check = MPI_Wtime();
     auto nap = std::chrono::microseconds(5);
-    for (int done = 0;;) {
-      MPI_Test(&request, &done, MPI_STATUS_IGNORE);
-      if (done) return;
-      if (MPI_Wtime() - t0 < kPollAfterMessage) continue;
+    while (directs_.pending_from(source)) {
+      if (complete_directs()) continue;
       std::this_thread::sleep_for(nap);
       nap = std::min(nap * 2, std::chrono::microseconds(500));
       if (MPI_Wtime() - last_check > 1.0) {
@@ -500,9 +524,11 @@ class Server {
 
   void on_events(int source, const std::byte* data, int bytes) {
     bool closed = false;  // the channel's context closed in this buffer
-    direct_bytes_ = 0;
+    transport::BufferHeader bh;
+    if (static_cast<std::size_t>(bytes) >= sizeof bh) std::memcpy(&bh, data, sizeof bh);
     try {
       transport::decode_buffer(data, static_cast<size_t>(bytes), [&](const EventHeader& h, const std::byte* payload) {
+        if (h.type == EventType::finalize || h.type == EventType::context_close) wait_directs(source);
         if (h.type == EventType::finalize) {
           ++finalized_;
           return;
@@ -519,7 +545,7 @@ class Server {
         }
         if (h.type == EventType::data && (h.flags & transport::kDirect)) {
           try {
-            on_direct(source, slot, client, h);
+            on_direct(source, bh.channel, slot, client, h);
           } catch (const std::exception& e) {
             slot.error = e.what();
             fail_run("context '" + slot.id + "': " + slot.error);
@@ -554,10 +580,7 @@ class Server {
       fail_run("message from rank " + std::to_string(source) + ": " + e.what());
       return;
     }
-    transport::BufferHeader bh;
-    std::memcpy(&bh, data, sizeof bh);  // decode_buffer checked the size
-    figures_.bytes_received += static_cast<double>(direct_bytes_);
-    if (bh.channel != 0) give_back(source, bh.channel, bytes + static_cast<std::int64_t>(direct_bytes_), closed);
+    if (bh.channel != 0) give_back(source, bh.channel, bytes, closed);  // decode_buffer checked the size
   }
 
   void close_context(std::map<std::uint32_t, std::unique_ptr<ContextSlot>>::iterator it) {
@@ -596,8 +619,7 @@ class Server {
   std::map<std::uint32_t, std::unique_ptr<ContextSlot>> contexts_;
   std::map<std::uint32_t, std::pair<int, std::vector<std::byte>>> plans_;  // received, not yet opened
   std::deque<Order> order_;
-  std::vector<std::byte> staging_;  // direct payloads that cannot go straight into a record
-  std::size_t direct_bytes_ = 0;    // direct payload bytes of the buffer being taken in
+  DirectReceives directs_;  // payloads on their way (direct_receives.h)
   struct Send {
     MPI_Request request;
     std::vector<std::byte> bytes;
