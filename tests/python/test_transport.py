@@ -144,11 +144,12 @@ def test_many_small_fields_under_starved_buffers(tmp_path, mpmd, monkeypatch):
 
 def test_direct_payloads_are_received_straight_into_the_records(tmp_path, mpmd):
     # 1 client -> 1 server with 4 MiB buffers: every field part (ta 512 KiB,
-    # ps 256 KiB a step) leaves as one direct payload (>= 64 KiB by default),
+    # ps 256 KiB a step) leaves as one direct payload (>= 64 KiB here),
     # and, the server's block being the client's box in order, every one is
     # received straight into its record: nothing staged. Values exact.
     nx, ny, nz, steps = 256, 128, 4, 6
-    report = run_spine(tmp_path, mpmd, 1, 1, {"min_buffer_size": ("int", 4 << 20)}, grid=(nx, ny, nz), steps=steps)
+    report = run_spine(tmp_path, mpmd, 1, 1, {"min_buffer_size": ("int", 4 << 20), "direct_min_bytes": ("int", 65536)},
+                       grid=(nx, ny, nz), steps=steps)
     server, client = report["servers"][0], report["clients"][0]
     ta, ps = nx * ny * nz * 4, nx * ny * 8
     expected = steps // 2 * (ta + ps) + steps // 3 * ta  # file "one" every 2 steps, "multi" every 3
