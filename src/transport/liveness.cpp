@@ -21,8 +21,10 @@ struct Peer {
   std::string lost_line;  // prepared in advance: the signal handler cannot format
 };
 
-std::vector<Peer> peers;
-std::string terminated_line;
+// Never destroyed: the launcher's SIGTERM can arrive while the process
+// exits, after static destructors ran, and the handler reads these.
+std::vector<Peer>& peers = *new std::vector<Peer>;
+std::string& terminated_line = *new std::string;
 
 // True if process `pid` no longer runs (gone, or a zombie not yet reaped).
 // Only open/read/close/kill: safe inside a signal handler.
