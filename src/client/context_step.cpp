@@ -162,7 +162,7 @@ void Context::pack(OutputVar& out, int server, const T* data, std::int64_t recor
       count = std::min(count, level - offset % level);
     EventHeader h{EventType::data, key_, static_cast<std::uint32_t>(out.plan_index), sizeof(U),
                   static_cast<std::uint16_t>(direct ? flags | transport::kDirect : flags), record, offset, count, weight, 0};
-    U* payload = reinterpret_cast<U*>(direct ? ch.begin_direct(h, count * sizeof(U)) : ch.append(h, count * sizeof(U)));
+    U* payload = reinterpret_cast<U*>(direct ? ch.begin_direct(h) : ch.append(h, count * sizeof(U)));
     // The pack plan gathers from the data, or copies from the staging
     // buffer send_values/send_sample filled (scratch_, unused otherwise
     // when servers run); values equal to `missing` become NaN (samples).
@@ -174,7 +174,7 @@ void Context::pack(OutputVar& out, int server, const T* data, std::int64_t recor
                     [m = static_cast<T>(missing)](T x) {  // compared in the data's own type
                       return x == m ? static_cast<U>(std::nan("")) : static_cast<U>(x);
                     });
-    if (direct) ch.end_direct();
+    if (direct) ch.end_direct(count * sizeof(U));
     offset += count;
   }
 }

@@ -54,17 +54,21 @@ std::int64_t StreamMap::contiguous(std::int64_t offset, std::int64_t count) cons
   // Every point in order over the whole buffer: value s is at s.
   if (pieces_.size() == 1 && !pieces_[0].gather && pieces_[0].start == 0 && pieces_[0].length == buffer_points_)
     return offset;
+  const Place at = locate(offset);
+  const Piece& p = pieces_[at.piece];
+  if (p.gather || count > (p.length - at.point) * inner_ - at.value) return -1;
+  return (at.outer * buffer_points_ + p.start + at.point) * inner_ + at.value;
+}
+
+StreamMap::Place StreamMap::locate(std::int64_t offset) const {
   const std::int64_t per_outer = points_ * inner_;
   const std::int64_t o = offset / per_outer;
   const std::int64_t r = offset - o * per_outer;
   const std::int64_t q = r / inner_;
-  const std::int64_t ii = r - q * inner_;
+  // The piece holding point q: the last piece whose first point is <= q.
   auto it = std::upper_bound(pieces_.begin(), pieces_.end(), q, [](std::int64_t x, const Piece& p) { return x < p.first; });
-  const Piece& p = *(it - 1);
-  if (p.gather) return -1;
-  const std::int64_t w = q - p.first;
-  if (count > (p.length - w) * inner_ - ii) return -1;
-  return (o * buffer_points_ + p.start + w) * inner_ + ii;
+  const auto k = static_cast<std::size_t>(it - pieces_.begin()) - 1;
+  return {o, q - pieces_[k].first, r - q * inner_, k};
 }
 
 std::size_t StreamMap::run_count() const {

@@ -80,6 +80,13 @@ class StreamMap {
   // gathered points when inner == 1.
   template <class OnRun, class OnGather>
   void walk(std::int64_t offset, std::int64_t count, OnRun&& run, OnGather&& gather) const;
+  // Where stream value `offset` lies: outer index, piece, point within the
+  // piece, value within the point (one binary search).
+  struct Place {
+    std::int64_t outer, point, value;
+    std::size_t piece;
+  };
+  Place locate(std::int64_t offset) const;
 
   std::vector<Piece> pieces_;
   std::vector<std::uint32_t> index_;  // buffer point of each gathered point
@@ -89,16 +96,9 @@ class StreamMap {
 template <class OnRun, class OnGather>
 void StreamMap::walk(std::int64_t offset, std::int64_t count, OnRun&& run, OnGather&& gather) const {
   if (count <= 0 || points_ == 0) return;
-  const std::int64_t per_outer = points_ * inner_;
-  std::int64_t o = offset / per_outer;
-  const std::int64_t r = offset - o * per_outer;
-  const std::int64_t q = r / inner_;
-  std::int64_t ii = r - q * inner_;  // value within the first point
-  // The piece holding point q: the last piece whose first point is <= q.
-  auto it = std::upper_bound(pieces_.begin(), pieces_.end(), q,
-                             [](std::int64_t x, const Piece& p) { return x < p.first; });
-  std::size_t k = static_cast<std::size_t>(it - pieces_.begin()) - 1;
-  std::int64_t w = q - pieces_[k].first;  // point within the piece
+  const Place at = locate(offset);
+  std::int64_t o = at.outer, w = at.point, ii = at.value;
+  std::size_t k = at.piece;
   std::int64_t done = 0;
   while (done < count) {
     const Piece& p = pieces_[k];

@@ -251,19 +251,28 @@ class Server {
   void make_room(std::size_t bytes) {
     if (block_bytes_ == 0 || block_bytes_ + bytes <= forward_cap_) return;
     const double t0 = MPI_Wtime();
-    double last_check = t0;
-    auto idle = std::chrono::microseconds(20);
-    while (true) {
+    wait_until([&] {
       reap_sends();
-      if (block_bytes_ == 0 || block_bytes_ + bytes <= forward_cap_) break;
-      std::this_thread::sleep_for(idle);
-      idle = std::min(idle * 2, std::chrono::microseconds(1000));
+      return block_bytes_ == 0 || block_bytes_ + bytes <= forward_cap_;
+    });
+    figures_.forward_wait_seconds += MPI_Wtime() - t0;
+  }
+
+  // Polls done() with a growing sleep in between (the core is yielded),
+  // checking about once a second that the clients live: what it waits for
+  // may depend on one that died.
+  template <class Done>
+  void wait_until(Done&& done) {
+    double last_check = MPI_Wtime();
+    auto nap = std::chrono::microseconds(5);
+    while (!done()) {
+      std::this_thread::sleep_for(nap);
+      nap = std::min(nap * 2, std::chrono::microseconds(500));
       if (MPI_Wtime() - last_check > 1.0) {
         check_clients();
         last_check = MPI_Wtime();
       }
     }
-    figures_.forward_wait_seconds += MPI_Wtime() - t0;
   }
 
   // Frees the sends to level 2 that have left, whatever their order.
@@ -462,7 +471,7 @@ class Server {
   // the direct communicator. Its receive is posted now, into the record
   // when the engine says where, else into a staging buffer (then on_data);
   // posted even when the context failed, so that the next payload from
-  // this client is not taken for this one. It completes in apply_direct.
+  // this client is not taken for this one. It completes in complete_directs.
   void on_direct(int source, std::uint16_t channel, ContextSlot& slot, int client, const EventHeader& h) {
     DirectReceives::Receive r;
     r.source = source;
@@ -509,17 +518,10 @@ class Server {
   // Before a client's close or finalize is taken in: its payloads first.
   // A closing client makes progress, so they come; a dead one is noticed.
   void wait_directs(int source) {
-    double last_check = MPI_Wtime();
-    auto nap = std::chrono::microseconds(5);
-    while (directs_.pending_from(source)) {
-      if (complete_directs()) continue;
-      std::this_thread::sleep_for(nap);
-      nap = std::min(nap * 2, std::chrono::microseconds(500));
-      if (MPI_Wtime() - last_check > 1.0) {
-        check_clients();
-        last_check = MPI_Wtime();
-      }
-    }
+    wait_until([&] {
+      complete_directs();
+      return !directs_.pending_from(source);
+    });
   }
 
   void on_events(int source, const std::byte* data, int bytes) {

@@ -51,8 +51,7 @@ SendChannel::SendChannel(MPI_Comm comm, int dest, std::size_t capacity, int nbuf
 SendChannel::SendChannel(SendChannel&& o) noexcept
     : comm_(o.comm_), dest_(o.dest_), capacity_(o.capacity_), message_size_(o.message_size_),
       buffers_(std::move(o.buffers_)), queue_(std::move(o.queue_)), current_(o.current_), counters_(o.counters_),
-      board_(o.board_), id_(o.id_), credit_(o.credit_), direct_comm_(o.direct_comm_), direct_min_(o.direct_min_),
-      direct_bytes_(o.direct_bytes_) {
+      board_(o.board_), id_(o.id_), credit_(o.credit_), direct_comm_(o.direct_comm_), direct_min_(o.direct_min_) {
   if (board_) board_->move(id_, this);
   o.board_ = nullptr;
   o.buffers_.clear();
@@ -150,21 +149,19 @@ std::size_t SendChannel::direct_room() const {
   return std::min(in_buffer, message_size_) & ~std::size_t{7};
 }
 
-std::byte* SendChannel::begin_direct(const EventHeader& header, std::size_t payload) {
-  direct_bytes_ = payload;
+std::byte* SendChannel::begin_direct(const EventHeader& header) {
   append(header, 0);
   Buffer& b = buffers_[current_];
   return b.data.data() + b.used;
 }
 
-void SendChannel::end_direct() {
+void SendChannel::end_direct(std::size_t payload) {
   Buffer& b = buffers_[current_];
-  queue_segment(direct_bytes_);
-  queue_.push_back({current_, b.used, direct_bytes_, 0, true});
+  queue_segment(payload);
+  queue_.push_back({current_, b.used, payload, 0, true});
   ++b.queued;
-  b.segment = b.used + padded(direct_bytes_);
+  b.segment = b.used + padded(payload);
   b.used = b.segment + sizeof(BufferHeader);
-  direct_bytes_ = 0;
   if (board_) board_->poll();
   send_queued();
 }

@@ -69,16 +69,16 @@ class SendChannel {
   // Direct payloads: a fragment of `bytes` (what is left of a field) goes
   // as one if this is true; then make_direct_space(min(bytes,
   // direct_min_bytes())) (false: send_current and acquire a buffer, then it
-  // holds), begin_direct with at most direct_room() bytes, pack into the
+  // holds), begin_direct, pack at most direct_room() bytes into the
   // pointer returned, end_direct.
   bool wants_direct(std::size_t bytes) const { return direct_comm_ != MPI_COMM_NULL && bytes >= direct_min_; }
   std::size_t direct_min_bytes() const { return direct_min_; }
   bool make_direct_space(std::size_t payload);
   std::size_t direct_room() const;
-  std::byte* begin_direct(const EventHeader& header, std::size_t payload);
-  // The header's message and the payload leave together (or wait for
-  // credit for both, in order).
-  void end_direct();
+  std::byte* begin_direct(const EventHeader& header);
+  // The header's message and the payload (its bytes, as packed) leave
+  // together, or wait for credit for both, in order.
+  void end_direct(std::size_t payload);
 
   // Appends an event; the caller then writes its payload to the returned
   // pointer. The event must fit (check fits(); call send_current() first).
@@ -133,7 +133,6 @@ class SendChannel {
   std::int64_t credit_ = 0;   // bytes the server still has room for (unlimited without a board)
   MPI_Comm direct_comm_ = MPI_COMM_NULL;
   std::size_t direct_min_ = 0;
-  std::size_t direct_bytes_ = 0;  // the payload between begin_direct and end_direct
 };
 
 }  // namespace foehn::transport
