@@ -20,7 +20,7 @@ SendChannel::SendChannel(MPI_Comm comm, int dest, std::size_t capacity, int nbuf
   if (message_size_ <= sizeof(BufferHeader) + sizeof(EventHeader) + 8)
     throw std::invalid_argument("send buffer (or message) of " + std::to_string(message_size_) + " bytes is too small");
   for (auto& b : buffers_) {
-    b.data.resize(capacity);
+    b.data = PageBuffer(capacity);
     b.used = sizeof(BufferHeader);
   }
   counters.buffer_bytes += capacity * static_cast<std::uint64_t>(nbuffers);

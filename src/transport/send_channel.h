@@ -19,7 +19,9 @@
 #include <functional>
 #include <vector>
 
+
 #include "transport/event.h"
+#include "transport/page_buffer.h"
 
 namespace foehn::transport {
 
@@ -99,7 +101,7 @@ class SendChannel {
 
  private:
   struct Buffer {
-    std::vector<std::byte> data;
+    PageBuffer data;
     std::size_t used = 0;         // end of the last event
     std::size_t segment = 0;      // where the open message (its header) starts
     int queued = 0;               // sealed messages waiting for credit
