@@ -78,6 +78,17 @@ def summarise(runs, schemes):
             if values:
                 row[key] = statistics.median(values)
         out[s] = row
+    # Paired: each repetition's ratio to the same repetition's reference
+    # (runs next to each other), then the median. The machine's drift over
+    # minutes cancels in each ratio, which the ratio of medians keeps.
+    by_rep = {(r["scheme"], r.get("rep", 0)): r for r in runs}
+    for s, row in out.items():
+        for ref, key in (("none", "overhead_vs_none_paired_percent"),
+                         ("foehn-server", "vs_foehn_server_paired_percent")):
+            ratios = [r["model_seconds"] / by_rep[(ref, r.get("rep", 0))]["model_seconds"] - 1.0
+                      for r in runs if r["scheme"] == s and (ref, r.get("rep", 0)) in by_rep]
+            if ref in out and s != ref and ratios:
+                row[key] = spread([100.0 * x for x in ratios])
     for key in ("model_seconds", "wall_seconds", "loop_seconds"):
         for s, row in out.items():
             t = row[key]["median"]
@@ -88,6 +99,11 @@ def summarise(runs, schemes):
     return out
 
 
+def paired(p):
+    """A paired overhead: median (min to max) of the per-repetition ratios."""
+    return "-" if not p else f"{p['median']:+.1f} % ({p['min']:+.1f} to {p['max']:+.1f})"
+
+
 def markdown(cfg, table):
     mib = 1 << 20
     lines = [
@@ -96,10 +112,11 @@ def markdown(cfg, table):
         f" (+ {cfg['servers']} foehn-server rank(s) in the server schemes), "
         f"{cfg['reps']} interleaved repetitions, medians; {cfg['cores']} cores, load average {cfg['load_before']:.1f} before.",
         "",
-        "| scheme | model time [s] (min-max) | overhead vs none | speedup vs sequential | time loop overhead "
+        "| scheme | model time [s] (min-max) | overhead vs none | paired overhead (min-max) | speedup vs sequential "
+        "| time loop overhead "
         "| direct cost | job wall [s] | s/step | in output calls [s] | GB written | model RSS [MiB] | server RSS [MiB] "
         "| client wait | server busy |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for s, r in table.items():
         t = r["model_seconds"]
@@ -108,6 +125,7 @@ def markdown(cfg, table):
         lines.append(
             f"| {s} | {t['median']:.2f} ({t['min']:.2f}-{t['max']:.2f}) "
             f"| {r.get('overhead_vs_none_percent', {}).get('model_seconds', 0):+.1f} % "
+            f"| {paired(r.get('overhead_vs_none_paired_percent'))} "
             f"| {r.get('speedup_vs_sequential', {}).get('model_seconds', float('nan')):.3f} "
             f"| {r.get('overhead_vs_none_percent', {}).get('loop_seconds', 0):+.1f} % "
             f"| {100 * r['direct_cost_ratio']['median']:.1f} % "
@@ -115,6 +133,9 @@ def markdown(cfg, table):
             f"| {r['output_call_seconds']['median']:.2f} | {r.get('bytes_written', 0) / 1e9:.3f} "
             f"| {mem('model_max_rss_bytes')} | {mem('server_max_rss_bytes')} | {pct('client_wait_ratio')} "
             f"| {pct('server_busy_ratio')} |")
+    if "foehn-server-overlapped" in table and "vs_foehn_server_paired_percent" in table["foehn-server-overlapped"]:
+        lines += ["", "foehn-server-overlapped against foehn-server, paired per repetition: "
+                  + paired(table["foehn-server-overlapped"]["vs_foehn_server_paired_percent"]) + "."]
     lines += ["", "The thesis (IFS T1279 L137, 4212 cores, 10 days): no output 7356 s, sequential 9054 s "
               "(+23.1 %), XIOS overlapped 7507 s (+2.1 %, speedup 1.206 vs sequential)."]
     return "\n".join(lines) + "\n"
