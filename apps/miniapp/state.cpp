@@ -179,6 +179,7 @@ void State::gather(int f, T* out, bool threaded) const {
     for (int k = 0; k < nlev_; ++k) {
       const double* in = &cur_[at(first, f, k)];
       T* row = out + static_cast<std::size_t>(k) * nloc_ + first;
+#pragma omp simd  // an NPROMA row: vectorised, as the model's own loops are
       for (int j = 0; j < n; ++j) row[j] = static_cast<T>(in[j]);
     }
   }
