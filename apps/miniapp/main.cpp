@@ -119,7 +119,9 @@ int run(const Options& opt) {
 
 int main(int argc, char** argv) {
   int provided = 0;
-  MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);  // only the master thread calls MPI
+  // One thread calls MPI at a time: the master, or the overlapped foehn
+  // scheme's helper while the master computes the physics (no MPI there).
+  MPI_Init_thread(&argc, &argv, MPI_THREAD_SERIALIZED, &provided);
   int world_rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
   Options opt;
