@@ -56,6 +56,9 @@ def run(build, scheme, cfg, workdir, timeout=1800):
     shutil.rmtree(workdir, ignore_errors=True)
     workdir.mkdir(parents=True)
     env = dict(os.environ, **MPI_ENV)
+    # The previous run's files may still be on their way to the disk: the
+    # kernel's writeback would run during this run's time loop.
+    os.sync()
     start = time.monotonic()
     proc = subprocess.run(command(build, scheme, cfg, workdir), cwd=workdir, env=env, capture_output=True,
                           text=True, timeout=timeout)
