@@ -75,6 +75,9 @@ def iodef_for(cfg, workdir):
 def run(build, scheme, cfg, workdir, timeout=900):
     shutil.rmtree(workdir, ignore_errors=True)
     workdir.mkdir(parents=True)
+    # Each run writes 1.24 GB: without a sync the previous runs' writeback
+    # (2 GB dirty here after a few) competes with this run's writing.
+    os.sync()
     model = [str(build / "apps/miniapp/miniapp_heavy"), "--ni", str(cfg["ni"]), "--nj", str(cfg["nj"]),
              "--levels", str(cfg["levels"]), "--fields", str(cfg["fields"]), "--steps", str(cfg["steps"]),
              "--every", str(cfg["every"]), "--summary", "summary.json"]
