@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "calendar/calendar.h"
+#include "client/agree.h"
 #include "config/config.h"
 #include "filters/expression.h"
 #include "filters/temporal.h"
@@ -209,10 +210,12 @@ class Context {
   AxisSetting& axis_setting(const std::string& id, const char* call);
 
   // Sizes the send buffers from the bytes each server gets per output step
-  // and opens the channels (context_transport.cpp).
-  void create_channels(const std::vector<std::size_t>& bytes_per_server);
+  // and checks the transport variables (context_transport.cpp); the
+  // channels open later, while the servers create the files.
+  void size_channels(const std::vector<std::size_t>& bytes_per_server);
+  void open_channels();
   void send_plan_and_wait();
-  void collect_acks(const char* what);
+  void collect_acks(const char* what, LocalFailure mine = {});
   void advance_time(std::int64_t now);
   void end_step();
   template <class T>
@@ -273,6 +276,12 @@ class Context {
   };
   std::vector<Announce> announces_;
   std::vector<transport::SendChannel> channels_;  // by server
+  struct ChannelSize {
+    std::size_t capacity = 0, message_size = 0, direct_min = 0;
+  };
+  std::vector<ChannelSize> channel_sizes_;  // by server, until open_channels
+  bool want_progress_thread_ = false;
+  std::int64_t progress_interval_us_ = 200;
   std::unique_ptr<transport::ProgressThread> progress_;  // variable progress_thread
   std::unique_ptr<server::OutputEngine> attached_;  // attached mode only
   std::vector<std::byte> scratch_;                  // attached packing

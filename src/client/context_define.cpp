@@ -544,11 +544,19 @@ void Context::send_plan_and_wait() {
       ++counters_->messages_sent;
     }
   }
-  collect_acks("creating the output files");
+  // The send buffers are mapped while the servers create the files (tens
+  // of milliseconds each for the thesis configuration); a failure here is
+  // agreed on with the servers' answers, so no rank is left waiting.
+  LocalFailure mine;
+  try {
+    open_channels();
+  } catch (const std::exception& e) {
+    mine = failure_of(e);
+  }
+  collect_acks("creating the output files", std::move(mine));
 }
 
-void Context::collect_acks(const char* what) {
-  LocalFailure mine;
+void Context::collect_acks(const char* what, LocalFailure mine) {
   if (rank_ == 0) {
     for (size_t k = 0; k < world_->server_ranks.size(); ++k) {
       MPI_Status st;

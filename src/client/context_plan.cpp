@@ -551,7 +551,7 @@ void Context::prepare_outputs() {
   scratch_.resize(largest_local);
   result_.resize(result_size);
   if (attached) return;
-  create_channels(bytes_per_server);
+  size_channels(bytes_per_server);
 }
 
 }  // namespace foehn::client
