@@ -88,17 +88,16 @@ class FoehnOutput : public Output {
     if (!overlapped_) return;
     // The writes of the previous step's arrays come before this step's
     // calendar update, so foehn files them under the step they belong to.
-    if (helper_allowed_) {
-      // After what the helper still does (touching the arrays, at step 1).
-      helper_ = std::async(std::launch::async, [this, step, before = std::move(helper_)]() mutable {
-        if (before.valid()) before.get();
-        send_pending();
-        calendar(step);
-      });
-    } else {
+    auto send_then_calendar = [this, step] {
       send_pending();
       calendar(step);
-    }
+    };
+    if (!helper_allowed_) return send_then_calendar();
+    // After what the helper still does (touching the arrays, at step 1).
+    helper_ = std::async(std::launch::async, [send_then_calendar, before = std::move(helper_)]() mutable {
+      if (before.valid()) before.get();
+      send_then_calendar();
+    });
   }
 
   void end_of_step(int step, const State& state) override {

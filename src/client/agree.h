@@ -20,6 +20,10 @@ struct LocalFailure {
 // Collective over comm. Throws ApiError on every rank if any rank failed.
 void agree(MPI_Comm comm, const LocalFailure& mine);
 
+// Runs f, catching its error into a LocalFailure (not failed if f returned).
+template <class F>
+LocalFailure attempt(F&& f);
+
 // Runs f, catching its error into a LocalFailure, then agrees over comm.
 template <class F>
 void collectively(MPI_Comm comm, F&& f);

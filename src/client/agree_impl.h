@@ -1,5 +1,7 @@
 #pragma once
 
+#include <utility>
+
 #include "calendar/calendar.h"
 #include "client/errors.h"
 #include "config/config.h"
@@ -20,14 +22,18 @@ inline LocalFailure failure_of(const std::exception& e) {
 }
 
 template <class F>
-void collectively(MPI_Comm comm, F&& f) {
-  LocalFailure mine;
+LocalFailure attempt(F&& f) {
   try {
     f();
   } catch (const std::exception& e) {
-    mine = failure_of(e);
+    return failure_of(e);
   }
-  agree(comm, mine);
+  return {};
+}
+
+template <class F>
+void collectively(MPI_Comm comm, F&& f) {
+  agree(comm, attempt(std::forward<F>(f)));
 }
 
 }  // namespace foehn::client

@@ -276,12 +276,12 @@ class Context {
   };
   std::vector<Announce> announces_;
   std::vector<transport::SendChannel> channels_;  // by server
-  struct ChannelSize {
-    std::size_t capacity = 0, message_size = 0, direct_min = 0;
-  };
-  std::vector<ChannelSize> channel_sizes_;  // by server, until open_channels
-  bool want_progress_thread_ = false;
-  std::int64_t progress_interval_us_ = 200;
+  struct ChannelPlan {  // what size_channels decided, for open_channels
+    std::vector<std::size_t> capacity;  // by server
+    std::size_t message_size = 0, direct_min = 0;
+    bool progress_thread = false;
+    std::int64_t progress_interval_us = 200;
+  } channel_plan_;
   std::unique_ptr<transport::ProgressThread> progress_;  // variable progress_thread
   std::unique_ptr<server::OutputEngine> attached_;  // attached mode only
   std::vector<std::byte> scratch_;                  // attached packing

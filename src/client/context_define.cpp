@@ -547,13 +547,7 @@ void Context::send_plan_and_wait() {
   // The send buffers are mapped while the servers create the files (tens
   // of milliseconds each for the thesis configuration); a failure here is
   // agreed on with the servers' answers, so no rank is left waiting.
-  LocalFailure mine;
-  try {
-    open_channels();
-  } catch (const std::exception& e) {
-    mine = failure_of(e);
-  }
-  collect_acks("creating the output files", std::move(mine));
+  collect_acks("creating the output files", attempt([&] { open_channels(); }));
 }
 
 void Context::collect_acks(const char* what, LocalFailure mine) {

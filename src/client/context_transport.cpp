@@ -44,30 +44,31 @@ void Context::size_channels(const std::vector<std::size_t>& bytes_per_server) {
   const std::int64_t direct_min = config::variable_int(def_, "direct_min_bytes", 1 << 19);
   if (direct_min < 0)
     fail(FOEHN_ERR_CONFIG, "context '" + id_ + "': direct_min_bytes must be 0 (off) or positive, not " + std::to_string(direct_min));
-  channel_sizes_.clear();
+  ChannelPlan& plan = channel_plan_;
+  plan.capacity.clear();
   for (size_t s = 0; s < bytes_per_server.size(); ++s) {
     const std::size_t base = mode == "memory" ? largest[s] : bytes_per_server[s];
     const auto want = static_cast<std::int64_t>(factor * static_cast<double>(base + 16 * sizeof(transport::EventHeader)));
-    channel_sizes_.push_back({static_cast<std::size_t>(std::clamp(want, min_size, max_size)),
-                              static_cast<std::size_t>(message_size), static_cast<std::size_t>(direct_min)});
+    plan.capacity.push_back(static_cast<std::size_t>(std::clamp(want, min_size, max_size)));
   }
-  want_progress_thread_ = config::variable_bool(def_, "progress_thread", false);
-  if (want_progress_thread_) progress_interval_us_ = config::variable_int(def_, "progress_interval_us", 200);
+  plan.message_size = static_cast<std::size_t>(message_size);
+  plan.direct_min = static_cast<std::size_t>(direct_min);
+  plan.progress_thread = config::variable_bool(def_, "progress_thread", false);
+  if (plan.progress_thread) plan.progress_interval_us = config::variable_int(def_, "progress_interval_us", 200);
 }
 
 void Context::open_channels() {
-  channels_.reserve(channel_sizes_.size());
-  for (size_t s = 0; s < channel_sizes_.size(); ++s) {
-    const ChannelSize& c = channel_sizes_[s];
-    channels_.emplace_back(world_->comm, world_->server_ranks[s], c.capacity, 2, *counters_, world_->credits.get(),
-                           c.message_size, world_->direct, c.direct_min);
-  }
+  const ChannelPlan& plan = channel_plan_;
+  channels_.reserve(plan.capacity.size());
+  for (size_t s = 0; s < plan.capacity.size(); ++s)
+    channels_.emplace_back(world_->comm, world_->server_ranks[s], plan.capacity[s], 2, *counters_, world_->credits.get(),
+                           plan.message_size, world_->direct, plan.direct_min);
   // Progress on a thread of its own (the data of large sends moves while
   // the model computes), or inside the API calls only (the default).
-  if (want_progress_thread_) {
+  if (plan.progress_thread) {
     if (transport::ProgressThread::available()) {
       progress_ = std::make_unique<transport::ProgressThread>(
-          world_->comm, std::chrono::microseconds(progress_interval_us_));
+          world_->comm, std::chrono::microseconds(plan.progress_interval_us));
       ++counters_->progress_threads;
     } else if (rank_ == 0)
       std::cerr << "foehn: warning: context '" << id_

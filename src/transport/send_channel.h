@@ -19,7 +19,6 @@
 #include <functional>
 #include <vector>
 
-
 #include "transport/event.h"
 #include "transport/page_buffer.h"
 
