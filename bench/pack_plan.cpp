@@ -14,8 +14,9 @@
 // right after the model computed it) and cold (caches flushed first, as for
 // a field computed a while ago, or one larger than the cache). The target
 // (pack <= 3 x memcpy) is judged on the cold shuffled 1-D case: hot, any
-// value-by-value move (about one value per cycle) is far behind memcpy
-// streaming from cache (16 or more values per cycle).
+// value-by-value move (at most one value per cycle: two loads and a store
+// each) is far behind memcpy streaming from cache (3 to 4 floats per cycle
+// on the development machine; bench/README.md).
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <chrono>
