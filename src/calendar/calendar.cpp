@@ -243,6 +243,14 @@ bool Calendar::is_leap_year(std::int64_t year) const {
   return false;
 }
 
+std::optional<std::int64_t> Calendar::cf_leap_year() const {
+  if (type_ != CalendarType::user_defined || user_.leap_year_month == 0 || user_.leap_year_drift != kMillion / 4)
+    return std::nullopt;
+  for (std::int64_t year = 1; year <= 4; ++year)  // four drifts of 0.25 make exactly one leap day
+    if (is_leap_year(year)) return year;
+  return std::nullopt;
+}
+
 int Calendar::days_in_month(std::int64_t year, int month) const {
   if (month < 1 || month > 12) throw TimeError("month " + std::to_string(month) + " is not in 1..12");
   if (type_ == CalendarType::d360 || type_ == CalendarType::none) return 30;

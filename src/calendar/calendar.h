@@ -6,6 +6,7 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -101,6 +102,10 @@ class Calendar {
   bool is_leap_year(std::int64_t year) const;
   int days_in_month(std::int64_t year, int month) const;
   int days_in_year(std::int64_t year) const;
+  // CF's leap_year attribute for a user_defined calendar (CF 4.4.1): the
+  // first leap year, when leap years come every 4 years (a leap_year_drift
+  // of 0.25 days a year, the only rule CF can state). Empty otherwise.
+  std::optional<std::int64_t> cf_leap_year() const;
 
   // Throws TimeError if the date does not exist in this calendar (e.g. Feb 29
   // in noleap, day 31 in 360_day, the skipped days 1582-10-05..14 in gregorian).

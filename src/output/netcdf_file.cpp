@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <map>
+#include <string>
 
 #include "filters/temporal.h"
 #include "foehn_version.h"
@@ -17,6 +18,27 @@ constexpr std::size_t kChunkCacheBytes = 1 << 20;  // per variable
 
 void put_text(int ncid, int varid, const char* name, const std::string& value) {
   if (!value.empty()) nc_put_att_text(ncid, varid, name, value.size(), value.c_str());
+}
+
+// A user_defined calendar described as CF 4.4.1 asks: month_lengths, and
+// leap_year (and leap_month) when leap years come every 4 years. Other leap
+// rules (XIOS' drift) CF cannot state: a comment gives them.
+void put_user_calendar(int ncid, int varid, const ContextPlan& plan) {
+  const calendar::Calendar cal = plan.make_calendar();
+  const calendar::UserCalendar& u = cal.user();
+  nc_put_att_int(ncid, varid, "month_lengths", NC_INT, u.month_lengths.size(), u.month_lengths.data());
+  if (const auto leap_year = cal.cf_leap_year()) {
+    const int year = static_cast<int>(*leap_year);
+    nc_put_att_int(ncid, varid, "leap_year", NC_INT, 1, &year);
+    // CF assumes February without leap_month (and cfchecker 4.1.0 fails on a
+    // scalar leap_month): written only for another month.
+    if (u.leap_year_month != 2) nc_put_att_int(ncid, varid, "leap_month", NC_INT, 1, &u.leap_year_month);
+  } else if (u.leap_year_month != 0) {
+    put_text(ncid, varid, "comment",
+             "leap years (not stated by leap_year): month " + std::to_string(u.leap_year_month) +
+                 " gains a day whenever a drift of " + std::to_string(u.leap_year_drift / 1e6) +
+                 " days a year, from " + std::to_string(u.leap_year_drift_offset / 1e6) + ", adds up to a whole day");
+  }
 }
 
 // A part of a domain: everything for one_file, the block for multiple_file.
@@ -73,6 +95,7 @@ void NetcdfFile::define(const ContextPlan& plan, int file_index) {
     put_text(ncid_, var, "units", plan.time_units);
     put_text(ncid_, var, "calendar", plan.calendar);
     put_text(ncid_, var, "time_origin", origin);
+    if (plan.calendar == "user_defined") put_user_calendar(ncid_, var, plan);
   };
   int dim_time = -1;
   check(nc_def_dim(ncid_, "time_counter", NC_UNLIMITED, &dim_time), "nc_def_dim time_counter");

@@ -44,6 +44,18 @@ ContextPlan::Layout ContextPlan::layout(const VariableInfo& v) const {
   return l;
 }
 
+calendar::Calendar ContextPlan::make_calendar() const {
+  const calendar::CalendarType type = calendar::parse_calendar_type(calendar);
+  if (type != calendar::CalendarType::user_defined) return calendar::Calendar(type);
+  if (user_calendar.size() != 15) throw calendar::TimeError("plan: a user_defined calendar needs 15 numbers");
+  calendar::UserCalendar user;
+  for (std::size_t k = 0; k < 12; ++k) user.month_lengths[k] = static_cast<int>(user_calendar[k]);
+  user.leap_year_month = static_cast<int>(user_calendar[12]);
+  user.leap_year_drift = user_calendar[13];
+  user.leap_year_drift_offset = user_calendar[14];
+  return calendar::Calendar(user);
+}
+
 std::vector<std::int64_t> ContextPlan::sent_points(int domain, int client) const {
   const DomainInfo& d = domains.at(domain);
   if (!d.points.empty() && !d.points.at(client).dense) return d.points[client].sent;

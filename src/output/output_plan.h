@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "calendar/calendar.h"
 #include "grid/box.h"
 
 namespace foehn::output {
@@ -120,6 +121,8 @@ struct ContextPlan {
   // calendar "user_defined": its 12 month lengths, leap_year_month,
   // leap_year_drift and leap_year_drift_offset (calendar::UserCalendar)
   std::vector<std::int64_t> user_calendar;
+  // The calendar these name (throws calendar::TimeError on bad values).
+  calendar::Calendar make_calendar() const;
   // Two-level servers (docs/xml.md): the last level2_ranks server ranks
   // write the files in level2_pools pools; the others (level 1) receive
   // and assemble. 0: every server receives and writes.

@@ -104,19 +104,7 @@ void OutputEngine::init_periods() {
   for (const auto& f : plan_.files) any = any || !f.split_freq.empty() || !f.sync_freq.empty();
   if (!any) return;
   // The clients checked these values; a failure here is a protocol error.
-  const calendar::CalendarType type = calendar::parse_calendar_type(plan_.calendar);
-  if (type == calendar::CalendarType::user_defined) {
-    const auto& u = plan_.user_calendar;
-    if (u.size() != 15) throw std::runtime_error("plan: a user_defined calendar needs 15 numbers");
-    calendar::UserCalendar user;
-    for (std::size_t k = 0; k < 12; ++k) user.month_lengths[k] = static_cast<int>(u[k]);
-    user.leap_year_month = static_cast<int>(u[12]);
-    user.leap_year_drift = u[13];
-    user.leap_year_drift_offset = u[14];
-    calendar_ = std::make_unique<calendar::Calendar>(user);
-  } else {
-    calendar_ = std::make_unique<calendar::Calendar>(type);
-  }
+  calendar_ = std::make_unique<calendar::Calendar>(plan_.make_calendar());
   origin_ = calendar_->to_instant(calendar::parse_date(plan_.time_origin));
   const std::int64_t start = calendar_->to_instant(calendar::parse_date(plan_.start_date));
   for (std::size_t i = 0; i < plan_.files.size(); ++i) {

@@ -77,7 +77,7 @@ if __name__ == "__main__":
 import netCDF4  # noqa: E402
 import pytest  # noqa: E402
 
-from conftest import BUILD  # noqa: E402
+from conftest import BUILD, ROOT  # noqa: E402
 
 XML = """<simulation><context id="per">
   <calendar type="gregorian" start_date="2000-01-01 00:00:00" timestep="6h"/>
@@ -177,7 +177,8 @@ def test_sync_freq_flushes_records(tmp_path, mpmd):
 
 
 USER_XML = """<simulation><context id="per">
-  <calendar type="user_defined" month_lengths="2 2 2 2 2 2 2 2 2 2 2 2" start_date="2000-01-01" timestep="6h"/>
+  <calendar type="user_defined" month_lengths="2 2 2 2 2 2 2 2 2 2 2 2" start_date="2000-01-01" timestep="6h"
+            leap_year_month="{month}" leap_year_drift="{drift}" leap_year_drift_offset="{offset}"/>
   <domain_definition><domain id="dom" ni_glo="6" nj_glo="4"/></domain_definition>
   <field_definition domain_ref="dom" prec="8"><field id="v"/></field_definition>
   <file_definition>
@@ -187,11 +188,14 @@ USER_XML = """<simulation><context id="per">
 """
 
 
-def test_split_in_a_user_defined_calendar(tmp_path, mpmd):
+# Leap rules whose leap days fall outside the 10 days written (2000 is not
+# leap, or its leap day is in May or December).
+@pytest.mark.parametrize("month,drift,offset", [(2, 0.25, 0.5), (5, 0.25, 0.0), (12, 0.3, 0.1)])
+def test_split_in_a_user_defined_calendar(tmp_path, mpmd, month, drift, offset):
     # Months of 2 days: 10 days make 5 monthly files of 2 daily records,
     # the periods computed on the server from the calendar in the plan.
     xml = tmp_path / "user.xml"
-    xml.write_text(USER_XML)
+    xml.write_text(USER_XML.format(month=month, drift=drift, offset=offset))
     run = mpmd(tmp_path, 1, 1, [sys.executable, __file__, "periods", xml])
     assert run.returncode == 0, run.stdout + run.stderr
     assert sorted(p.name for p in tmp_path.glob("*.nc")) == [f"daily_2000{m:02d}-2000{m:02d}.nc" for m in range(1, 6)]
@@ -200,6 +204,26 @@ def test_split_in_a_user_defined_calendar(tmp_path, mpmd):
         days = [2 * m - 1, 2 * m]
         np.testing.assert_array_equal(got["time_counter"], [d * DAY for d in days])
         np.testing.assert_array_equal(got["v"], [values(STEPS_PER_DAY * d) for d in days])
+    # CF 4.4.1 describes the calendar on the time axis: month_lengths, and
+    # leap_year (an example, every 4th year from it leap too) when XIOS'
+    # rule gives that: year y is leap when offset + y * drift passes a whole
+    # day.
+    path = tmp_path / "daily_200001-200001.nc"
+    with netCDF4.Dataset(path) as nc:
+        t = nc["time_counter"]
+        assert t.calendar == "user_defined"
+        np.testing.assert_array_equal(t.month_lengths, [2] * 12)
+        leap = [y for y in range(1, 401) if int(offset + drift * y) > int(offset + drift * (y - 1))]
+        if drift == 0.25:
+            assert int(t.leap_year) in leap and leap == list(range(leap[0], 401, 4))
+            assert int(t.leap_year) <= 4
+            assert int(getattr(t, "leap_month", 2)) == month  # absent: CF's February
+        else:
+            assert "leap_year" not in t.ncattrs()
+            assert f"month {month} gains a day" in t.comment
+    if month == 2:  # cfchecker 4.1.0 fails on any leap_month attribute
+        check = subprocess.run(["bash", str(ROOT / "scripts/cfcheck.sh"), str(path)], capture_output=True, text=True)
+        assert "ERRORS detected: 0" in check.stdout, check.stdout + check.stderr
 
 
 DYNAMIC_XML = """<simulation><context id="per">

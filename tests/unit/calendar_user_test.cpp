@@ -72,6 +72,24 @@ TEST(UserCalendar, QuarterDayDriftIsTheJulianCalendar) {
   }
 }
 
+// CF's leap_year: an example leap year, every 4th year from it leap too;
+// only a drift of 0.25 days a year gives that rule.
+TEST(UserCalendar, CfLeapYearOnlyForEveryFourthYear) {
+  for (const char* offset : {"0", "0.1", "0.25", "0.5", "0.75", "0.999999"}) {
+    const auto want = leap_years_by_accumulation(250'000, parse_millionths(offset), 400);
+    const auto year = Calendar(user(kJulianMonths, 2, "0.25", offset)).cf_leap_year();
+    ASSERT_TRUE(year.has_value()) << offset;
+    EXPECT_GE(*year, 1);
+    EXPECT_LE(*year, 4);
+    for (int y = 1; y <= 400; ++y)
+      EXPECT_EQ(want[static_cast<std::size_t>(y)], (y - *year) % 4 == 0) << "offset " << offset << " year " << y;
+  }
+  EXPECT_FALSE(Calendar(user(kJulianMonths, 2, "0.2422")).cf_leap_year().has_value());
+  EXPECT_FALSE(Calendar(user(kJulianMonths, 2, "1")).cf_leap_year().has_value());
+  EXPECT_FALSE(Calendar(user(kJulianMonths, 0, "0.25")).cf_leap_year().has_value());  // no leap month: no leap years
+  EXPECT_FALSE(Calendar(CalendarType::julian).cf_leap_year().has_value());
+}
+
 TEST(UserCalendar, OddMonthLengthsDayByDay) {
   // 12 months of 10..21 days (186 days a year), a leap day in month 7
   // every third year: walking one day at a time visits every date once.
