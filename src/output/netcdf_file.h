@@ -38,6 +38,7 @@ class NetcdfFile {
   ~NetcdfFile();
 
   const std::string& path() const { return path_; }
+  bool is_root() const { return is_root_; }  // of the ranks writing this file
   // The record's time: its interval (start, end] in the time units. Files
   // with reduced fields stamp records at the interval's centre, with
   // bounds; instant fields in such a file point at time_instant.

@@ -3,6 +3,7 @@
 #include <netcdf.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cmath>
 #include <cstring>
 #include <map>
@@ -143,7 +144,11 @@ void OutputEngine::start_record(int file, std::int64_t record, double time) {
   if (!p.split) return;
   const std::int64_t period = p.split->period_of(instant_of(time));
   if (period == p.period) return;
+  // A period without records leaves no file (the first one, when records
+  // start later, or output_freq is longer than split_freq).
+  const bool empty = record == p.first_record;
   files_[file]->close();
+  if (empty && files_[file]->is_root()) std::remove(files_[file]->path().c_str());
   closed_bytes_ += files_[file]->bytes_written();
   closed_write_seconds_ += files_[file]->write_seconds();  // close included
   p.period = period;

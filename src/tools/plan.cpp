@@ -122,9 +122,10 @@ std::int64_t count_records(const config::FileDef& file, const ContextTime& t) {
   }
 }
 
-// split_freq: the periods that hold a record, plus the first period, whose
-// file is created at the start (calendar::SplitPeriods). Walks the records
-// or the periods, whichever are fewer.
+// split_freq: the periods that hold a record (a period without records
+// leaves no file; calendar::SplitPeriods), or the first period's file,
+// created at the start, when there are no records. Walks the records or
+// the periods, whichever are fewer.
 std::int64_t count_files(const config::FileDef& file, const ContextTime& t, std::int64_t records) {
   if (file.split_freq.empty() || records == 0) return 1;
   constexpr std::int64_t kMaxWalk = 10'000'000;
@@ -134,7 +135,7 @@ std::int64_t count_files(const config::FileDef& file, const ContextTime& t, std:
     const calendar::SplitPeriods split(t.cal, t.start, calendar::parse_duration(file.split_freq), t.timestep_us,
                                        file.split_freq_format);
     const std::int64_t first = split.period_of(out.instant(1)), last = split.period_of(out.instant(records));
-    std::int64_t files = first == 0 ? 0 : 1;
+    std::int64_t files = 0;
     if (std::min(records, last - first + 1) > kMaxWalk)
       throw calendar::TimeError("more than " + std::to_string(kMaxWalk) + " records and split periods to count");
     if (records <= last - first + 1) {

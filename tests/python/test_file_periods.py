@@ -91,6 +91,9 @@ XML = """<simulation><context id="per">
     <file id="half" output_freq="12h" split_freq="1d" split_freq_format="%y-%mo-%d">
       <field field_ref="v" name="v_inst" operation="instant"/>
     </file>
+    <file id="sparse" output_freq="2d" split_freq="1d">
+      <field field_ref="v" name="v_inst" operation="instant"/>
+    </file>
     <file id="offset" output_freq="1d">
       <field field_ref="v" name="v_off" operation="average" freq_op="2ts" freq_offset="1ts"/>
       <field field_ref="v" name="v_max" operation="maximum" freq_op="3ts" freq_offset="2ts"/>
@@ -133,8 +136,15 @@ def test_split_offset_files(tmp_path, mpmd):
     # last day (the period's end minus one second).
     daily = {f"daily_200001{d:02d}-200001{d + 2:02d}.nc": range(d, min(d + 3, DAYS + 1)) for d in (1, 4, 7, 10)}
     half = {f"half_2000-01-{d:02d}-2000-01-{d:02d}.nc": [d] for d in range(1, DAYS + 1)}
+    # Records every 2 days in daily files: the days without a record (the
+    # first one too) leave no file.
+    sparse = {f"sparse_200001{d:02d}-200001{d:02d}.nc": d for d in range(2, DAYS + 1, 2)}
     written = sorted(p.name for p in tmp_path.glob("*.nc"))
-    assert written == sorted(list(daily) + list(half) + ["offset.nc"])
+    assert written == sorted(list(daily) + list(half) + list(sparse) + ["offset.nc"])
+    for name, d in sparse.items():
+        got = records(tmp_path / name)
+        np.testing.assert_array_equal(got["time_counter"], [d * DAY])
+        np.testing.assert_array_equal(got["v_inst"], [values(4 * d)])
 
     for name, days in daily.items():
         got = records(tmp_path / name)
