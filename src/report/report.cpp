@@ -51,12 +51,13 @@ void print_clients(std::ostream& out, const std::string& code, const std::vector
 
 void print_servers(std::ostream& out, const std::vector<ServerFigures>& all) {
   out << "foehn report: servers\n"
-      << line("  %6s %10s %10s %10s %8s %12s %10s\n", "rank", "wall s", "busy s", "cpu s", "busy", "MB written",
-              "messages");
+      << line("  %6s %10s %10s %10s %8s %10s %12s %12s %10s\n", "rank", "wall s", "busy s", "cpu s", "busy", "write s",
+              "MB written", "peak mem MB", "messages");
   for (size_t r = 0; r < all.size(); ++r) {
     const auto& s = all[r];
-    out << line("  %6zu %10.3f %10.3f %10.3f %8.4f %12.2f %10.0f\n", r, s.wall_seconds, s.busy_seconds,
-                s.cpu_seconds, ratio(s.busy_seconds, s.wall_seconds), s.bytes_written / 1e6, s.messages_received);
+    out << line("  %6zu %10.3f %10.3f %10.3f %8.4f %10.3f %12.2f %12.2f %10.0f\n", r, s.wall_seconds, s.busy_seconds,
+                s.cpu_seconds, ratio(s.busy_seconds, s.wall_seconds), s.write_seconds, s.bytes_written / 1e6,
+                s.peak_memory_bytes / 1e6, s.messages_received);
   }
 }
 
