@@ -45,7 +45,8 @@ module xios
             xios_set_domain_attr, xios_set_axis_attr, xios_set_scalar_attr, xios_set_field_attr, xios_set_file_attr, &
             xios_set_grid_attr, &
             xios_is_defined_field_attr, xios_is_defined_file_attr, xios_is_defined_domain_attr, &
-            xios_is_defined_axis_attr, xios_date_to_string, xios_duration_to_string
+            xios_is_defined_axis_attr, xios_get_field_attr, xios_get_file_attr, xios_get_domain_attr, &
+            xios_get_axis_attr, xios_date_to_string, xios_duration_to_string
   public :: operator(+), operator(-), operator(*), operator(==), operator(/=), operator(<), operator(<=), &
             operator(>), operator(>=)
 
@@ -387,6 +388,7 @@ contains
   end function variable_text
 
   include "xios_attributes.inc"
+  include "xios_get.inc"
   include "xios_dates.inc"
 
   ! ---------------------------------------------------------------- helpers

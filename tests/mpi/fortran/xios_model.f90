@@ -66,6 +66,7 @@ program xios_model
   call set_axes_and_scalars()
   if (trim(mode) == "unsupported") call xios_set_domain_attr("grid_gg", area=reshape([1.0_jprb], [1, 1]))
   if (trim(mode) == "unsupported_scalar") call xios_set_scalar_attr("height2m", long_name="screen height")
+  if (trim(mode) == "undefined_attribute") call xios_get_field_attr("t", default_value=scale)
   call ifs_xios_run_time_settings()
   call xios_set_current_context("ifs")  ! by id too
   call xios_close_context_definition()
@@ -331,7 +332,33 @@ contains
     call expect(defined(1) .and. .not. defined(2), "is_defined file attributes")
     call xios_set_field_attr("sp", long_name="surface air pressure")
     call xios_set_file_attr("avg", output_freq=4 * xios_timestep)
+    call ifs_xios_get_attributes()
   end subroutine ifs_xios_run_time_settings
+
+  ! xios_get_*_attr: the XML's values after groups and references, the
+  ! changes made above, and what the model set on its domains and axes.
+  subroutine ifs_xios_get_attributes()
+    character(len=64) :: text(3)
+    integer :: n(2)
+    type(xios_duration) :: freq
+    call xios_get_field_attr("t", unit=text(1), standard_name=text(2), operation=text(3), prec=n(1))
+    call expect(text(1) == "K" .and. text(2) == "air_temperature" .and. text(3) == "instant" .and. n(1) == 8, &
+                "get_field_attr t (operation from the group)")
+    call xios_get_field_attr("sp", long_name=text(1), domain_ref=text(2))
+    call expect(text(1) == "surface air pressure" .and. text(2) == "grid_gg", "get_field_attr sp after set")
+    call xios_get_file_attr("gmv", name=text(1), type=text(2), output_freq=freq)
+    call expect(text(1) == "xios_gmv" .and. text(2) == "one_file" .and. freq == 2 * xios_timestep, "get_file_attr gmv")
+    call xios_get_file_attr("avg", output_freq=freq)
+    call expect(freq == 4 * xios_timestep, "get_file_attr avg output_freq after set")
+    call xios_get_domain_attr("grid_gg", type=text(1), ni_glo=n(1))
+    call expect(text(1) == "gaussian" .and. n(1) == ngptotg, "get_domain_attr grid_gg (from the model)")
+    call xios_get_domain_attr("grid_ll", ni_glo=n(1), nj_glo=n(2))
+    call expect(n(1) == nlon .and. n(2) == nlat_ll, "get_domain_attr grid_ll")
+    call xios_get_axis_attr("lev", n_glo=n(1), positive=text(1), long_name=text(2))
+    call expect(n(1) == nflevg .and. text(1) == "up" .and. text(2) == "model level", "get_axis_attr lev")
+    call xios_get_axis_attr("bin", unit=text(1), n_glo=n(1))
+    call expect(text(1) == "K" .and. n(1) == nbin, "get_axis_attr bin")
+  end subroutine ifs_xios_get_attributes
 
   real(jprb) function point_longitude(g)
     integer, intent(in) :: g
