@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <map>
+#include <sstream>
 #include <string>
 
 #include "filters/temporal.h"
@@ -34,10 +35,11 @@ void put_user_calendar(int ncid, int varid, const ContextPlan& plan) {
     // scalar leap_month): written only for another month.
     if (u.leap_year_month != 2) nc_put_att_int(ncid, varid, "leap_month", NC_INT, 1, &u.leap_year_month);
   } else if (u.leap_year_month != 0) {
-    put_text(ncid, varid, "comment",
-             "leap years (not stated by leap_year): month " + std::to_string(u.leap_year_month) +
-                 " gains a day whenever a drift of " + std::to_string(u.leap_year_drift / 1e6) +
-                 " days a year, from " + std::to_string(u.leap_year_drift_offset / 1e6) + ", adds up to a whole day");
+    std::ostringstream rule;
+    rule << "leap years (not stated by leap_year): month " << u.leap_year_month << " gains a day whenever a drift of "
+         << u.leap_year_drift / 1e6 << " days a year, from " << u.leap_year_drift_offset / 1e6
+         << ", adds up to a whole day";
+    put_text(ncid, varid, "comment", rule.str());
   }
 }
 
