@@ -189,7 +189,8 @@ class Context {
   // For each server, this rank's data positions in its range (cached per domain).
   const std::vector<std::vector<std::int64_t>>& destinations_of(
       int domain, int nservers, std::map<int, std::vector<std::vector<std::int64_t>>>& found) const;
-  void resolve_field(int file_index, const config::FieldDef& f);
+  // file_compression: the file's compression_level, for fields without one.
+  void resolve_field(int file_index, const config::FieldDef& f, int file_compression);
   std::string data_source(const config::FieldDef& f) const;
   GridShape resolve_grid(const config::FieldDef& f, const std::string& id);
   int register_field(const config::FieldDef& def, const GridShape& shape);

@@ -31,7 +31,6 @@ void refuse_unsupported_field(const config::FieldDef& f, const std::string& id) 
   };
   if (f.valid_min) refuse("valid_min");
   if (f.valid_max) refuse("valid_max");
-  if (f.compression_level) refuse("compression_level");
   if (f.add_offset) refuse("add_offset");
   if (f.scale_factor) refuse("scale_factor");
   if (!f.cell_methods_mode.empty() && f.cell_methods_mode != "overwrite") refuse("cell_methods_mode");
@@ -52,7 +51,6 @@ void refuse_unsupported_file(const config::FileDef& f, const std::string& id) {
   auto refuse = [&](const std::string& what) {
     config_error(f.where, "file '" + id + "': " + what + " is not supported yet");
   };
-  if (f.compression_level) refuse("compression_level");
   if (f.append) refuse("append=\"true\"");
   if (f.format != "netcdf4") refuse("format=\"" + f.format + "\"");
   if (f.par_access != "collective") refuse("par_access=\"" + f.par_access + "\"");
@@ -279,7 +277,7 @@ std::string Context::data_source(const config::FieldDef& f) const {
   return source;
 }
 
-void Context::resolve_field(int file_index, const config::FieldDef& f) {
+void Context::resolve_field(int file_index, const config::FieldDef& f, int file_compression) {
   const std::string source = data_source(f);
   refuse_unsupported_field(f, source);
   filters::TemporalOp op;
@@ -302,6 +300,7 @@ void Context::resolve_field(int file_index, const config::FieldDef& f) {
   v.op = static_cast<std::int32_t>(op);
   v.cell_methods = f.cell_methods.empty() ? cell_methods(op, f.freq_op) : f.cell_methods;
   v.prec = f.prec;
+  v.compression_level = f.compression_level.value_or(file_compression);
   v.file = file_index;
   v.reduce_on_server = reduce_on_server_ && filters::reduces(op);
   if (f.default_value || f.detect_missing_value) {
@@ -476,7 +475,7 @@ void Context::resolve_definitions() {
     fs.record_start = start_;
     files_.push_back(std::move(fs));
     for (const config::FieldDef& f : file.fields)
-      if (f.enabled) resolve_field(fi, f);
+      if (f.enabled) resolve_field(fi, f, file.compression_level.value_or(0));
     if (plan_.files[fi].variables.empty())
       config_error(file.where, "file '" + file_id + "' has no enabled field");
   }

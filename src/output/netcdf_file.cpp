@@ -200,6 +200,10 @@ void NetcdfFile::define(const ContextPlan& plan, int file_index) {
     // (bench/output_heavy.py). Chunks larger than this small cache go to
     // the file directly.
     check(nc_set_var_chunk_cache(ncid_, var, kChunkCacheBytes, 101, 0.75f), "nc_set_var_chunk_cache");
+    // compression_level: deflate after byte shuffling (as XIOS). Parallel
+    // writers compress too: their writes are collective (below).
+    if (v.compression_level > 0 && !dims.empty())
+      check(nc_def_var_deflate(ncid_, var, NC_SHUFFLE, 1, v.compression_level), ("nc_def_var_deflate " + v.name).c_str());
     put_text(ncid_, var, "standard_name", v.standard_name);
     put_text(ncid_, var, "long_name", v.long_name);
     put_text(ncid_, var, "units", v.units);

@@ -368,6 +368,7 @@ std::vector<char> encode(const ContextPlan& p) {
     w.put(v.field_id); w.put(v.name); w.put(v.long_name); w.put(v.standard_name); w.put(v.units);
     w.put(v.operation); w.put(v.cell_methods); w.put(v.comment); w.put(v.prec); w.put(v.file); w.put(v.op);
     w.put<std::uint8_t>(v.reduce_on_server); w.put<std::uint8_t>(v.has_fill); w.put(v.fill_value);
+    w.put(v.compression_level);
     w.put<std::uint64_t>(v.dims.size());
     for (const auto& d : v.dims) { w.put(d.kind); w.put(d.index); }
     w.put(v.scalars);
@@ -443,6 +444,7 @@ ContextPlan decode_plan(const char* data, std::size_t size) {
     std::uint8_t on_server = 0, has_fill = 0;
     r.get(v.operation); r.get(v.cell_methods); r.get(v.comment); r.get(v.prec); r.get(v.file); r.get(v.op);
     r.get(on_server); r.get(has_fill); r.get(v.fill_value);
+    r.get(v.compression_level);
     v.reduce_on_server = on_server != 0;
     v.has_fill = has_fill != 0;
     std::uint64_t m = 0;

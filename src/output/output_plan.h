@@ -87,6 +87,7 @@ struct VariableInfo {
   bool reduce_on_server = false;  // the server accumulates the samples the clients send
   bool has_fill = false;      // _FillValue/missing_value written; NaN results become it
   double fill_value = 0;
+  std::int32_t compression_level = 0;  // deflate level (with shuffle) 1..9; 0: none
   std::vector<Dim> dims;
   std::vector<std::int32_t> scalars;  // indices into scalars: 0-d coordinates of the variable
 };

@@ -1,0 +1,100 @@
+"""compression_level: fields are deflated (with shuffle) in the file, by
+parallel writers too, and read back exactly; a field's own level wins over
+its file's, and 0 leaves it uncompressed.
+
+Run as a script under mpiexec, this file is itself the model
+(`python test_compression.py XML`): a smooth 2-D field and a 3-D one on a
+lon/lat grid split in latitude bands."""
+import sys
+
+import numpy as np
+
+NI, NJ, NLEV, STEPS = 180, 90, 5, 3
+
+
+def smooth(step, j0, j1):
+    """A smooth field (it compresses well): exact in float32."""
+    lat = np.arange(j0, j1, dtype=np.float64)[:, None]
+    lon = np.arange(NI, dtype=np.float64)[None, :]
+    return np.round(100.0 * np.sin(lat / 30.0) + 0.25 * lon + step, 2)
+
+
+def model(xml):
+    import foehn
+    comm = foehn.init("zip", xml)
+    rank, size = comm.Get_rank(), comm.Get_size()
+    j0, j1 = rank * NJ // size, (rank + 1) * NJ // size
+    with foehn.Context("zip", comm) as ctx:
+        ctx.set_domain_rectilinear("dom", NI, NJ, 0, j0, np.arange(NI, dtype=np.float64) * 2.0,
+                                   np.arange(j0, j1, dtype=np.float64) * 2.0 - 89.0)
+        ctx.set_axis("lev", np.arange(1.0, NLEV + 1))
+        ctx.close_definition()
+        for step in range(1, STEPS + 1):
+            ctx.update_calendar(step)
+            ctx.write("ts", np.ascontiguousarray(smooth(step, j0, j1)))
+            ctx.write("ta", np.ascontiguousarray(np.stack([smooth(step + k, j0, j1) for k in range(NLEV)])))
+    foehn.finalize()
+
+
+if __name__ == "__main__":
+    model(sys.argv[1])
+    sys.exit(0)
+
+import netCDF4  # noqa: E402
+import pytest  # noqa: E402
+
+from conftest import BUILD  # noqa: E402
+
+XML = """<simulation><context id="zip">
+  <calendar type="noleap" start_date="2000-01-01" timestep="1h"/>
+  <axis_definition><axis id="lev"/></axis_definition>
+  <domain_definition><domain id="dom" ni_glo="%d" nj_glo="%d"/></domain_definition>
+  <grid_definition><grid id="g3"><domain domain_ref="dom"/><axis axis_ref="lev"/></grid></grid_definition>
+  <field_definition prec="4" operation="instant">
+    <field id="ts" domain_ref="dom"/>
+    <field id="ta" grid_ref="g3"/>
+  </field_definition>
+  <file_definition output_freq="1ts" type="one_file">
+    <file id="packed" compression_level="4">
+      <field field_ref="ts"/>
+      <field field_ref="ta" compression_level="0"/>
+    </file>
+    <file id="deep">
+      <field field_ref="ts"/>
+      <field field_ref="ta" compression_level="9"/>
+    </file>
+  </file_definition>
+</context></simulation>
+""" % (NI, NJ)
+
+
+@pytest.fixture(autouse=True)
+def importable_package(monkeypatch):
+    assert (BUILD / "python/foehn/__init__.py").exists(), "build with -DFOEHN_PYTHON=ON"
+    monkeypatch.setenv("PYTHONPATH", str(BUILD / "python"))
+
+
+@pytest.mark.parametrize("clients,servers", [(2, 2), (2, 0)])
+def test_compressed_fields_read_back_exactly(tmp_path, mpmd, clients, servers):
+    xml = tmp_path / "zip.xml"
+    xml.write_text(XML)
+    run = mpmd(tmp_path, clients, servers, [sys.executable, __file__, xml])
+    assert run.returncode == 0, run.stdout + run.stderr
+    want_ts = np.stack([smooth(s, 0, NJ) for s in range(1, STEPS + 1)])
+    want_ta = np.stack([np.stack([smooth(s + k, 0, NJ) for k in range(NLEV)]) for s in range(1, STEPS + 1)])
+    levels = {}
+    for name in ("packed", "deep"):
+        with netCDF4.Dataset(tmp_path / f"{name}.nc") as nc:
+            np.testing.assert_array_equal(nc["ts"][:], want_ts.astype(np.float32))
+            np.testing.assert_array_equal(nc["ta"][:], want_ta.astype(np.float32))
+            for var in ("ts", "ta"):
+                f = nc[var].filters()
+                levels[name, var] = f["complevel"] if f["zlib"] else 0
+                assert f["shuffle"] == bool(f["zlib"]), (name, var, f)
+    # The file's level for ts, the field's own for ta (0: none).
+    assert levels == {("packed", "ts"): 4, ("packed", "ta"): 0, ("deep", "ts"): 0, ("deep", "ta"): 9}
+    # The smooth 3-D field takes much less room deflated.
+    with netCDF4.Dataset(tmp_path / "deep.nc") as nc:
+        stored = nc["ta"].chunking()
+    assert stored != "contiguous"
+    assert (tmp_path / "deep.nc").stat().st_size < 0.6 * (tmp_path / "packed.nc").stat().st_size
