@@ -45,7 +45,7 @@ import pytest  # noqa: E402
 
 from conftest import BUILD  # noqa: E402
 
-XML = """<simulation><context id="zip">
+XML = """<simulation><context id="zip">%s
   <calendar type="noleap" start_date="2000-01-01" timestep="1h"/>
   <axis_definition><axis id="lev"/></axis_definition>
   <domain_definition><domain id="dom" ni_glo="%d" nj_glo="%d"/></domain_definition>
@@ -65,7 +65,9 @@ XML = """<simulation><context id="zip">
     </file>
   </file_definition>
 </context></simulation>
-""" % (NI, NJ)
+"""
+LEVEL2 = '\n  <variable_definition><variable id="server_level2_ranks" type="int">2</variable></variable_definition>'
+
 
 
 @pytest.fixture(autouse=True)
@@ -74,10 +76,11 @@ def importable_package(monkeypatch):
     monkeypatch.setenv("PYTHONPATH", str(BUILD / "python"))
 
 
-@pytest.mark.parametrize("clients,servers", [(2, 2), (2, 0)])
-def test_compressed_fields_read_back_exactly(tmp_path, mpmd, clients, servers):
+# 2 servers writing one file; attached; two-level servers (2 receive, 2 write).
+@pytest.mark.parametrize("clients,servers,level2", [(2, 2, False), (2, 0, False), (2, 4, True)])
+def test_compressed_fields_read_back_exactly(tmp_path, mpmd, clients, servers, level2):
     xml = tmp_path / "zip.xml"
-    xml.write_text(XML)
+    xml.write_text(XML % (LEVEL2 if level2 else "", NI, NJ))
     run = mpmd(tmp_path, clients, servers, [sys.executable, __file__, xml])
     assert run.returncode == 0, run.stdout + run.stderr
     want_ts = np.stack([smooth(s, 0, NJ) for s in range(1, STEPS + 1)])
