@@ -29,12 +29,9 @@ void refuse_unsupported_field(const config::FieldDef& f, const std::string& id) 
   auto refuse = [&](const std::string& attr) {
     config_error(f.where, "field '" + id + "': attribute '" + attr + "' is not supported yet");
   };
-  if (f.valid_min) refuse("valid_min");
-  if (f.valid_max) refuse("valid_max");
   if (f.add_offset) refuse("add_offset");
   if (f.scale_factor) refuse("scale_factor");
   if (!f.cell_methods_mode.empty() && f.cell_methods_mode != "overwrite") refuse("cell_methods_mode");
-  if (!f.variables.empty()) refuse("<variable> inside a field");
   for (const auto& [name, value] : f.extra)
     if (name != "comment") refuse(name);
 }
@@ -301,6 +298,15 @@ void Context::resolve_field(int file_index, const config::FieldDef& f, int file_
   v.cell_methods = f.cell_methods.empty() ? cell_methods(op, f.freq_op) : f.cell_methods;
   v.prec = f.prec;
   v.compression_level = f.compression_level.value_or(file_compression);
+  auto data_value = [](double x) {  // exact text of a double
+    std::ostringstream out;
+    out.precision(17);
+    out << x;
+    return out.str();
+  };
+  if (f.valid_min) v.attributes.push_back({"valid_min", "data", data_value(*f.valid_min)});
+  if (f.valid_max) v.attributes.push_back({"valid_max", "data", data_value(*f.valid_max)});
+  for (const auto& var : f.variables) v.attributes.push_back({var.output_name(), var.type, var.value});
   v.file = file_index;
   v.reduce_on_server = reduce_on_server_ && filters::reduces(op);
   if (f.default_value || f.detect_missing_value) {
@@ -467,7 +473,7 @@ void Context::resolve_definitions() {
     info.ugrid = has_word(file.convention, "UGRID");
     info.cdi = has_word(file.convention, "CDI");
     file_periods(file, file_id, info);
-    for (const auto& var : file.variables) info.attributes.emplace_back(var.output_name(), var.value);
+    for (const auto& var : file.variables) info.attributes.push_back({var.output_name(), var.type, var.value});
     const int fi = static_cast<int>(plan_.files.size());
     plan_.files.push_back(std::move(info));
     FileSchedule fs;

@@ -4,6 +4,7 @@
 #include <netcdf_par.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <map>
 #include <sstream>
 #include <string>
@@ -19,6 +20,28 @@ constexpr std::size_t kChunkCacheBytes = 1 << 20;  // per variable
 
 void put_text(int ncid, int varid, const char* name, const std::string& value) {
   if (!value.empty()) nc_put_att_text(ncid, varid, name, value.size(), value.c_str());
+}
+
+// An attribute of the XML (output_plan.h's Attribute) on `varid`, typed;
+// "data" takes the variable's type (nctype). Values were checked against
+// their type when the XML was read. Returns the netCDF status.
+int put_attribute(int ncid, int varid, const Attribute& a, nc_type nctype) {
+  int status = NC_NOERR;
+  if (a.type == "int") {
+    const long long v = std::stoll(a.value);
+    if (v >= INT32_MIN && v <= INT32_MAX) {
+      const int i = static_cast<int>(v);
+      status = nc_put_att_int(ncid, varid, a.name.c_str(), NC_INT, 1, &i);
+    } else {
+      status = nc_put_att_longlong(ncid, varid, a.name.c_str(), NC_INT64, 1, &v);
+    }
+  } else if (a.type == "double" || a.type == "data") {
+    const double v = std::stod(a.value);
+    status = nc_put_att_double(ncid, varid, a.name.c_str(), a.type == "data" ? nctype : NC_DOUBLE, 1, &v);
+  } else {
+    status = nc_put_att_text(ncid, varid, a.name.c_str(), a.value.size(), a.value.c_str());
+  }
+  return status;
 }
 
 // A user_defined calendar described as CF 4.4.1 asks: month_lengths, and
@@ -247,6 +270,9 @@ void NetcdfFile::define(const ContextPlan& plan, int file_index) {
         nc_put_att_float(ncid_, var, "missing_value", NC_FLOAT, 1, &fill);
       }
     }
+    // The XML's own attributes last: they may replace the ones above.
+    for (const auto& a : v.attributes)
+      check(put_attribute(ncid_, var, a, v.prec == 8 ? NC_DOUBLE : NC_FLOAT), (v.name + " attribute " + a.name).c_str());
     varids_[vi] = var;
     offset_[vi] = std::move(offset);
     prec_[vi] = v.prec;
@@ -257,7 +283,8 @@ void NetcdfFile::define(const ContextPlan& plan, int file_index) {
   put_text(ncid_, NC_GLOBAL, "source", std::string("foehn ") + FOEHN_VERSION);
   put_text(ncid_, NC_GLOBAL, "name", f.id);
   put_text(ncid_, NC_GLOBAL, "output_frequency", f.output_freq);
-  for (const auto& [k, v] : f.attributes) put_text(ncid_, NC_GLOBAL, k.c_str(), v);
+  for (const auto& a : f.attributes)
+    check(put_attribute(ncid_, NC_GLOBAL, a, NC_DOUBLE), ("global attribute " + a.name).c_str());
   if (!part_.whole) {
     // What a tool needs to stitch the parts back into one global field.
     const int number = part_.number, total = part_.total;

@@ -320,6 +320,17 @@ using transport::WireWriter;
 
 namespace {
 void put(WireWriter& w, const LocalBlock& b) { w.put(b.ibegin); w.put(b.ni); w.put(b.jbegin); w.put(b.nj); }
+void put(WireWriter& w, const std::vector<Attribute>& list) {
+  w.put<std::uint64_t>(list.size());
+  for (const auto& a : list) { w.put(a.name); w.put(a.type); w.put(a.value); }
+}
+void get(WireReader& r, std::vector<Attribute>& list, std::size_t size) {
+  std::uint64_t n = 0;
+  r.get(n);
+  if (n > size) throw transport::WireError("corrupt plan");
+  list.resize(n);
+  for (auto& a : list) { r.get(a.name); r.get(a.type); r.get(a.value); }
+}
 void get(WireReader& r, LocalBlock& b) { r.get(b.ibegin); r.get(b.ni); r.get(b.jbegin); r.get(b.nj); }
 }  // namespace
 
@@ -369,6 +380,7 @@ std::vector<char> encode(const ContextPlan& p) {
     w.put(v.operation); w.put(v.cell_methods); w.put(v.comment); w.put(v.prec); w.put(v.file); w.put(v.op);
     w.put<std::uint8_t>(v.reduce_on_server); w.put<std::uint8_t>(v.has_fill); w.put(v.fill_value);
     w.put(v.compression_level);
+    put(w, v.attributes);
     w.put<std::uint64_t>(v.dims.size());
     for (const auto& d : v.dims) { w.put(d.kind); w.put(d.index); }
     w.put(v.scalars);
@@ -377,8 +389,7 @@ std::vector<char> encode(const ContextPlan& p) {
   for (const auto& f : p.files) {
     w.put(f.id); w.put(f.path); w.put(f.title); w.put(f.output_freq);
     w.put<std::uint8_t>(f.one_file ? 1 : 0); w.put(f.variables);
-    w.put<std::uint64_t>(f.attributes.size());
-    for (const auto& [k, v] : f.attributes) { w.put(k); w.put(v); }
+    put(w, f.attributes);
     w.put<std::uint8_t>(f.ugrid ? 1 : 0);
     w.put<std::uint8_t>(f.cdi ? 1 : 0);
   }
@@ -445,6 +456,7 @@ ContextPlan decode_plan(const char* data, std::size_t size) {
     r.get(v.operation); r.get(v.cell_methods); r.get(v.comment); r.get(v.prec); r.get(v.file); r.get(v.op);
     r.get(on_server); r.get(has_fill); r.get(v.fill_value);
     r.get(v.compression_level);
+    get(r, v.attributes, size);
     v.reduce_on_server = on_server != 0;
     v.has_fill = has_fill != 0;
     std::uint64_t m = 0;
@@ -461,11 +473,7 @@ ContextPlan decode_plan(const char* data, std::size_t size) {
     std::uint8_t one = 0;
     r.get(f.id); r.get(f.path); r.get(f.title); r.get(f.output_freq);
     r.get(one); f.one_file = one != 0; r.get(f.variables);
-    std::uint64_t m = 0;
-    r.get(m);
-    if (m > size) throw transport::WireError("corrupt plan");
-    f.attributes.resize(m);
-    for (auto& [k, v] : f.attributes) { r.get(k); r.get(v); }
+    get(r, f.attributes, size);
     r.get(one); f.ugrid = one != 0;
     r.get(one); f.cdi = one != 0;
   }

@@ -72,6 +72,15 @@ struct ScalarInfo {
   double value = 0;
 };
 
+// A NetCDF attribute asked for by the XML: a <variable> of a file (global)
+// or of a field, or valid_min/valid_max. type: "string", "int", "double",
+// "bool" (config::Variable's types, written as text, NC_INT64 or NC_INT,
+// NC_DOUBLE, text), or "data": the variable's own type (float or double).
+struct Attribute {
+  std::string name, type, value;
+  friend bool operator==(const Attribute&, const Attribute&) = default;
+};
+
 // One dimension of a variable, slowest first (C order), time excluded.
 struct Dim {
   enum Kind : std::int32_t { domain_j = 0, domain_i = 1, axis = 2 };
@@ -88,6 +97,7 @@ struct VariableInfo {
   bool has_fill = false;      // _FillValue/missing_value written; NaN results become it
   double fill_value = 0;
   std::int32_t compression_level = 0;  // deflate level (with shuffle) 1..9; 0: none
+  std::vector<Attribute> attributes;   // the field's <variable>s, valid_min, valid_max
   std::vector<Dim> dims;
   std::vector<std::int32_t> scalars;  // indices into scalars: 0-d coordinates of the variable
 };
@@ -98,7 +108,7 @@ struct FileInfo {
   bool ugrid = false;  // convention="UGRID": unstructured domains get a UGRID mesh topology
   bool cdi = false;    // convention="CDI": gaussian domains also carry CDI's reduced Gaussian rows
   std::vector<std::int32_t> variables;  // indices into variables, in file order
-  std::vector<std::pair<std::string, std::string>> attributes;  // extra global attributes
+  std::vector<Attribute> attributes;  // the file's <variable>s: global attributes
   // File periods (durations as calendar::format_duration writes them; empty:
   // none): a new file every split_freq, named path's stem + "_" + the
   // period's dates in split_format; nc_sync every sync_freq.

@@ -98,6 +98,8 @@ ContextPlan sample_plan() {
   v1.cell_methods = "time: point";
   v1.prec = 8;
   v1.file = 1;
+  v1.compression_level = 6;
+  v1.attributes = {{"valid_min", "data", "-3.5"}, {"ensemble_member", "int", "7"}};
   v1.dims = {dim(Dim::domain_j, 1), dim(Dim::domain_i, 1)};
   VariableInfo v2;
   v2.field_id = "prof";
@@ -116,7 +118,8 @@ ContextPlan sample_plan() {
   f0.one_file = true;
   f0.cdi = true;
   f0.variables = {0, 2};
-  f0.attributes = {{"institution", "somewhere"}, {"comment", ""}, {"source", "foehn unit test"}};
+  f0.attributes = {{"institution", "string", "somewhere"}, {"comment", "string", ""},
+                   {"source", "string", "foehn unit test"}, {"members", "int", "12"}};
   FileInfo f1;
   f1.id = "ocean_1h";
   f1.path = "out/ocean_1h";
@@ -125,7 +128,7 @@ ContextPlan sample_plan() {
   f1.one_file = false;
   f1.ugrid = true;
   f1.variables = {1};
-  f1.attributes = {{"frequency", "1hr"}};
+  f1.attributes = {{"frequency", "string", "1hr"}};
   p.files = {f0, f1};
   return p;
 }
@@ -192,6 +195,8 @@ void expect_same(const ContextPlan& a, const ContextPlan& b) {
     EXPECT_EQ(x.cell_methods, y.cell_methods);
     EXPECT_EQ(x.prec, y.prec);
     EXPECT_EQ(x.file, y.file);
+    EXPECT_EQ(x.compression_level, y.compression_level);
+    EXPECT_EQ(x.attributes, y.attributes);
     ASSERT_EQ(x.dims.size(), y.dims.size());
     for (size_t d = 0; d < x.dims.size(); ++d) {
       EXPECT_EQ(x.dims[d].kind, y.dims[d].kind) << "dim " << d;
@@ -243,7 +248,10 @@ TEST(PlanEncoding, RoundTripKeepsEveryField) {
   ASSERT_EQ(q.files.size(), 2u);
   EXPECT_TRUE(q.files[0].one_file);
   EXPECT_FALSE(q.files[1].one_file);
-  EXPECT_EQ(q.files[0].attributes[2].second, "foehn unit test");
+  EXPECT_EQ(q.files[0].attributes[2].value, "foehn unit test");
+  EXPECT_EQ(q.files[0].attributes[3].type, "int");
+  EXPECT_EQ(q.variables[1].compression_level, 6);
+  EXPECT_EQ(q.variables[1].attributes[0].value, "-3.5");
   EXPECT_TRUE(q.files[0].cdi && !q.files[0].ugrid);
   EXPECT_TRUE(q.files[1].ugrid && !q.files[1].cdi);
   // Encoding is deterministic: re-encoding the decoded plan gives the same bytes.

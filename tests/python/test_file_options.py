@@ -1,10 +1,14 @@
-"""compression_level: fields are deflated (with shuffle) in the file, by
-parallel writers too, and read back exactly; a field's own level wins over
-its file's, and 0 leaves it uncompressed.
+"""What the XML asks of the files beyond the data:
+- compression_level: fields are deflated (with shuffle) in the file, by
+  parallel writers too, and read back exactly; a field's own level wins
+  over its file's, and 0 leaves it uncompressed;
+- <variable>s of files and fields become global and variable attributes of
+  their XML type; valid_min and valid_max take the variable's type.
 
 Run as a script under mpiexec, this file is itself the model
-(`python test_compression.py XML`): a smooth 2-D field and a 3-D one on a
+(`python test_file_options.py XML`): a smooth 2-D field and a 3-D one on a
 lon/lat grid split in latitude bands."""
+import subprocess
 import sys
 
 import numpy as np
@@ -43,7 +47,7 @@ if __name__ == "__main__":
 import netCDF4  # noqa: E402
 import pytest  # noqa: E402
 
-from conftest import BUILD  # noqa: E402
+from conftest import BUILD, ROOT  # noqa: E402
 
 XML = """<simulation><context id="zip">%s
   <calendar type="noleap" start_date="2000-01-01" timestep="1h"/>
@@ -101,3 +105,54 @@ def test_compressed_fields_read_back_exactly(tmp_path, mpmd, clients, servers, l
         stored = nc["ta"].chunking()
     assert stored != "contiguous"
     assert (tmp_path / "deep.nc").stat().st_size < 0.6 * (tmp_path / "packed.nc").stat().st_size
+
+
+ATTRIBUTES_XML = """<simulation><context id="zip">
+  <calendar type="noleap" start_date="2000-01-01" timestep="1h"/>
+  <axis_definition><axis id="lev"/></axis_definition>
+  <domain_definition><domain id="dom" ni_glo="%d" nj_glo="%d"/></domain_definition>
+  <grid_definition><grid id="g3"><domain domain_ref="dom"/><axis axis_ref="lev"/></grid></grid_definition>
+  <field_definition operation="instant">
+    <field id="ts" domain_ref="dom" prec="4" valid_min="-150.5" valid_max="400">
+      <variable id="ensemble_member" type="int">7</variable>
+      <variable id="flag_note" type="string">smooth test field</variable>
+    </field>
+    <field id="ta" grid_ref="g3" prec="8" valid_max="1e30"/>
+  </field_definition>
+  <file_definition output_freq="1ts" type="one_file">
+    <file id="attrs">
+      <variable id="institution" type="string">foehn tests</variable>
+      <variable id="realization" type="int">3</variable>
+      <variable id="big_count" type="int">5000000000</variable>
+      <variable id="scale" type="double">0.125</variable>
+      <variable id="is_test" type="bool">true</variable>
+      <field field_ref="ts"/>
+      <field field_ref="ta"/>
+    </file>
+  </file_definition>
+</context></simulation>
+""" % (NI, NJ)
+
+
+def test_xml_attributes_are_typed(tmp_path, mpmd):
+    xml = tmp_path / "attrs.xml"
+    xml.write_text(ATTRIBUTES_XML)
+    run = mpmd(tmp_path, 2, 1, [sys.executable, __file__, xml])
+    assert run.returncode == 0, run.stdout + run.stderr
+    with netCDF4.Dataset(tmp_path / "attrs.nc") as nc:
+        nc.set_auto_mask(False)
+        assert nc.institution == "foehn tests"
+        assert nc.realization == 3 and nc.realization.dtype == np.int32
+        assert nc.big_count == 5000000000 and nc.big_count.dtype == np.int64
+        assert nc.scale == 0.125 and nc.scale.dtype == np.float64
+        assert nc.is_test == "true"
+        ts, ta = nc["ts"], nc["ta"]
+        assert ts.valid_min == np.float32(-150.5) and ts.valid_min.dtype == np.float32
+        assert ts.valid_max == np.float32(400) and ts.valid_max.dtype == np.float32
+        assert ts.ensemble_member == 7 and ts.flag_note == "smooth test field"
+        assert ta.valid_max == 1e30 and ta.valid_max.dtype == np.float64
+        assert "valid_min" not in ta.ncattrs()
+        np.testing.assert_array_equal(ts[:], np.stack([smooth(s, 0, NJ) for s in range(1, STEPS + 1)]).astype(np.float32))
+    check = subprocess.run(["bash", str(ROOT / "scripts/cfcheck.sh"), str(tmp_path / "attrs.nc")],
+                           capture_output=True, text=True)
+    assert "ERRORS detected: 0" in check.stdout, check.stdout + check.stderr
