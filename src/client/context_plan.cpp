@@ -31,9 +31,19 @@ void refuse_unsupported_field(const config::FieldDef& f, const std::string& id) 
   };
   if (f.add_offset) refuse("add_offset");
   if (f.scale_factor) refuse("scale_factor");
-  if (!f.cell_methods_mode.empty() && f.cell_methods_mode != "overwrite") refuse("cell_methods_mode");
   for (const auto& [name, value] : f.extra)
     if (name != "comment") refuse(name);
+}
+
+// The cell_methods written: the XML's cell_methods replaces the computed
+// one (cell_methods_mode overwrite, the default), or goes before (prefix)
+// or after it (suffix); mode none writes none.
+std::string combined_cell_methods(const std::string& given, const std::string& mode, const std::string& computed) {
+  if (mode == "none") return "";
+  if (given.empty()) return computed;
+  if (mode == "prefix") return computed.empty() ? given : given + " " + computed;
+  if (mode == "suffix") return computed.empty() ? given : computed + " " + given;
+  return given;
 }
 
 // convention="CDI UGRID": both.
@@ -295,7 +305,7 @@ void Context::resolve_field(int file_index, const config::FieldDef& f, int file_
   v.comment = f.comment;
   v.operation = std::string(filters::temporal_op_name(op));
   v.op = static_cast<std::int32_t>(op);
-  v.cell_methods = f.cell_methods.empty() ? cell_methods(op, f.freq_op) : f.cell_methods;
+  v.cell_methods = combined_cell_methods(f.cell_methods, f.cell_methods_mode, cell_methods(op, f.freq_op));
   v.prec = f.prec;
   v.compression_level = f.compression_level.value_or(file_compression);
   auto data_value = [](double x) {  // exact text of a double

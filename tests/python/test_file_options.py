@@ -3,7 +3,9 @@
   parallel writers too, and read back exactly; a field's own level wins
   over its file's, and 0 leaves it uncompressed;
 - <variable>s of files and fields become global and variable attributes of
-  their XML type; valid_min and valid_max take the variable's type.
+  their XML type; valid_min and valid_max take the variable's type;
+- cell_methods_mode puts the XML's cell_methods over, before or after the
+  computed one, or leaves none.
 
 Run as a script under mpiexec, this file is itself the model
 (`python test_file_options.py XML`): a smooth 2-D field and a 3-D one on a
@@ -128,6 +130,10 @@ ATTRIBUTES_XML = """<simulation><context id="zip">
       <variable id="is_test" type="bool">true</variable>
       <field field_ref="ts"/>
       <field field_ref="ta"/>
+      <field field_ref="ts" name="ts_over" cell_methods="area: mean"/>
+      <field field_ref="ts" name="ts_pre" cell_methods="area: mean" cell_methods_mode="prefix"/>
+      <field field_ref="ts" name="ts_suf" cell_methods="area: mean" cell_methods_mode="suffix"/>
+      <field field_ref="ts" name="ts_none" cell_methods_mode="none"/>
     </file>
   </file_definition>
 </context></simulation>
@@ -152,6 +158,12 @@ def test_xml_attributes_are_typed(tmp_path, mpmd):
         assert ts.ensemble_member == 7 and ts.flag_note == "smooth test field"
         assert ta.valid_max == 1e30 and ta.valid_max.dtype == np.float64
         assert "valid_min" not in ta.ncattrs()
+        # cell_methods_mode: the XML's cell_methods against the computed one.
+        assert ts.cell_methods == "time: point"
+        assert nc["ts_over"].cell_methods == "area: mean"
+        assert nc["ts_pre"].cell_methods == "area: mean time: point"
+        assert nc["ts_suf"].cell_methods == "time: point area: mean"
+        assert "cell_methods" not in nc["ts_none"].ncattrs()
         np.testing.assert_array_equal(ts[:], np.stack([smooth(s, 0, NJ) for s in range(1, STEPS + 1)]).astype(np.float32))
     check = subprocess.run(["bash", str(ROOT / "scripts/cfcheck.sh"), str(tmp_path / "attrs.nc")],
                            capture_output=True, text=True)
