@@ -68,7 +68,6 @@ void refuse_unsupported_file(const config::FileDef& f, const std::string& id) {
     refuse("time_counter=\"" + f.time_counter + "\"");
   if (!f.time_units.empty() && f.time_units != "seconds") refuse("time_units=\"" + f.time_units + "\"");
   if (!f.timeseries.empty() && f.timeseries != "none") refuse("timeseries=\"" + f.timeseries + "\"");
-  if (f.output_level) refuse("output_level");
   if (f.min_digits) refuse("min_digits");
   for (const auto& [name, value] : f.extra)
     if (name != "comment") refuse("attribute '" + name + "'");
@@ -491,9 +490,9 @@ void Context::resolve_definitions() {
     fs.record_start = start_;
     files_.push_back(std::move(fs));
     for (const config::FieldDef& f : file.fields)
-      if (f.enabled) resolve_field(fi, f, file.compression_level.value_or(0));
+      if (config::is_output_field(file, f)) resolve_field(fi, f, file.compression_level.value_or(0));
     if (plan_.files[fi].variables.empty())
-      config_error(file.where, "file '" + file_id + "' has no enabled field");
+      config_error(file.where, "file '" + file_id + "' has no enabled field (fields above its output_level, default 5, are left out)");
   }
   // Fields the model may write that no file uses are still known ids.
   for (const config::FieldDef& f : def_.fields)

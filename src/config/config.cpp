@@ -7,6 +7,11 @@
 
 namespace foehn::config {
 
+bool is_output_field(const FileDef& file, const FieldDef& field) {
+  constexpr int kDefaultOutputLevel = 5, kDefaultLevel = 1;  // XIOS' defaults
+  return field.enabled && field.level.value_or(kDefaultLevel) <= file.output_level.value_or(kDefaultOutputLevel);
+}
+
 std::string Location::str() const { return line > 0 ? file + ":" + std::to_string(line) : file; }
 
 std::string ErrorItem::str() const {

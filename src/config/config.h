@@ -232,6 +232,10 @@ struct Simulation {
 // them all (at most kMaxReportedErrors, then how many more).
 constexpr std::size_t kMaxReportedErrors = 50;
 Simulation parse_file(const std::string& path);
+// Whether `file` writes `field`: the field is enabled and its level (default
+// 1) is at most the file's output_level (default 5), as in XIOS.
+bool is_output_field(const FileDef& file, const FieldDef& field);
+
 // Reads XML text; `name` is used in error messages, includes are relative to base_dir.
 Simulation parse_string(std::string_view xml, const std::string& name, const std::string& base_dir);
 

@@ -84,11 +84,6 @@ struct ContextChecker {
 
 bool is_output_file(const config::FileDef& file) { return file.enabled && file.mode != "read"; }
 
-bool is_output_field(const config::FileDef& file, const config::FieldDef& field) {
-  // XIOS writes a field only if its level is at most the file's output_level.
-  if (file.output_level && field.level && *field.level > *file.output_level) return false;
-  return field.enabled;
-}
 
 CheckResult check_simulation(const config::Simulation& sim) {
   CheckResult result;

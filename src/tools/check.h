@@ -32,7 +32,6 @@ CheckResult check_file(const std::string& path);
 
 // An enabled file that is written (mode is not read).
 bool is_output_file(const config::FileDef& file);
-// An enabled field of such a file that the file's output_level lets through.
-bool is_output_field(const config::FileDef& file, const config::FieldDef& field);
+using config::is_output_field;  // an enabled field the file's output_level lets through
 
 }  // namespace foehn::tools

@@ -5,7 +5,9 @@
 - <variable>s of files and fields become global and variable attributes of
   their XML type; valid_min and valid_max take the variable's type;
 - cell_methods_mode puts the XML's cell_methods over, before or after the
-  computed one, or leaves none.
+  computed one, or leaves none;
+- a file's output_level (default 5) leaves out the fields of a higher
+  level (default 1).
 
 Run as a script under mpiexec, this file is itself the model
 (`python test_file_options.py XML`): a smooth 2-D field and a 3-D one on a
@@ -135,6 +137,16 @@ ATTRIBUTES_XML = """<simulation><context id="zip">
       <field field_ref="ts" name="ts_suf" cell_methods="area: mean" cell_methods_mode="suffix"/>
       <field field_ref="ts" name="ts_none" cell_methods_mode="none"/>
     </file>
+    <file id="levels" output_level="3">
+      <field field_ref="ts" name="l2" level="2"/>
+      <field field_ref="ts" name="l3" level="3"/>
+      <field field_ref="ts" name="l4" level="4"/>
+      <field field_ref="ts" name="l_default"/>
+    </file>
+    <file id="default_levels">
+      <field field_ref="ts" name="l5" level="5"/>
+      <field field_ref="ts" name="l6" level="6"/>
+    </file>
   </file_definition>
 </context></simulation>
 """ % (NI, NJ)
@@ -165,6 +177,10 @@ def test_xml_attributes_are_typed(tmp_path, mpmd):
         assert nc["ts_suf"].cell_methods == "time: point area: mean"
         assert "cell_methods" not in nc["ts_none"].ncattrs()
         np.testing.assert_array_equal(ts[:], np.stack([smooth(s, 0, NJ) for s in range(1, STEPS + 1)]).astype(np.float32))
+    # output_level (default 5) keeps the fields whose level (default 1) is at most it.
+    for name, kept in (("levels", {"l2", "l3", "l_default"}), ("default_levels", {"l5"})):
+        with netCDF4.Dataset(tmp_path / f"{name}.nc") as nc:
+            assert {v for v in nc.variables if v.startswith("l")} - {"lat", "lon"} == kept, name
     check = subprocess.run(["bash", str(ROOT / "scripts/cfcheck.sh"), str(tmp_path / "attrs.nc")],
                            capture_output=True, text=True)
     assert "ERRORS detected: 0" in check.stdout, check.stdout + check.stderr
