@@ -156,7 +156,8 @@ int foehn_get_attribute(foehn_context ctx, const char* kind, const char* id, con
  * or of a file, as if written in the XML. Fields: enabled, long_name,
  * standard_name, unit, operation, freq_op, prec; the value also reaches the
  * fields that take it by field_ref (unless they, or a group around them, set
- * it). Files: enabled, name, output_freq, type. Anything else is refused. */
+ * it). Files: enabled, name, output_freq, type, split_freq, sync_freq,
+ * name_suffix, output_level. Anything else is refused. */
 int foehn_set_attribute(foehn_context ctx, const char* kind, const char* id, const char* name, const char* value);
 /* The text of a <variable> of the context, or *value = NULL when absent. */
 int foehn_get_variable(foehn_context ctx, const char* variable_id, const char** value);

@@ -16,7 +16,8 @@ namespace {
 
 const std::vector<std::string> kFieldAttributes = {"enabled", "long_name", "standard_name", "unit",
                                                    "operation", "freq_op", "prec"};
-const std::vector<std::string> kFileAttributes = {"enabled", "name", "output_freq", "type"};
+const std::vector<std::string> kFileAttributes = {"enabled",    "name",     "output_freq", "type",
+                                                  "split_freq", "sync_freq", "name_suffix", "output_level"};
 
 std::string joined(const std::vector<std::string>& names) {
   std::string out;
@@ -132,9 +133,15 @@ void Context::set_attribute(const std::string& kind, const std::string& id, cons
     if (it == def_.files.end()) fail(FOEHN_ERR_ARGUMENT, what + ": no such file in context '" + id_ + "'");
     if (name == "enabled") it->enabled = parse_enabled(what, value);
     if (name == "name") it->name = value;
-    if (name == "output_freq") {
+    if (name == "output_freq" || name == "split_freq" || name == "sync_freq") {
       calendar::parse_duration(value);
-      it->output_freq = value;
+      (name == "output_freq" ? it->output_freq : name == "split_freq" ? it->split_freq : it->sync_freq) = value;
+    }
+    if (name == "name_suffix") it->name_suffix = value;
+    if (name == "output_level") {
+      const auto level = config::detail::parse_int(value);
+      if (!level || *level < 0) fail(FOEHN_ERR_ARGUMENT, what + ": '" + value + "' is not a level (0 or more)");
+      it->output_level = static_cast<int>(*level);
     }
     if (name == "type") {
       if (value != "one_file" && value != "multiple_file")

@@ -27,7 +27,7 @@ def smooth(step, j0, j1):
     return np.round(100.0 * np.sin(lat / 30.0) + 0.25 * lon + step, 2)
 
 
-def model(xml):
+def model(xml, runtime=False):
     import foehn
     comm = foehn.init("zip", xml)
     rank, size = comm.Get_rank(), comm.Get_size()
@@ -36,6 +36,10 @@ def model(xml):
         ctx.set_domain_rectilinear("dom", NI, NJ, 0, j0, np.arange(NI, dtype=np.float64) * 2.0,
                                    np.arange(j0, j1, dtype=np.float64) * 2.0 - 89.0)
         ctx.set_axis("lev", np.arange(1.0, NLEV + 1))
+        if runtime:  # file attributes set by the model, as xios_set_file_attr does
+            for name, value in (("split_freq", "1ts"), ("name_suffix", "_x"), ("output_level", "2"),
+                                ("sync_freq", "2ts")):
+                ctx.set_attribute("file", "runtime", name, value)
         ctx.close_definition()
         for step in range(1, STEPS + 1):
             ctx.update_calendar(step)
@@ -45,7 +49,7 @@ def model(xml):
 
 
 if __name__ == "__main__":
-    model(sys.argv[1])
+    model(sys.argv[1], len(sys.argv) > 2 and sys.argv[2] == "runtime")
     sys.exit(0)
 
 import netCDF4  # noqa: E402
@@ -184,3 +188,34 @@ def test_xml_attributes_are_typed(tmp_path, mpmd):
     check = subprocess.run(["bash", str(ROOT / "scripts/cfcheck.sh"), str(tmp_path / "attrs.nc")],
                            capture_output=True, text=True)
     assert "ERRORS detected: 0" in check.stdout, check.stdout + check.stderr
+
+
+RUNTIME_XML = """<simulation><context id="zip">
+  <calendar type="noleap" start_date="2000-01-01" timestep="1h"/>
+  <axis_definition><axis id="lev"/></axis_definition>
+  <domain_definition><domain id="dom" ni_glo="%d" nj_glo="%d"/></domain_definition>
+  <grid_definition><grid id="g3"><domain domain_ref="dom"/><axis axis_ref="lev"/></grid></grid_definition>
+  <field_definition prec="4" operation="instant">
+    <field id="ts" domain_ref="dom" level="2"/>
+    <field id="ta" grid_ref="g3" level="3"/>
+  </field_definition>
+  <file_definition>
+    <file id="runtime" output_freq="1ts"><field field_ref="ts"/><field field_ref="ta"/></file>
+  </file_definition>
+</context></simulation>
+""" % (NI, NJ)
+
+
+def test_file_attributes_set_by_the_model(tmp_path, mpmd):
+    # split_freq, name_suffix, output_level and sync_freq set before close of
+    # definition: one file per step, named with the suffix, without ta (level 3).
+    xml = tmp_path / "runtime.xml"
+    xml.write_text(RUNTIME_XML)
+    run = mpmd(tmp_path, 2, 1, [sys.executable, __file__, xml, "runtime"])
+    assert run.returncode == 0, run.stdout + run.stderr
+    files = sorted(tmp_path.glob("runtime_x_*.nc"))
+    assert len(files) == STEPS, [f.name for f in files]
+    for step, path in enumerate(files, start=1):
+        with netCDF4.Dataset(path) as nc:
+            assert "ta" not in nc.variables
+            np.testing.assert_array_equal(nc["ts"][:], [smooth(step, 0, NJ).astype(np.float32)])

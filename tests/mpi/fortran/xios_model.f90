@@ -332,6 +332,8 @@ contains
     call expect(defined(1) .and. .not. defined(2), "is_defined file attributes")
     call xios_set_field_attr("sp", long_name="surface air pressure")
     call xios_set_file_attr("avg", output_freq=4 * xios_timestep)
+    call xios_set_file_attr("gmv", sync_freq=2 * xios_timestep)
+    call xios_set_file_attr("sfc", output_level=10)
     call ifs_xios_get_attributes()
   end subroutine ifs_xios_run_time_settings
 
@@ -350,6 +352,9 @@ contains
     call expect(text(1) == "xios_gmv" .and. text(2) == "one_file" .and. freq == 2 * xios_timestep, "get_file_attr gmv")
     call xios_get_file_attr("avg", output_freq=freq)
     call expect(freq == 4 * xios_timestep, "get_file_attr avg output_freq after set")
+    call xios_get_file_attr("gmv", sync_freq=freq)
+    call xios_get_file_attr("sfc", output_level=n(1))
+    call expect(freq == 2 * xios_timestep .and. n(1) == 10, "get_file_attr sync_freq, output_level after set")
     call xios_get_domain_attr("grid_gg", type=text(1), ni_glo=n(1))
     call expect(text(1) == "gaussian" .and. n(1) == ngptotg, "get_domain_attr grid_gg (from the model)")
     call xios_get_domain_attr("grid_ll", ni_glo=n(1), nj_glo=n(2))
