@@ -59,7 +59,6 @@ void refuse_unsupported_file(const config::FileDef& f, const std::string& id) {
     config_error(f.where, "file '" + id + "': " + what + " is not supported yet");
   };
   if (f.append) refuse("append=\"true\"");
-  if (f.format != "netcdf4") refuse("format=\"" + f.format + "\"");
   if (f.par_access != "collective") refuse("par_access=\"" + f.par_access + "\"");
   if (!f.mode.empty() && f.mode != "write") refuse("mode=\"" + f.mode + "\"");
   static const std::set<std::string> conventions = {"", "CF", "UGRID", "CDI", "CDI UGRID", "UGRID CDI"};
@@ -68,7 +67,6 @@ void refuse_unsupported_file(const config::FileDef& f, const std::string& id) {
     refuse("time_counter=\"" + f.time_counter + "\"");
   if (!f.time_units.empty() && f.time_units != "seconds") refuse("time_units=\"" + f.time_units + "\"");
   if (!f.timeseries.empty() && f.timeseries != "none") refuse("timeseries=\"" + f.timeseries + "\"");
-  if (f.min_digits) refuse("min_digits");
   for (const auto& [name, value] : f.extra)
     if (name != "comment") refuse("attribute '" + name + "'");
 }
@@ -481,6 +479,8 @@ void Context::resolve_definitions() {
     info.one_file = file.type != "multiple_file";
     info.ugrid = has_word(file.convention, "UGRID");
     info.cdi = has_word(file.convention, "CDI");
+    info.classic = file.format == "netcdf4_classic";
+    info.min_digits = file.min_digits.value_or(0);
     file_periods(file, file_id, info);
     for (const auto& var : file.variables) info.attributes.push_back({var.output_name(), var.type, var.value});
     const int fi = static_cast<int>(plan_.files.size());

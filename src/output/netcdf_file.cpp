@@ -84,7 +84,12 @@ NetcdfFile::NetcdfFile(const ContextPlan& plan, int file_index, MPI_Comm comm, F
   path_ = f.path;
   if (!part_.whole) {
     const auto dot = path_.rfind(".nc");
-    const std::string suffix = "_" + std::to_string(part_.number);
+    // As XIOS: the part number zero-padded to the width of the largest one,
+    // or to min_digits.
+    const int width = std::max<int>(static_cast<int>(std::to_string(std::max(part_.total - 1, 0)).size()), f.min_digits);
+    std::string number = std::to_string(part_.number);
+    number.insert(0, static_cast<std::size_t>(std::max(0, width - static_cast<int>(number.size()))), '0');
+    const std::string suffix = "_" + number;
     path_ = dot == std::string::npos ? path_ + suffix : path_.substr(0, dot) + suffix + ".nc";
   }
   int size = 1, rank = 0;
@@ -92,7 +97,7 @@ NetcdfFile::NetcdfFile(const ContextPlan& plan, int file_index, MPI_Comm comm, F
   MPI_Comm_rank(comm, &rank);
   parallel_ = size > 1;
   is_root_ = rank == 0;
-  const int mode = NC_CLOBBER | NC_NETCDF4;
+  const int mode = NC_CLOBBER | NC_NETCDF4 | (f.classic ? NC_CLASSIC_MODEL : 0);
   if (parallel_) check(nc_create_par(path_.c_str(), mode, comm, MPI_INFO_NULL, &ncid_), "cannot create file");
   else check(nc_create(path_.c_str(), mode, &ncid_), "cannot create file");
   define(plan, file_index);

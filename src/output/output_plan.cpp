@@ -392,6 +392,8 @@ std::vector<char> encode(const ContextPlan& p) {
     put(w, f.attributes);
     w.put<std::uint8_t>(f.ugrid ? 1 : 0);
     w.put<std::uint8_t>(f.cdi ? 1 : 0);
+    w.put<std::uint8_t>(f.classic ? 1 : 0);
+    w.put(f.min_digits);
   }
   // File periods, kept after the rest.
   w.put(p.time_origin); w.put(p.timestep_us); w.put(p.user_calendar);
@@ -476,6 +478,8 @@ ContextPlan decode_plan(const char* data, std::size_t size) {
     get(r, f.attributes, size);
     r.get(one); f.ugrid = one != 0;
     r.get(one); f.cdi = one != 0;
+    r.get(one); f.classic = one != 0;
+    r.get(f.min_digits);
   }
   r.get(p.time_origin); r.get(p.timestep_us); r.get(p.user_calendar);
   r.get(p.level2_ranks); r.get(p.level2_pools); r.get(p.level1_forward_bytes);

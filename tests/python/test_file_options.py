@@ -219,3 +219,45 @@ def test_file_attributes_set_by_the_model(tmp_path, mpmd):
         with netCDF4.Dataset(path) as nc:
             assert "ta" not in nc.variables
             np.testing.assert_array_equal(nc["ts"][:], [smooth(step, 0, NJ).astype(np.float32)])
+
+
+FORMAT_XML = """<simulation><context id="zip">
+  <calendar type="noleap" start_date="2000-01-01" timestep="1h"/>
+  <axis_definition><axis id="lev"/></axis_definition>
+  <domain_definition><domain id="dom" ni_glo="%d" nj_glo="%d"/></domain_definition>
+  <grid_definition><grid id="g3"><domain domain_ref="dom"/><axis axis_ref="lev"/></grid></grid_definition>
+  <field_definition prec="4" operation="instant">
+    <field id="ts" domain_ref="dom"/>
+    <field id="ta" grid_ref="g3"/>
+  </field_definition>
+  <file_definition output_freq="1ts">
+    <file id="classic" format="netcdf4_classic" compression_level="2">
+      <variable id="realization" type="int">3</variable>
+      <field field_ref="ts"/>
+    </file>
+    <file id="parts" type="multiple_file" min_digits="3"><field field_ref="ts"/></file>
+  </file_definition>
+</context></simulation>
+""" % (NI, NJ)
+
+
+def test_classic_format_and_part_digits(tmp_path, mpmd):
+    # format="netcdf4_classic" (compressed, by 2 writers); multiple_file
+    # parts numbered with min_digits digits.
+    xml = tmp_path / "format.xml"
+    xml.write_text(FORMAT_XML)
+    run = mpmd(tmp_path, 2, 2, [sys.executable, __file__, xml])
+    assert run.returncode == 0, run.stdout + run.stderr
+    want = np.stack([smooth(s, 0, NJ) for s in range(1, STEPS + 1)]).astype(np.float32)
+    with netCDF4.Dataset(tmp_path / "classic.nc") as nc:
+        assert nc.data_model == "NETCDF4_CLASSIC"
+        assert nc.realization == 3 and nc["ts"].filters()["complevel"] == 2
+        np.testing.assert_array_equal(nc["ts"][:], want)
+    assert sorted(p.name for p in tmp_path.glob("parts*.nc")) == ["parts_000.nc", "parts_001.nc"]
+    bands = []
+    for name in ("parts_000.nc", "parts_001.nc"):
+        with netCDF4.Dataset(tmp_path / name) as nc:
+            first, last = nc.getncattr("DOMAIN_dom_position_first"), nc.getncattr("DOMAIN_dom_position_last")
+            bands.append((first[1] - 1, nc["ts"][:]))
+    stitched = np.concatenate([values for _, values in sorted(bands, key=lambda b: b[0])], axis=1)
+    np.testing.assert_array_equal(stitched, want)
