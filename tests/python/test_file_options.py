@@ -57,12 +57,19 @@ import pytest  # noqa: E402
 
 from conftest import BUILD, ROOT  # noqa: E402
 
-XML = """<simulation><context id="zip">%s
+def context_xml(body, variables=""):
+    """A context of the test grid (lon/lat domain, a level axis, grid g3)
+    holding `body` (field and file definitions)."""
+    return f"""<simulation><context id="zip">{variables}
   <calendar type="noleap" start_date="2000-01-01" timestep="1h"/>
   <axis_definition><axis id="lev"/></axis_definition>
-  <domain_definition><domain id="dom" ni_glo="%d" nj_glo="%d"/></domain_definition>
+  <domain_definition><domain id="dom" ni_glo="{NI}" nj_glo="{NJ}"/></domain_definition>
   <grid_definition><grid id="g3"><domain domain_ref="dom"/><axis axis_ref="lev"/></grid></grid_definition>
-  <field_definition prec="4" operation="instant">
+{body}</context></simulation>
+"""
+
+
+COMPRESSION_XML = """  <field_definition prec="4" operation="instant">
     <field id="ts" domain_ref="dom"/>
     <field id="ta" grid_ref="g3"/>
   </field_definition>
@@ -76,10 +83,8 @@ XML = """<simulation><context id="zip">%s
       <field field_ref="ta" compression_level="9"/>
     </file>
   </file_definition>
-</context></simulation>
 """
 LEVEL2 = '\n  <variable_definition><variable id="server_level2_ranks" type="int">2</variable></variable_definition>'
-
 
 
 @pytest.fixture(autouse=True)
@@ -92,7 +97,7 @@ def importable_package(monkeypatch):
 @pytest.mark.parametrize("clients,servers,level2", [(2, 2, False), (2, 0, False), (2, 4, True)])
 def test_compressed_fields_read_back_exactly(tmp_path, mpmd, clients, servers, level2):
     xml = tmp_path / "zip.xml"
-    xml.write_text(XML % (LEVEL2 if level2 else "", NI, NJ))
+    xml.write_text(context_xml(COMPRESSION_XML, LEVEL2 if level2 else ""))
     run = mpmd(tmp_path, clients, servers, [sys.executable, __file__, xml])
     assert run.returncode == 0, run.stdout + run.stderr
     want_ts = np.stack([smooth(s, 0, NJ) for s in range(1, STEPS + 1)])
@@ -115,12 +120,7 @@ def test_compressed_fields_read_back_exactly(tmp_path, mpmd, clients, servers, l
     assert (tmp_path / "deep.nc").stat().st_size < 0.6 * (tmp_path / "packed.nc").stat().st_size
 
 
-ATTRIBUTES_XML = """<simulation><context id="zip">
-  <calendar type="noleap" start_date="2000-01-01" timestep="1h"/>
-  <axis_definition><axis id="lev"/></axis_definition>
-  <domain_definition><domain id="dom" ni_glo="%d" nj_glo="%d"/></domain_definition>
-  <grid_definition><grid id="g3"><domain domain_ref="dom"/><axis axis_ref="lev"/></grid></grid_definition>
-  <field_definition operation="instant">
+ATTRIBUTES_XML = context_xml("""  <field_definition operation="instant">
     <field id="ts" domain_ref="dom" prec="4" valid_min="-150.5" valid_max="400">
       <variable id="ensemble_member" type="int">7</variable>
       <variable id="flag_note" type="string">smooth test field</variable>
@@ -152,8 +152,7 @@ ATTRIBUTES_XML = """<simulation><context id="zip">
       <field field_ref="ts" name="l6" level="6"/>
     </file>
   </file_definition>
-</context></simulation>
-""" % (NI, NJ)
+""")
 
 
 def test_xml_attributes_are_typed(tmp_path, mpmd):
@@ -190,20 +189,14 @@ def test_xml_attributes_are_typed(tmp_path, mpmd):
     assert "ERRORS detected: 0" in check.stdout, check.stdout + check.stderr
 
 
-RUNTIME_XML = """<simulation><context id="zip">
-  <calendar type="noleap" start_date="2000-01-01" timestep="1h"/>
-  <axis_definition><axis id="lev"/></axis_definition>
-  <domain_definition><domain id="dom" ni_glo="%d" nj_glo="%d"/></domain_definition>
-  <grid_definition><grid id="g3"><domain domain_ref="dom"/><axis axis_ref="lev"/></grid></grid_definition>
-  <field_definition prec="4" operation="instant">
+RUNTIME_XML = context_xml("""  <field_definition prec="4" operation="instant">
     <field id="ts" domain_ref="dom" level="2"/>
     <field id="ta" grid_ref="g3" level="3"/>
   </field_definition>
   <file_definition>
     <file id="runtime" output_freq="1ts"><field field_ref="ts"/><field field_ref="ta"/></file>
   </file_definition>
-</context></simulation>
-""" % (NI, NJ)
+""")
 
 
 def test_file_attributes_set_by_the_model(tmp_path, mpmd):
@@ -221,12 +214,7 @@ def test_file_attributes_set_by_the_model(tmp_path, mpmd):
             np.testing.assert_array_equal(nc["ts"][:], [smooth(step, 0, NJ).astype(np.float32)])
 
 
-FORMAT_XML = """<simulation><context id="zip">
-  <calendar type="noleap" start_date="2000-01-01" timestep="1h"/>
-  <axis_definition><axis id="lev"/></axis_definition>
-  <domain_definition><domain id="dom" ni_glo="%d" nj_glo="%d"/></domain_definition>
-  <grid_definition><grid id="g3"><domain domain_ref="dom"/><axis axis_ref="lev"/></grid></grid_definition>
-  <field_definition prec="4" operation="instant">
+FORMAT_XML = context_xml("""  <field_definition prec="4" operation="instant">
     <field id="ts" domain_ref="dom"/>
     <field id="ta" grid_ref="g3"/>
   </field_definition>
@@ -237,8 +225,7 @@ FORMAT_XML = """<simulation><context id="zip">
     </file>
     <file id="parts" type="multiple_file" min_digits="3"><field field_ref="ts"/></file>
   </file_definition>
-</context></simulation>
-""" % (NI, NJ)
+""")
 
 
 def test_classic_format_and_part_digits(tmp_path, mpmd):
