@@ -93,13 +93,18 @@ def importable_package(monkeypatch):
     monkeypatch.setenv("PYTHONPATH", str(BUILD / "python"))
 
 
+def run_model(tmp_path, mpmd, xml_text, clients, servers, *args):
+    """Runs this file as the model on xml_text beside `servers` servers."""
+    xml = tmp_path / "model.xml"
+    xml.write_text(xml_text)
+    run = mpmd(tmp_path, clients, servers, [sys.executable, __file__, xml, *args])
+    assert run.returncode == 0, run.stdout + run.stderr
+
+
 # 2 servers writing one file; attached; two-level servers (2 receive, 2 write).
 @pytest.mark.parametrize("clients,servers,level2", [(2, 2, False), (2, 0, False), (2, 4, True)])
 def test_compressed_fields_read_back_exactly(tmp_path, mpmd, clients, servers, level2):
-    xml = tmp_path / "zip.xml"
-    xml.write_text(context_xml(COMPRESSION_XML, LEVEL2 if level2 else ""))
-    run = mpmd(tmp_path, clients, servers, [sys.executable, __file__, xml])
-    assert run.returncode == 0, run.stdout + run.stderr
+    run_model(tmp_path, mpmd, context_xml(COMPRESSION_XML, LEVEL2 if level2 else ""), clients, servers)
     want_ts = np.stack([smooth(s, 0, NJ) for s in range(1, STEPS + 1)])
     want_ta = np.stack([np.stack([smooth(s + k, 0, NJ) for k in range(NLEV)]) for s in range(1, STEPS + 1)])
     levels = {}
@@ -156,10 +161,7 @@ ATTRIBUTES_XML = context_xml("""  <field_definition operation="instant">
 
 
 def test_xml_attributes_are_typed(tmp_path, mpmd):
-    xml = tmp_path / "attrs.xml"
-    xml.write_text(ATTRIBUTES_XML)
-    run = mpmd(tmp_path, 2, 1, [sys.executable, __file__, xml])
-    assert run.returncode == 0, run.stdout + run.stderr
+    run_model(tmp_path, mpmd, ATTRIBUTES_XML, 2, 1)
     with netCDF4.Dataset(tmp_path / "attrs.nc") as nc:
         nc.set_auto_mask(False)
         assert nc.institution == "foehn tests"
@@ -202,10 +204,7 @@ RUNTIME_XML = context_xml("""  <field_definition prec="4" operation="instant">
 def test_file_attributes_set_by_the_model(tmp_path, mpmd):
     # split_freq, name_suffix, output_level and sync_freq set before close of
     # definition: one file per step, named with the suffix, without ta (level 3).
-    xml = tmp_path / "runtime.xml"
-    xml.write_text(RUNTIME_XML)
-    run = mpmd(tmp_path, 2, 1, [sys.executable, __file__, xml, "runtime"])
-    assert run.returncode == 0, run.stdout + run.stderr
+    run_model(tmp_path, mpmd, RUNTIME_XML, 2, 1, "runtime")
     files = sorted(tmp_path.glob("runtime_x_*.nc"))
     assert len(files) == STEPS, [f.name for f in files]
     for step, path in enumerate(files, start=1):
@@ -231,10 +230,7 @@ FORMAT_XML = context_xml("""  <field_definition prec="4" operation="instant">
 def test_classic_format_and_part_digits(tmp_path, mpmd):
     # format="netcdf4_classic" (compressed, by 2 writers); multiple_file
     # parts numbered with min_digits digits.
-    xml = tmp_path / "format.xml"
-    xml.write_text(FORMAT_XML)
-    run = mpmd(tmp_path, 2, 2, [sys.executable, __file__, xml])
-    assert run.returncode == 0, run.stdout + run.stderr
+    run_model(tmp_path, mpmd, FORMAT_XML, 2, 2)
     want = np.stack([smooth(s, 0, NJ) for s in range(1, STEPS + 1)]).astype(np.float32)
     with netCDF4.Dataset(tmp_path / "classic.nc") as nc:
         assert nc.data_model == "NETCDF4_CLASSIC"
