@@ -43,7 +43,7 @@ module xios
             xios_set_time_origin, xios_set_timestep, xios_update_calendar, xios_get_current_date, &
             xios_get_start_date, xios_field_is_active, xios_send_field, xios_getvar, &
             xios_set_domain_attr, xios_set_axis_attr, xios_set_scalar_attr, xios_set_field_attr, xios_set_file_attr, &
-            xios_set_grid_attr, &
+            xios_set_grid_attr, xios_solve_inheritance, &
             xios_is_defined_field_attr, xios_is_defined_file_attr, xios_is_defined_domain_attr, &
             xios_is_defined_axis_attr, xios_get_field_attr, xios_get_file_attr, xios_get_domain_attr, &
             xios_get_axis_attr, xios_date_to_string, xios_duration_to_string

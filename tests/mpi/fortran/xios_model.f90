@@ -334,6 +334,7 @@ contains
     call xios_set_file_attr("avg", output_freq=4 * xios_timestep)
     call xios_set_file_attr("gmv", sync_freq=2 * xios_timestep)
     call xios_set_file_attr("sfc", output_level=10)
+    call xios_solve_inheritance()
     call ifs_xios_get_attributes()
   end subroutine ifs_xios_run_time_settings
 
