@@ -58,7 +58,6 @@ void refuse_unsupported_file(const config::FileDef& f, const std::string& id) {
   auto refuse = [&](const std::string& what) {
     config_error(f.where, "file '" + id + "': " + what + " is not supported yet");
   };
-  if (f.append) refuse("append=\"true\"");
   if (f.par_access != "collective") refuse("par_access=\"" + f.par_access + "\"");
   if (!f.mode.empty() && f.mode != "write") refuse("mode=\"" + f.mode + "\"");
   static const std::set<std::string> conventions = {"", "CF", "UGRID", "CDI", "CDI UGRID", "UGRID CDI"};
@@ -480,6 +479,7 @@ void Context::resolve_definitions() {
     info.ugrid = has_word(file.convention, "UGRID");
     info.cdi = has_word(file.convention, "CDI");
     info.classic = file.format == "netcdf4_classic";
+    info.append = file.append;
     info.min_digits = file.min_digits.value_or(0);
     file_periods(file, file_id, info);
     for (const auto& var : file.variables) info.attributes.push_back({var.output_name(), var.type, var.value});

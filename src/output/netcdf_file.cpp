@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <filesystem>
 #include <map>
 #include <sstream>
 #include <string>
@@ -66,12 +67,6 @@ void put_user_calendar(int ncid, int varid, const ContextPlan& plan) {
   }
 }
 
-// A part of a domain: everything for one_file, the block for multiple_file.
-LocalBlock domain_extent(const FilePart& part, const DomainInfo& d, size_t index) {
-  if (part.whole) return {0, d.ni_glo, 0, d.nj_glo};
-  return part.blocks.at(index);
-}
-
 }  // namespace
 
 void NetcdfFile::check(int status, const char* what) const {
@@ -97,11 +92,43 @@ NetcdfFile::NetcdfFile(const ContextPlan& plan, int file_index, MPI_Comm comm, F
   MPI_Comm_rank(comm, &rank);
   parallel_ = size > 1;
   is_root_ = rank == 0;
+  if (f.append && std::filesystem::exists(path_)) {
+    if (parallel_) check(nc_open_par(path_.c_str(), NC_WRITE, comm, MPI_INFO_NULL, &ncid_), "cannot open file to append");
+    else check(nc_open(path_.c_str(), NC_WRITE, &ncid_), "cannot open file to append");
+    attach(plan, file_index);
+    return;
+  }
   const int mode = NC_CLOBBER | NC_NETCDF4 | (f.classic ? NC_CLASSIC_MODEL : 0);
   if (parallel_) check(nc_create_par(path_.c_str(), mode, comm, MPI_INFO_NULL, &ncid_), "cannot create file");
   else check(nc_create(path_.c_str(), mode, &ncid_), "cannot create file");
   define(plan, file_index);
   write_coordinates(plan);
+}
+
+std::vector<std::int64_t> NetcdfFile::part_offset(const ContextPlan& plan, const VariableInfo& v) const {
+  std::vector<std::int64_t> offset;
+  for (const Dim& d : v.dims) {
+    std::int64_t start = 0;
+    if (d.kind != Dim::axis) {
+      const LocalBlock ext = domain_extent(part_, plan.domains[d.index], d.index);
+      start = d.kind == Dim::domain_j ? ext.jbegin : ext.ibegin;
+    }
+    offset.push_back(start);
+  }
+  return offset;
+}
+
+void NetcdfFile::set_access(const ContextPlan& plan, const FileInfo& f) {
+  if (!parallel_) return;
+  int nvars = 0;
+  check(nc_inq_nvars(ncid_, &nvars), "nc_inq_nvars");
+  for (int v = 0; v < nvars; ++v) check(nc_var_par_access(ncid_, v, NC_COLLECTIVE), "nc_var_par_access");
+  // A variable of no dimension at all (a scalar field written once) is
+  // written by its one holder alone: a collective put would have every
+  // rank write the value.
+  for (int vi : f.variables)
+    if (timeless_[vi] && plan.variables[vi].dims.empty())
+      check(nc_var_par_access(ncid_, varids_[vi], NC_INDEPENDENT), "nc_var_par_access");
 }
 
 NetcdfFile::~NetcdfFile() {
@@ -208,16 +235,7 @@ void NetcdfFile::define(const ContextPlan& plan, int file_index) {
     timeless_[vi] = op == filters::TemporalOp::once;
     std::vector<int> dims;
     if (!timeless_[vi]) dims.push_back(dim_time);
-    std::vector<std::int64_t> offset;
-    for (const Dim& d : v.dims) {
-      dims.push_back(dimid.at(std::make_pair(static_cast<int>(d.kind), d.index)));
-      std::int64_t start = 0;
-      if (d.kind != Dim::axis) {
-        const LocalBlock ext = domain_extent(part_, plan.domains[d.index], d.index);
-        start = d.kind == Dim::domain_j ? ext.jbegin : ext.ibegin;
-      }
-      offset.push_back(start);
-    }
+    for (const Dim& d : v.dims) dims.push_back(dimid.at(std::make_pair(static_cast<int>(d.kind), d.index)));
     int var = -1;
     check(nc_def_var(ncid_, v.name.c_str(), v.prec == 8 ? NC_DOUBLE : NC_FLOAT, static_cast<int>(dims.size()),
                      dims.data(), &var),
@@ -279,7 +297,7 @@ void NetcdfFile::define(const ContextPlan& plan, int file_index) {
     for (const auto& a : v.attributes)
       check(put_attribute(ncid_, var, a, v.prec == 8 ? NC_DOUBLE : NC_FLOAT), (v.name + " attribute " + a.name).c_str());
     varids_[vi] = var;
-    offset_[vi] = std::move(offset);
+    offset_[vi] = part_offset(plan, v);
     prec_[vi] = v.prec;
   }
 
@@ -310,17 +328,7 @@ void NetcdfFile::define(const ContextPlan& plan, int file_index) {
     }
   }
   check(nc_enddef(ncid_), "nc_enddef");
-  if (parallel_) {
-    int nvars = 0;
-    check(nc_inq_nvars(ncid_, &nvars), "nc_inq_nvars");
-    for (int v = 0; v < nvars; ++v) check(nc_var_par_access(ncid_, v, NC_COLLECTIVE), "nc_var_par_access");
-    // A variable of no dimension at all (a scalar field written once) is
-    // written by its one holder alone: a collective put would have every
-    // rank write the value.
-    for (int vi : f.variables)
-      if (timeless_[vi] && plan.variables[vi].dims.empty())
-        check(nc_var_par_access(ncid_, varids_[vi], NC_INDEPENDENT), "nc_var_par_access");
-  }
+  set_access(plan, f);
 }
 
 void NetcdfFile::define_domain(const ContextPlan& plan, int index, const std::string& suffix,
@@ -515,7 +523,7 @@ void NetcdfFile::write_coordinates(const ContextPlan& plan) {
 }
 
 void NetcdfFile::write_time(std::int64_t record, double end, double start_time) {
-  const size_t start[2] = {static_cast<size_t>(record), 0};
+  const size_t start[2] = {static_cast<size_t>(base_record_ + record), 0};
   const size_t count[2] = {is_root_ ? size_t{1} : 0, 2};
   const double stamp = centered_ ? 0.5 * (start_time + end) : end;
   check(nc_put_vara_double(ncid_, time_var_, start, count, &stamp), "writing time_counter");
@@ -532,7 +540,7 @@ void NetcdfFile::write(int variable, std::int64_t record, const grid::Box& box, 
   const size_t rank = box.start.size() + t;
   size_t start[NC_MAX_VAR_DIMS], count[NC_MAX_VAR_DIMS];
   if (t) {
-    start[0] = static_cast<size_t>(record);
+    start[0] = static_cast<size_t>(base_record_ + record);
     count[0] = box.empty() ? 0 : 1;
   }
   for (size_t d = t; d < rank; ++d) {

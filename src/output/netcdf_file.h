@@ -30,6 +30,12 @@ struct FilePart {
   int number = 0, total = 1;
 };
 
+// A part of a domain: everything for one_file, the block for multiple_file.
+inline LocalBlock domain_extent(const FilePart& part, const DomainInfo& d, std::size_t index) {
+  if (part.whole) return {0, d.ni_glo, 0, d.nj_glo};
+  return part.blocks.at(index);
+}
+
 class NetcdfFile {
  public:
   NetcdfFile(const ContextPlan& plan, int file_index, MPI_Comm comm, FilePart part);
@@ -38,6 +44,8 @@ class NetcdfFile {
   ~NetcdfFile();
 
   const std::string& path() const { return path_; }
+  // The file existed and this run appends its records (append="true").
+  bool appended() const { return appended_; }
   bool is_root() const { return is_root_; }  // of the ranks writing this file
   // The record's time: its interval (start, end] in the time units. Files
   // with reduced fields stamp records at the interval's centre, with
@@ -56,6 +64,13 @@ class NetcdfFile {
 
  private:
   void define(const ContextPlan& plan, int file_index);
+  // append="true" on an existing file: finds this run's variables in it
+  // (netcdf_append.cpp) instead of defining them; records go after its own.
+  void attach(const ContextPlan& plan, int file_index);
+  // Where variable v's part starts in each of its dimensions (time excluded).
+  std::vector<std::int64_t> part_offset(const ContextPlan& plan, const VariableInfo& v) const;
+  // After definition: collective access for every variable (parallel files).
+  void set_access(const ContextPlan& plan, const FileInfo& f);
   void define_domain(const ContextPlan& plan, int index, const std::string& suffix,
                      std::map<std::pair<int, int>, int>& dimid);
   void write_coordinates(const ContextPlan& plan);
@@ -68,6 +83,8 @@ class NetcdfFile {
   FilePart part_;
   int time_var_ = -1, time_bounds_var_ = -1, time_instant_var_ = -1;
   bool centered_ = false;
+  bool appended_ = false;
+  std::int64_t base_record_ = 0;  // records the file held before this run (append)
   std::vector<char> timeless_;  // by plan variable: written once, without the time dimension
   std::vector<int> varids_;                       // by plan variable index (-1: not in this file)
   std::vector<std::vector<std::int64_t>> offset_; // by plan variable: start of the part per dim

@@ -393,6 +393,7 @@ std::vector<char> encode(const ContextPlan& p) {
     w.put<std::uint8_t>(f.ugrid ? 1 : 0);
     w.put<std::uint8_t>(f.cdi ? 1 : 0);
     w.put<std::uint8_t>(f.classic ? 1 : 0);
+    w.put<std::uint8_t>(f.append ? 1 : 0);
     w.put(f.min_digits);
   }
   // File periods, kept after the rest.
@@ -479,6 +480,7 @@ ContextPlan decode_plan(const char* data, std::size_t size) {
     r.get(one); f.ugrid = one != 0;
     r.get(one); f.cdi = one != 0;
     r.get(one); f.classic = one != 0;
+    r.get(one); f.append = one != 0;
     r.get(f.min_digits);
   }
   r.get(p.time_origin); r.get(p.timestep_us); r.get(p.user_calendar);

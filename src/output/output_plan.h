@@ -108,6 +108,7 @@ struct FileInfo {
   bool ugrid = false;  // convention="UGRID": unstructured domains get a UGRID mesh topology
   bool cdi = false;    // convention="CDI": gaussian domains also carry CDI's reduced Gaussian rows
   bool classic = false;       // format="netcdf4_classic": NetCDF-4 in the classic model
+  bool append = false;        // append="true": an existing file gets this run's records after its own
   std::int32_t min_digits = 0;  // multiple_file: part numbers zero-padded to at least this width
   std::vector<std::int32_t> variables;  // indices into variables, in file order
   std::vector<Attribute> attributes;  // the file's <variable>s: global attributes

@@ -148,7 +148,7 @@ void OutputEngine::start_record(int file, std::int64_t record, double time) {
   // start later, or output_freq is longer than split_freq).
   const bool empty = record == p.first_record;
   files_[file]->close();
-  if (empty && files_[file]->is_root()) std::remove(files_[file]->path().c_str());
+  if (empty && !files_[file]->appended() && files_[file]->is_root()) std::remove(files_[file]->path().c_str());
   closed_bytes_ += files_[file]->bytes_written();
   closed_write_seconds_ += files_[file]->write_seconds();  // close included
   p.period = period;

@@ -7,7 +7,9 @@
 - cell_methods_mode puts the XML's cell_methods over, before or after the
   computed one, or leaves none;
 - a file's output_level (default 5) leaves out the fields of a higher
-  level (default 1).
+  level (default 1);
+- format, min_digits, and append="true", which continues the files of the
+  run a restart follows and refuses files it cannot continue.
 
 Run as a script under mpiexec, this file is itself the model
 (`python test_file_options.py XML`): a smooth 2-D field and a 3-D one on a
@@ -27,7 +29,9 @@ def smooth(step, j0, j1):
     return np.round(100.0 * np.sin(lat / 30.0) + 0.25 * lon + step, 2)
 
 
-def model(xml, runtime=False):
+def model(xml, mode=""):
+    """mode "runtime": file attributes set by the model; "restart": the run
+    after a first one, whose steps continue its numbering."""
     import foehn
     comm = foehn.init("zip", xml)
     rank, size = comm.Get_rank(), comm.Get_size()
@@ -36,20 +40,27 @@ def model(xml, runtime=False):
         ctx.set_domain_rectilinear("dom", NI, NJ, 0, j0, np.arange(NI, dtype=np.float64) * 2.0,
                                    np.arange(j0, j1, dtype=np.float64) * 2.0 - 89.0)
         ctx.set_axis("lev", np.arange(1.0, NLEV + 1))
-        if runtime:  # file attributes set by the model, as xios_set_file_attr does
+        if mode == "runtime":  # file attributes set by the model, as xios_set_file_attr does
             for name, value in (("split_freq", "1ts"), ("name_suffix", "_x"), ("output_level", "2"),
                                 ("sync_freq", "2ts")):
                 ctx.set_attribute("file", "runtime", name, value)
         ctx.close_definition()
+        first = STEPS if mode == "restart" else 0  # steps the earlier run made
         for step in range(1, STEPS + 1):
             ctx.update_calendar(step)
-            ctx.write("ts", np.ascontiguousarray(smooth(step, j0, j1)))
-            ctx.write("ta", np.ascontiguousarray(np.stack([smooth(step + k, j0, j1) for k in range(NLEV)])))
+            ctx.write("ts", np.ascontiguousarray(smooth(first + step, j0, j1)))
+            ctx.write("ta", np.ascontiguousarray(np.stack([smooth(first + step + k, j0, j1) for k in range(NLEV)])))
     foehn.finalize()
 
 
 if __name__ == "__main__":
-    model(sys.argv[1], len(sys.argv) > 2 and sys.argv[2] == "runtime")
+    import foehn
+    try:
+        model(sys.argv[1], sys.argv[2] if len(sys.argv) > 2 else "")
+    except foehn.Error as error:  # as a model would: say why, finalize, fail
+        print(f"model: {error}", file=sys.stderr)
+        foehn.finalize()
+        sys.exit(1)
     sys.exit(0)
 
 import netCDF4  # noqa: E402
@@ -57,11 +68,12 @@ import pytest  # noqa: E402
 
 from conftest import BUILD, ROOT  # noqa: E402
 
-def context_xml(body, variables=""):
+def context_xml(body, variables="", start="2000-01-01"):
     """A context of the test grid (lon/lat domain, a level axis, grid g3)
-    holding `body` (field and file definitions)."""
+    holding `body` (field and file definitions); the time origin is
+    2000-01-01 whatever the start."""
     return f"""<simulation><context id="zip">{variables}
-  <calendar type="noleap" start_date="2000-01-01" timestep="1h"/>
+  <calendar type="noleap" start_date="{start}" time_origin="2000-01-01" timestep="1h"/>
   <axis_definition><axis id="lev"/></axis_definition>
   <domain_definition><domain id="dom" ni_glo="{NI}" nj_glo="{NJ}"/></domain_definition>
   <grid_definition><grid id="g3"><domain domain_ref="dom"/><axis axis_ref="lev"/></grid></grid_definition>
@@ -244,3 +256,53 @@ def test_classic_format_and_part_digits(tmp_path, mpmd):
             bands.append((first[1] - 1, nc["ts"][:]))
     stitched = np.concatenate([values for _, values in sorted(bands, key=lambda b: b[0])], axis=1)
     np.testing.assert_array_equal(stitched, want)
+
+
+APPEND_BODY = """  <field_definition prec="4">
+    <field id="ts" domain_ref="dom" operation="average"/>
+    <field id="ta" grid_ref="g3" operation="instant"/>
+  </field_definition>
+  <file_definition output_freq="1ts" append="true">
+    <file id="continued"><field field_ref="ts"/><field field_ref="ta"/></file>
+    <file id="parts" type="multiple_file"><field field_ref="ts"/></file>
+  </file_definition>
+"""
+
+
+def test_append_continues_the_files_of_an_earlier_run(tmp_path, mpmd):
+    # A run of 3 hours, then its restart from hour 3 (same time origin):
+    # append="true" puts the second run's records after the first's, in the
+    # one_file file (2 writers) and in each multiple_file part.
+    run_model(tmp_path, mpmd, context_xml(APPEND_BODY), 2, 2)
+    run_model(tmp_path, mpmd, context_xml(APPEND_BODY, start="2000-01-01 03:00:00"), 2, 2, "restart")
+    hours = np.arange(1, 2 * STEPS + 1)
+    with netCDF4.Dataset(tmp_path / "continued.nc") as nc:
+        np.testing.assert_array_equal(nc["time_counter_bounds"][:], np.stack([hours - 1, hours], axis=1) * 3600.0)
+        np.testing.assert_array_equal(nc["time_counter"][:], (hours - 0.5) * 3600.0)
+        np.testing.assert_array_equal(nc["ts"][:], np.stack([smooth(h, 0, NJ) for h in hours]).astype(np.float32))
+        np.testing.assert_array_equal(nc["ta"][:], np.stack([np.stack([smooth(h + k, 0, NJ) for k in range(NLEV)])
+                                                             for h in hours]).astype(np.float32))
+    for name in ("parts_0.nc", "parts_1.nc"):
+        with netCDF4.Dataset(tmp_path / name) as nc:
+            assert len(nc["time_counter"]) == 2 * STEPS, name
+    # Running the restart again would repeat hours 4-6: refused, and the
+    # file keeps its records.
+    xml = tmp_path / "again.xml"
+    xml.write_text(context_xml(APPEND_BODY, start="2000-01-01 03:00:00"))
+    again = mpmd(tmp_path, 2, 2, [sys.executable, __file__, xml, "restart"])
+    assert again.returncode != 0
+    assert "its records reach 21600 s since 2000-01-01 00:00:00, after this run's start" in again.stdout + again.stderr, \
+        again.stdout + again.stderr
+    with netCDF4.Dataset(tmp_path / "continued.nc") as nc:
+        assert len(nc["time_counter"]) == 2 * STEPS
+
+
+def test_append_refuses_a_file_of_other_definitions(tmp_path, mpmd):
+    run_model(tmp_path, mpmd, context_xml(APPEND_BODY), 2, 1)
+    other = APPEND_BODY.replace('<field id="ta" grid_ref="g3" operation="instant"/>',
+                                '<field id="ta" grid_ref="g3" operation="instant" prec="8"/>')
+    xml = tmp_path / "other.xml"
+    xml.write_text(context_xml(other, start="2000-01-01 03:00:00"))
+    run = mpmd(tmp_path, 2, 1, [sys.executable, __file__, xml, "restart"])
+    assert run.returncode != 0
+    assert "cannot append to this file: its 'ta' has another precision" in run.stdout + run.stderr, run.stdout + run.stderr

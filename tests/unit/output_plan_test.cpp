@@ -129,6 +129,9 @@ ContextPlan sample_plan() {
   f1.ugrid = true;
   f1.variables = {1};
   f1.attributes = {{"frequency", "string", "1hr"}};
+  f1.classic = true;
+  f1.append = true;
+  f1.min_digits = 4;
   p.files = {f0, f1};
   return p;
 }
@@ -215,6 +218,9 @@ void expect_same(const ContextPlan& a, const ContextPlan& b) {
     EXPECT_EQ(x.one_file, y.one_file);
     EXPECT_EQ(x.ugrid, y.ugrid);
     EXPECT_EQ(x.cdi, y.cdi);
+    EXPECT_EQ(x.classic, y.classic);
+    EXPECT_EQ(x.append, y.append);
+    EXPECT_EQ(x.min_digits, y.min_digits);
     EXPECT_EQ(x.variables, y.variables);
     EXPECT_EQ(x.attributes, y.attributes);
   }
@@ -254,6 +260,8 @@ TEST(PlanEncoding, RoundTripKeepsEveryField) {
   EXPECT_EQ(q.variables[1].attributes[0].value, "-3.5");
   EXPECT_TRUE(q.files[0].cdi && !q.files[0].ugrid);
   EXPECT_TRUE(q.files[1].ugrid && !q.files[1].cdi);
+  EXPECT_TRUE(q.files[1].classic && q.files[1].append && !q.files[0].append);
+  EXPECT_EQ(q.files[1].min_digits, 4);
   // Encoding is deterministic: re-encoding the decoded plan gives the same bytes.
   EXPECT_EQ(encode(q), bytes);
 }
