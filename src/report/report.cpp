@@ -62,10 +62,12 @@ void print_servers(std::ostream& out, const std::vector<ServerFigures>& all) {
 }
 
 std::vector<std::string> advice(const RunReport& r) {
+  // Ratios of runs shorter than this are set-up noise, not advice.
+  constexpr double kShortestAdvised = 1.0;  // seconds
   std::vector<std::string> out;
   double worst = 0, largest = 0, buffer = 0;
   for (const auto& c : r.clients) {
-    worst = std::max(worst, ratio(c.wait_seconds, c.wall_seconds));
+    if (c.wall_seconds >= kShortestAdvised) worst = std::max(worst, ratio(c.wait_seconds, c.wall_seconds));
     largest = std::max(largest, c.largest_message_bytes);
     buffer = std::max(buffer, c.buffer_bytes);
   }
@@ -73,7 +75,8 @@ std::vector<std::string> advice(const RunReport& r) {
     out.push_back(line("clients waited %.1f %% of the time for send buffers: raise buffer_size_factor to 2 "
                        "or add servers", 100 * worst));
   double busiest = 0;
-  for (const auto& s : r.servers) busiest = std::max(busiest, ratio(s.busy_seconds, s.wall_seconds));
+  for (const auto& s : r.servers)
+    if (s.wall_seconds >= kShortestAdvised) busiest = std::max(busiest, ratio(s.busy_seconds, s.wall_seconds));
   if (busiest > 0.6)
     out.push_back(line("servers were busy %.0f %% of the time (above 60 %%): add servers so that they keep up",
                        100 * busiest));
