@@ -38,12 +38,7 @@ void NetcdfFile::attach(const ContextPlan& plan, int file_index) {
     throw IoError(path_ + ": cannot append to this file: " + why +
                   " (append=\"true\" continues a file written by the same definitions)");
   };
-  bool any_instant = false;
-  for (int vi : f.variables) {
-    const auto op = static_cast<filters::TemporalOp>(plan.variables[vi].op);
-    if (filters::reduces(op)) centered_ = true;
-    else if (op == filters::TemporalOp::instant) any_instant = true;
-  }
+  const bool any_instant = lay_out(plan, f);
 
   // The time axis: same units and calendar, so that its values go on.
   int dim_time = -1;
@@ -79,13 +74,8 @@ void NetcdfFile::attach(const ContextPlan& plan, int file_index) {
   }
 
   // This run's variables: present, of the same type and shape.
-  varids_.assign(plan.variables.size(), -1);
-  timeless_.assign(plan.variables.size(), 0);
-  offset_.assign(plan.variables.size(), {});
-  prec_.assign(plan.variables.size(), 4);
   for (int vi : f.variables) {
     const VariableInfo& v = plan.variables[vi];
-    timeless_[vi] = static_cast<filters::TemporalOp>(v.op) == filters::TemporalOp::once;
     int var = -1, ndims = 0;
     nc_type type = NC_NAT;
     if (nc_inq_varid(ncid_, v.name.c_str(), &var) != NC_NOERR) refuse("it has no variable '" + v.name + "'");
@@ -109,8 +99,6 @@ void NetcdfFile::attach(const ContextPlan& plan, int file_index) {
                ", this run has " + std::to_string(want));
     }
     varids_[vi] = var;
-    offset_[vi] = part_offset(plan, v);
-    prec_[vi] = v.prec;
   }
   set_access(plan, f);
 }

@@ -105,17 +105,26 @@ NetcdfFile::NetcdfFile(const ContextPlan& plan, int file_index, MPI_Comm comm, F
   write_coordinates(plan);
 }
 
-std::vector<std::int64_t> NetcdfFile::part_offset(const ContextPlan& plan, const VariableInfo& v) const {
-  std::vector<std::int64_t> offset;
-  for (const Dim& d : v.dims) {
-    std::int64_t start = 0;
-    if (d.kind != Dim::axis) {
-      const LocalBlock ext = domain_extent(part_, plan.domains[d.index], d.index);
-      start = d.kind == Dim::domain_j ? ext.jbegin : ext.ibegin;
+bool NetcdfFile::lay_out(const ContextPlan& plan, const FileInfo& f) {
+  const std::size_t n = plan.variables.size();
+  varids_.assign(n, -1);
+  timeless_.assign(n, 0);
+  offset_.assign(n, {});
+  prec_.assign(n, 4);
+  bool any_instant = false;
+  for (int vi : f.variables) {
+    const VariableInfo& v = plan.variables[vi];
+    const auto op = static_cast<filters::TemporalOp>(v.op);
+    if (filters::reduces(op)) centered_ = true;
+    else if (op == filters::TemporalOp::instant) any_instant = true;
+    timeless_[vi] = op == filters::TemporalOp::once;
+    prec_[vi] = v.prec;
+    for (const Dim& d : v.dims) {  // where the part starts in each dimension
+      const LocalBlock ext = d.kind == Dim::axis ? LocalBlock{} : domain_extent(part_, plan.domains[d.index], d.index);
+      offset_[vi].push_back(d.kind == Dim::axis ? 0 : d.kind == Dim::domain_j ? ext.jbegin : ext.ibegin);
     }
-    offset.push_back(start);
   }
-  return offset;
+  return any_instant;
 }
 
 void NetcdfFile::set_access(const ContextPlan& plan, const FileInfo& f) {
@@ -139,12 +148,7 @@ void NetcdfFile::define(const ContextPlan& plan, int file_index) {
   const FileInfo& f = plan.files[file_index];
   ugrid_ = f.ugrid;
   cdi_ = f.cdi;
-  bool any_instant = false;
-  for (int vi : f.variables) {
-    const auto op = static_cast<filters::TemporalOp>(plan.variables[vi].op);
-    if (filters::reduces(op)) centered_ = true;
-    else if (op == filters::TemporalOp::instant) any_instant = true;
-  }
+  const bool any_instant = lay_out(plan, f);
   const std::string origin = plan.time_units.substr(plan.time_units.find("since ") + 6);
   auto time_attributes = [&](int var, const char* long_name) {
     put_text(ncid_, var, "standard_name", "time");
@@ -225,14 +229,9 @@ void NetcdfFile::define(const ContextPlan& plan, int file_index) {
       scalar_names_[c] = name;
     }
 
-  varids_.assign(plan.variables.size(), -1);
-  timeless_.assign(plan.variables.size(), 0);
-  offset_.assign(plan.variables.size(), {});
-  prec_.assign(plan.variables.size(), 4);
   for (int vi : f.variables) {
     const VariableInfo& v = plan.variables[vi];
     const auto op = static_cast<filters::TemporalOp>(v.op);
-    timeless_[vi] = op == filters::TemporalOp::once;
     std::vector<int> dims;
     if (!timeless_[vi]) dims.push_back(dim_time);
     for (const Dim& d : v.dims) dims.push_back(dimid.at(std::make_pair(static_cast<int>(d.kind), d.index)));
@@ -297,8 +296,6 @@ void NetcdfFile::define(const ContextPlan& plan, int file_index) {
     for (const auto& a : v.attributes)
       check(put_attribute(ncid_, var, a, v.prec == 8 ? NC_DOUBLE : NC_FLOAT), (v.name + " attribute " + a.name).c_str());
     varids_[vi] = var;
-    offset_[vi] = part_offset(plan, v);
-    prec_[vi] = v.prec;
   }
 
   put_text(ncid_, NC_GLOBAL, "Conventions", meshes_.empty() ? "CF-1.10" : "CF-1.10 UGRID-1.0");

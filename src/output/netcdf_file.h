@@ -67,8 +67,11 @@ class NetcdfFile {
   // append="true" on an existing file: finds this run's variables in it
   // (netcdf_append.cpp) instead of defining them; records go after its own.
   void attach(const ContextPlan& plan, int file_index);
-  // Where variable v's part starts in each of its dimensions (time excluded).
-  std::vector<std::int64_t> part_offset(const ContextPlan& plan, const VariableInfo& v) const;
+  // What the plan says of this file's variables (written once or per
+  // record, where the part starts, precision) and whether records are
+  // intervals (centered_); varids_ is left for define or attach to fill.
+  // Returns whether an instant field shares a file of intervals.
+  bool lay_out(const ContextPlan& plan, const FileInfo& f);
   // After definition: collective access for every variable (parallel files).
   void set_access(const ContextPlan& plan, const FileInfo& f);
   void define_domain(const ContextPlan& plan, int index, const std::string& suffix,
