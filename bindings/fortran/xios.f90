@@ -336,11 +336,9 @@ contains
     character(*), intent(in) :: name
     real(real64), intent(out) :: value
     character(:), allocatable :: text
-    integer :: ios
     found = variable_text(name, text)
     if (.not. found) return
-    read(text, *, iostat=ios) value
-    if (ios /= 0) call fail("xios_getvar", "variable '" // name // "' = '" // text // "' is not a real")
+    if (.not. read_real(text, value)) call fail("xios_getvar", "variable '" // name // "' = '" // text // "' is not a real")
   end function getvar_r8
 
   logical function getvar_r4(name, value) result(found)
@@ -355,11 +353,9 @@ contains
     character(*), intent(in) :: name
     integer, intent(out) :: value
     character(:), allocatable :: text
-    integer :: ios
     found = variable_text(name, text)
     if (.not. found) return
-    read(text, *, iostat=ios) value
-    if (ios /= 0 .or. verify(trim(adjustl(text)), "+-0123456789") /= 0) &
+    if (.not. read_int(text, value)) &
       call fail("xios_getvar", "variable '" // name // "' = '" // text // "' is not an integer")
   end function getvar_int
 
@@ -369,15 +365,41 @@ contains
     character(:), allocatable :: text
     found = variable_text(name, text)
     if (.not. found) return
+    if (.not. read_logical(text, value)) &
+      call fail("xios_getvar", "variable '" // name // "' = '" // text // "' is not a logical")
+  end function getvar_logical
+
+  ! Text read as a value (of a variable or an attribute); .false. when it
+  ! is not one.
+  logical function read_int(text, value) result(ok)
+    character(*), intent(in) :: text
+    integer, intent(out) :: value
+    integer :: ios
+    read(text, *, iostat=ios) value
+    ok = ios == 0 .and. verify(trim(adjustl(text)), "+-0123456789") == 0
+  end function read_int
+
+  logical function read_real(text, value) result(ok)
+    character(*), intent(in) :: text
+    real(real64), intent(out) :: value
+    integer :: ios
+    read(text, *, iostat=ios) value
+    ok = ios == 0
+  end function read_real
+
+  logical function read_logical(text, value) result(ok)
+    character(*), intent(in) :: text
+    logical, intent(out) :: value
+    ok = .true.
     select case (lower(trim(adjustl(text))))
     case ("true", ".true.", "1")
       value = .true.
     case ("false", ".false.", "0")
       value = .false.
     case default
-      call fail("xios_getvar", "variable '" // name // "' = '" // text // "' is not a logical")
+      ok = .false.
     end select
-  end function getvar_logical
+  end function read_logical
 
   logical function variable_text(name, text) result(found)
     character(*), intent(in) :: name
