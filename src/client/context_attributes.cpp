@@ -133,10 +133,10 @@ void Context::set_attribute(const std::string& kind, const std::string& id, cons
     if (it == def_.files.end()) fail(FOEHN_ERR_ARGUMENT, what + ": no such file in context '" + id_ + "'");
     if (name == "enabled") it->enabled = parse_enabled(what, value);
     if (name == "name") it->name = value;
-    if (name == "output_freq" || name == "split_freq" || name == "sync_freq") {
-      calendar::parse_duration(value);
-      (name == "output_freq" ? it->output_freq : name == "split_freq" ? it->split_freq : it->sync_freq) = value;
-    }
+    if (name == "output_freq" || name == "split_freq" || name == "sync_freq") calendar::parse_duration(value);
+    if (name == "output_freq") it->output_freq = value;
+    if (name == "split_freq") it->split_freq = value;
+    if (name == "sync_freq") it->sync_freq = value;
     if (name == "name_suffix") it->name_suffix = value;
     if (name == "output_level") {
       const auto level = config::detail::parse_int(value);

@@ -70,7 +70,8 @@ class NetcdfFile {
   // What the plan says of this file's variables (written once or per
   // record, where the part starts, precision) and whether records are
   // intervals (centered_); varids_ is left for define or attach to fill.
-  // Returns whether an instant field shares a file of intervals.
+  // Returns whether the file has an instant field (in a file of intervals
+  // its records also get time_instant).
   bool lay_out(const ContextPlan& plan, const FileInfo& f);
   // After definition: collective access for every variable (parallel files).
   void set_access(const ContextPlan& plan, const FileInfo& f);

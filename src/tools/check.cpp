@@ -84,7 +84,6 @@ struct ContextChecker {
 
 bool is_output_file(const config::FileDef& file) { return file.enabled && file.mode != "read"; }
 
-
 CheckResult check_simulation(const config::Simulation& sim) {
   CheckResult result;
   result.contexts = sim.contexts.size();
