@@ -44,7 +44,8 @@ def digest_group(group, prefix, lines):
 
 
 def main(roots):
-    for root in map(pathlib.Path, roots):
+    # Roots are numbered, not named, so that two runs' temporary directories compare equal.
+    for number, root in enumerate(map(pathlib.Path, roots)):
         for path in sorted(root.rglob("*.nc")):
             rel = path.relative_to(root)
             lines = []
@@ -54,7 +55,7 @@ def main(roots):
             except OSError as e:
                 lines.append(f"unreadable: {e}")
             for line in lines:
-                print(f"{root.name}/{rel}: {line}")
+                print(f"{number}/{rel}: {line}")
 
 
 if __name__ == "__main__":
