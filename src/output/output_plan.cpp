@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <type_traits>
 
+#include "output/plan_fields.h"
 #include "transport/wire.h"
 
 namespace foehn::output {
@@ -319,25 +321,80 @@ using transport::WireReader;
 using transport::WireWriter;
 
 namespace {
-void put(WireWriter& w, const LocalBlock& b) { w.put(b.ibegin); w.put(b.ni); w.put(b.jbegin); w.put(b.nj); }
-void put(WireWriter& w, const std::vector<Attribute>& list) {
-  w.put<std::uint64_t>(list.size());
-  for (const auto& a : list) { w.put(a.name); w.put(a.type); w.put(a.value); }
-}
-void get(WireReader& r, std::vector<Attribute>& list, std::size_t size) {
-  std::uint64_t n = 0;
-  r.get(n);
-  if (n > size) throw transport::WireError("corrupt plan");
-  list.resize(n);
-  for (auto& a : list) { r.get(a.name); r.get(a.type); r.get(a.value); }
-}
-void get(WireReader& r, LocalBlock& b) { r.get(b.ibegin); r.get(b.ni); r.get(b.jbegin); r.get(b.nj); }
-}  // namespace
+// The plan's archives for the field lists of plan_fields.h: booleans travel
+// as one byte, vectors as their length and elements, structs as their fields.
+class PlanWriter {
+ public:
+  explicit PlanWriter(WireWriter& w) : w_(w) {}
+  template <class... T>
+  void operator()(const T&... values) {
+    (put(values), ...);
+  }
 
-std::vector<char> encode(const ContextPlan& p) {
-  WireWriter w;
-  // The coordinates and point lists are nearly all of it: room for them,
-  // so that the buffer does not double (and copy) on its way up.
+ private:
+  void put(bool b) { w_.put<std::uint8_t>(b ? 1 : 0); }
+  template <class T>
+    requires std::is_arithmetic_v<T>
+  void put(T v) {
+    w_.put(v);
+  }
+  void put(const std::string& s) { w_.put(s); }
+  template <class T>
+  void put(const std::vector<T>& list) {
+    w_.put<std::uint64_t>(list.size());
+    for (const auto& x : list) put(x);
+  }
+  // fields() takes its struct by non-const reference so that readers can
+  // share it; this writer only reads through it.
+  template <class T>
+    requires std::is_class_v<T>
+  void put(const T& s) {
+    fields(*this, const_cast<T&>(s));
+  }
+  WireWriter& w_;
+};
+
+class PlanReader {
+ public:
+  explicit PlanReader(WireReader& r) : r_(r) {}
+  template <class... T>
+  void operator()(T&... values) {
+    (get(values), ...);
+  }
+
+ private:
+  void get(bool& b) {
+    std::uint8_t byte = 0;
+    r_.get(byte);
+    b = byte != 0;
+  }
+  template <class T>
+    requires std::is_arithmetic_v<T>
+  void get(T& v) {
+    r_.get(v);
+  }
+  void get(std::string& s) { r_.get(s); }
+  template <class T>
+  void get(std::vector<T>& list) {
+    std::uint64_t n = 0;
+    r_.get(n);
+    // Every element takes at least one byte: a longer list is corrupt, and
+    // is refused before it is allocated.
+    if (n > r_.remaining()) throw transport::WireError("corrupt plan: list longer than the message");
+    list.resize(n);
+    for (auto& x : list) get(x);
+  }
+  template <class T>
+    requires std::is_class_v<T>
+  void get(T& s) {
+    fields(*this, s);
+  }
+  WireReader& r_;
+};
+
+// Room for the coordinates and point lists, nearly all of a plan, so that
+// the buffer does not double (and copy) on its way up.
+std::size_t estimated_size(const ContextPlan& p) {
   std::size_t big = std::size_t{1} << 20;
   for (const auto& d : p.domains) {
     big += 8 * (d.lon.size() + d.lat.size() + d.bounds_lon.size() + d.bounds_lat.size());
@@ -347,145 +404,21 @@ std::vector<char> encode(const ContextPlan& p) {
     big += 8 * (a.values.size() + a.bounds.size());
     for (const auto& part : a.parts) big += 8 * part.size() + 8;
   }
-  w.reserve(big);
-  w.put(p.context_id); w.put(p.key); w.put(p.calendar); w.put(p.time_units); w.put(p.start_date);
-  w.put(p.client_ranks);
-  w.put<std::uint64_t>(p.domains.size());
-  for (const auto& d : p.domains) {
-    w.put(d.id); w.put(d.name); w.put(d.long_name); w.put(d.ni_glo); w.put(d.nj_glo);
-    w.put(d.lon); w.put(d.lat);
-    w.put<std::uint64_t>(d.clients.size());
-    for (const auto& b : d.clients) put(w, b);
-    w.put(d.type); w.put(d.nvertex); w.put(d.bounds_lon); w.put(d.bounds_lat);
-    w.put<std::uint8_t>(d.needs_fill ? 1 : 0);
-    w.put<std::uint64_t>(d.points.size());
-    for (const auto& c : d.points) { w.put<std::uint8_t>(c.dense ? 1 : 0); w.put(c.sent); }
-  }
-  w.put<std::uint64_t>(p.axes.size());
-  for (const auto& a : p.axes) {
-    w.put(a.id); w.put(a.name); w.put(a.long_name); w.put(a.standard_name); w.put(a.units);
-    w.put(a.positive); w.put(a.values);
-    w.put(a.axis_type); w.put(a.bounds_name); w.put(a.bounds);
-    w.put<std::uint64_t>(a.parts.size());
-    for (const auto& part : a.parts) w.put(part);
-  }
-  w.put<std::uint64_t>(p.scalars.size());
-  for (const auto& c : p.scalars) {
-    w.put(c.id); w.put(c.name); w.put(c.long_name); w.put(c.standard_name); w.put(c.units); w.put(c.positive);
-    w.put(c.axis_type); w.put(c.bounds_name); w.put<std::uint8_t>(c.has_value ? 1 : 0); w.put(c.value);
-  }
-  w.put<std::uint64_t>(p.variables.size());
-  for (const auto& v : p.variables) {
-    w.put(v.field_id); w.put(v.name); w.put(v.long_name); w.put(v.standard_name); w.put(v.units);
-    w.put(v.operation); w.put(v.cell_methods); w.put(v.comment); w.put(v.prec); w.put(v.file); w.put(v.op);
-    w.put<std::uint8_t>(v.reduce_on_server); w.put<std::uint8_t>(v.has_fill); w.put(v.fill_value);
-    w.put(v.compression_level);
-    put(w, v.attributes);
-    w.put<std::uint64_t>(v.dims.size());
-    for (const auto& d : v.dims) { w.put(d.kind); w.put(d.index); }
-    w.put(v.scalars);
-  }
-  w.put<std::uint64_t>(p.files.size());
-  for (const auto& f : p.files) {
-    w.put(f.id); w.put(f.path); w.put(f.title); w.put(f.output_freq);
-    w.put<std::uint8_t>(f.one_file ? 1 : 0); w.put(f.variables);
-    put(w, f.attributes);
-    w.put<std::uint8_t>(f.ugrid ? 1 : 0);
-    w.put<std::uint8_t>(f.cdi ? 1 : 0);
-    w.put<std::uint8_t>(f.classic ? 1 : 0);
-    w.put<std::uint8_t>(f.append ? 1 : 0);
-    w.put(f.min_digits);
-  }
-  // File periods, kept after the rest.
-  w.put(p.time_origin); w.put(p.timestep_us); w.put(p.user_calendar);
-  w.put(p.level2_ranks); w.put(p.level2_pools); w.put(p.level1_forward_bytes);
-  for (const auto& f : p.files) { w.put(f.split_freq); w.put(f.split_format); w.put(f.sync_freq); }
+  return big;
+}
+}  // namespace
+
+std::vector<char> encode(const ContextPlan& p) {
+  WireWriter w;
+  w.reserve(estimated_size(p));
+  PlanWriter{w}(p);
   return w.take();
 }
 
 ContextPlan decode_plan(const char* data, std::size_t size) {
   WireReader r(data, size);
   ContextPlan p;
-  std::uint64_t n = 0;
-  r.get(p.context_id); r.get(p.key); r.get(p.calendar); r.get(p.time_units); r.get(p.start_date);
-  r.get(p.client_ranks);
-  r.get(n);
-  if (n > size) throw transport::WireError("corrupt plan");
-  p.domains.resize(n);
-  for (auto& d : p.domains) {
-    r.get(d.id); r.get(d.name); r.get(d.long_name); r.get(d.ni_glo); r.get(d.nj_glo);
-    r.get(d.lon); r.get(d.lat);
-    std::uint64_t m = 0;
-    r.get(m);
-    if (m > size) throw transport::WireError("corrupt plan");
-    d.clients.resize(m);
-    for (auto& b : d.clients) get(r, b);
-    std::uint8_t flag = 0;
-    r.get(d.type); r.get(d.nvertex); r.get(d.bounds_lon); r.get(d.bounds_lat);
-    r.get(flag); d.needs_fill = flag != 0;
-    r.get(m);
-    if (m > size) throw transport::WireError("corrupt plan");
-    d.points.resize(m);
-    for (auto& c : d.points) { r.get(flag); c.dense = flag != 0; r.get(c.sent); }
-  }
-  r.get(n);
-  if (n > size) throw transport::WireError("corrupt plan");
-  p.axes.resize(n);
-  for (auto& a : p.axes) {
-    r.get(a.id); r.get(a.name); r.get(a.long_name); r.get(a.standard_name); r.get(a.units);
-    r.get(a.positive); r.get(a.values);
-    r.get(a.axis_type); r.get(a.bounds_name); r.get(a.bounds);
-    std::uint64_t m = 0;
-    r.get(m);
-    if (m > size) throw transport::WireError("corrupt plan");
-    a.parts.resize(m);
-    for (auto& part : a.parts) r.get(part);
-  }
-  r.get(n);
-  if (n > size) throw transport::WireError("corrupt plan");
-  p.scalars.resize(n);
-  for (auto& c : p.scalars) {
-    std::uint8_t has = 0;
-    r.get(c.id); r.get(c.name); r.get(c.long_name); r.get(c.standard_name); r.get(c.units); r.get(c.positive);
-    r.get(c.axis_type); r.get(c.bounds_name); r.get(has); r.get(c.value);
-    c.has_value = has != 0;
-  }
-  r.get(n);
-  if (n > size) throw transport::WireError("corrupt plan");
-  p.variables.resize(n);
-  for (auto& v : p.variables) {
-    r.get(v.field_id); r.get(v.name); r.get(v.long_name); r.get(v.standard_name); r.get(v.units);
-    std::uint8_t on_server = 0, has_fill = 0;
-    r.get(v.operation); r.get(v.cell_methods); r.get(v.comment); r.get(v.prec); r.get(v.file); r.get(v.op);
-    r.get(on_server); r.get(has_fill); r.get(v.fill_value);
-    r.get(v.compression_level);
-    get(r, v.attributes, size);
-    v.reduce_on_server = on_server != 0;
-    v.has_fill = has_fill != 0;
-    std::uint64_t m = 0;
-    r.get(m);
-    if (m > size) throw transport::WireError("corrupt plan");
-    v.dims.resize(m);
-    for (auto& d : v.dims) { r.get(d.kind); r.get(d.index); }
-    r.get(v.scalars);
-  }
-  r.get(n);
-  if (n > size) throw transport::WireError("corrupt plan");
-  p.files.resize(n);
-  for (auto& f : p.files) {
-    std::uint8_t one = 0;
-    r.get(f.id); r.get(f.path); r.get(f.title); r.get(f.output_freq);
-    r.get(one); f.one_file = one != 0; r.get(f.variables);
-    get(r, f.attributes, size);
-    r.get(one); f.ugrid = one != 0;
-    r.get(one); f.cdi = one != 0;
-    r.get(one); f.classic = one != 0;
-    r.get(one); f.append = one != 0;
-    r.get(f.min_digits);
-  }
-  r.get(p.time_origin); r.get(p.timestep_us); r.get(p.user_calendar);
-  r.get(p.level2_ranks); r.get(p.level2_pools); r.get(p.level1_forward_bytes);
-  for (auto& f : p.files) { r.get(f.split_freq); r.get(f.split_format); r.get(f.sync_freq); }
+  PlanReader{r}(p);
   if (!r.at_end()) throw transport::WireError("corrupt plan: trailing bytes");
   return p;
 }

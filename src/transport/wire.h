@@ -70,6 +70,7 @@ class WireReader {
     for (auto& x : v) get(x);
   }
   bool at_end() const { return p_ == end_; }
+  std::uint64_t remaining() const { return static_cast<std::uint64_t>(end_ - p_); }
 
  private:
   void need(std::uint64_t n) const {
