@@ -87,7 +87,10 @@ int foehn_write_double(foehn_context ctx, const char* field_id, const double* da
 int foehn_write_float_h(foehn_context ctx, int handle, const float* data, size_t n);
 int foehn_write_double_h(foehn_context ctx, int handle, const double* data, size_t n);
 
-/* Collective: flushes everything, closes the files (servers close theirs). */
+/* Collective: flushes everything, closes the files (servers close theirs).
+ * After this call `ctx` is gone, whatever the call returns (its memory is
+ * freed even when closing failed): pass it to no call again, not even a
+ * second foehn_context_close. */
 int foehn_context_close(foehn_context ctx);
 
 /* ---- Fortran-integer communicators ----------------------------------------
