@@ -85,6 +85,7 @@ class Server {
         // poll for a few tens of microseconds before yielding the core
         // (a sleep on a busy node can cost a whole time slice).
         if (MPI_Wtime() - last_message < kPollAfterMessage) continue;
+        reap_credits();
         std::this_thread::sleep_for(idle);
         // Payloads on their way are checked for at least every 100 us.
         idle = std::min(idle * 2, std::chrono::microseconds(directs_.empty() ? 1000 : 100));
@@ -107,31 +108,23 @@ class Server {
         receive_bytes_ = buffer.capacity();
       }
       MPI_Mrecv(buffer.data(), bytes, MPI_BYTE, &msg, MPI_STATUS_IGNORE);
-      const bool from_servers = st.MPI_TAG == transport::kTagOrder || st.MPI_TAG == transport::kTagBlock ||
-                                st.MPI_TAG == transport::kTagLevel2;
-      if (!from_servers) {  // what the clients sent
+      if (!from_servers(st.MPI_TAG)) {  // what the clients sent
         ++figures_.messages_received;
         figures_.bytes_received += bytes;
       }
-      if (st.MPI_TAG == transport::kTagPlan) on_plan(st.MPI_SOURCE, buffer.data(), bytes);
-      else if (st.MPI_TAG == transport::kTagEvents) on_events(st.MPI_SOURCE, buffer.data(), bytes);
-      else if (st.MPI_TAG == transport::kTagReserve && bytes == sizeof(transport::CreditMessage)) on_reserve(st.MPI_SOURCE, buffer.data());
-      else if (st.MPI_TAG == transport::kTagOrder && bytes == sizeof(Order)) {
-        Order o;
-        std::memcpy(&o, buffer.data(), sizeof o);
-        order_.push_back(o);
-      }
-      else if (st.MPI_TAG == transport::kTagBlock) on_block(st.MPI_SOURCE, buffer.data(), bytes);
-      else if (st.MPI_TAG == transport::kTagLevel2 && bytes == sizeof(Level2Note)) on_note(buffer.data());
-      else fail_run("unexpected message tag " + std::to_string(st.MPI_TAG) + " from rank " + std::to_string(st.MPI_SOURCE));
+      dispatch(st.MPI_TAG, st.MPI_SOURCE, buffer.data(), bytes);
       drive();
       reap_sends();
+      reap_credits();
       note_memory();
       last_message = MPI_Wtime();
       figures_.busy_seconds += last_message - b0 - (figures_.forward_wait_seconds - waited0);
     }
     for (Send& s : in_flight_) MPI_Wait(&s.request, MPI_STATUS_IGNORE);
     in_flight_.clear();
+    // Every client has finalized and so is inside MPI: the last credits leave.
+    for (CreditSend& c : credits_in_flight_) MPI_Wait(&c.request, MPI_STATUS_IGNORE);
+    credits_in_flight_.clear();
     figures_.wall_seconds = MPI_Wtime() - t0;
     figures_.cpu_seconds = report::process_cpu_seconds();
     const auto all = report::gather(figures_, w_.local);
@@ -170,6 +163,45 @@ class Server {
   // server holds that much for it and grants it as credit. The credit of
   // every buffer comes back once the buffer is taken in (give_back), so a
   // client never has more in flight than the space held for it here.
+  static bool from_servers(int tag) {
+    return tag == transport::kTagOrder || tag == transport::kTagBlock || tag == transport::kTagLevel2;
+  }
+
+  // One message taken in: to its handler by tag. Fixed-size messages of
+  // another size, and tags no server receives, end the run.
+  void dispatch(int tag, int source, const std::byte* data, int bytes) {
+    const auto fixed = [&](std::size_t size) { return static_cast<std::size_t>(bytes) == size; };
+    switch (static_cast<transport::Tag>(tag)) {
+      case transport::kTagPlan:
+        return on_plan(source, data, bytes);
+      case transport::kTagEvents:
+        return on_events(source, data, bytes);
+      case transport::kTagReserve:
+        if (fixed(sizeof(transport::CreditMessage))) return on_reserve(source, data);
+        break;
+      case transport::kTagOrder:
+        if (fixed(sizeof(Order))) {
+          Order o;
+          std::memcpy(&o, data, sizeof o);
+          order_.push_back(o);
+          return;
+        }
+        break;
+      case transport::kTagBlock:
+        return on_block(source, data, bytes);
+      case transport::kTagLevel2:
+        if (fixed(sizeof(Level2Note))) return on_note(data);
+        break;
+      case transport::kTagAck:
+      case transport::kTagReport:
+      case transport::kTagCredit:
+      case transport::kTagPayload:
+        break;
+    }
+    fail_run("unexpected message (tag " + std::to_string(tag) + ", " + std::to_string(bytes) + " bytes) from rank " +
+             std::to_string(source));
+  }
+
   void on_reserve(int source, const std::byte* data) {
     transport::CreditMessage m;
     std::memcpy(&m, data, sizeof m);
@@ -196,12 +228,25 @@ class Server {
     }
   }
 
+  // Non-blocking: a blocking send waits, polling, for room in the client's
+  // shared-memory queue whenever the model computes and does not enter MPI
+  // (58 % of the server's CPU on the output-heavy run). The message stays
+  // here until sent; reap_credits frees it.
   void send_credit(int dest, std::uint16_t channel, std::int64_t bytes) {
-    transport::CreditMessage m;
-    m.channel = channel;
-    m.bytes = bytes;
-    // Small enough to go eagerly: this never waits for the client.
-    MPI_Send(&m, sizeof m, MPI_BYTE, dest, transport::kTagCredit, w_.comm);
+    CreditSend& c = credits_in_flight_.emplace_back();
+    c.message.channel = channel;
+    c.message.bytes = bytes;
+    MPI_Isend(&c.message, sizeof c.message, MPI_BYTE, dest, transport::kTagCredit, w_.comm, &c.request);
+  }
+
+  // Credit messages leave in order per client; the oldest are done first.
+  void reap_credits() {
+    while (!credits_in_flight_.empty()) {
+      int done = 0;
+      MPI_Test(&credits_in_flight_.front().request, &done, MPI_STATUS_IGNORE);
+      if (!done) return;
+      credits_in_flight_.pop_front();
+    }
   }
 
   // Level 1: a record's assembled block goes to the ranks of the pool that
@@ -628,6 +673,11 @@ class Server {
     bool block;  // a block (capped), not a note
   };
   std::deque<Send> in_flight_;       // level 1 -> level 2, until sent
+  struct CreditSend {
+    transport::CreditMessage message;
+    MPI_Request request = MPI_REQUEST_NULL;
+  };
+  std::deque<CreditSend> credits_in_flight_;  // a deque: each message stays where MPI_Isend was told
   std::size_t in_flight_bytes_ = 0;  // the bytes of in_flight_'s messages
   std::size_t block_bytes_ = 0;      // of which blocks (what forward_cap_ bounds)
   std::size_t forward_cap_ = 0;      // the sum of the open level-1 contexts' forward_cap
