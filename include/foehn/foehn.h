@@ -43,8 +43,10 @@ typedef struct foehn_context_impl* foehn_context;
  * config_path is the XML file (e.g. "iodef.xml"). Without server ranks in
  * `world`, foehn runs attached: the model ranks write the files themselves. */
 int foehn_init(const char* code_id, const char* config_path, MPI_Comm world, MPI_Comm* model_comm);
-/* Ends foehn on this rank: every context must be closed. Servers exit once
- * every model rank has finalized. Prints the performance report. */
+/* Ends foehn on this rank. Servers exit once every model rank has
+ * finalized. Prints the performance report. A context still open is closed
+ * first (collective, as in foehn_context_close) and the call then returns
+ * FOEHN_ERR_STATE naming it. foehn_init cannot be called again afterwards. */
 int foehn_finalize(void);
 /* The message of the last error on this rank ("" if none). */
 const char* foehn_last_error(void);
@@ -88,9 +90,9 @@ int foehn_write_float_h(foehn_context ctx, int handle, const float* data, size_t
 int foehn_write_double_h(foehn_context ctx, int handle, const double* data, size_t n);
 
 /* Collective: flushes everything, closes the files (servers close theirs).
- * After this call `ctx` is gone, whatever the call returns (its memory is
- * freed even when closing failed): pass it to no call again, not even a
- * second foehn_context_close. */
+ * After this call `ctx` is closed for good, whatever the call returns: any
+ * later call with it (a second close too) fails with FOEHN_ERR_STATE naming
+ * the context (tests/mpi/misuse_model.cpp). */
 int foehn_context_close(foehn_context ctx);
 
 /* ---- Fortran-integer communicators ----------------------------------------

@@ -21,14 +21,19 @@ using foehn::client::ApiError;
 using foehn::client::Context;
 using foehn::client::fail;
 
+// A handle outlives its context: after foehn_context_close it keeps only the
+// id, so that any later call with it is an error naming the context rather
+// than a use of freed memory (a few bytes per closed context until exit).
 struct foehn_context_impl {
   std::unique_ptr<Context> context;
+  std::string id;
 };
 
 namespace {
 
 struct Runtime {
   bool initialized = false;
+  bool finalized = false;  // MPI cannot join the servers again: init after finalize is refused
   foehn::transport::World world;
   foehn::config::Simulation config;
   std::string code_id;
@@ -37,6 +42,7 @@ struct Runtime {
   double step_seconds = 0;  // inside the per-step calls (time, activity, writes)
   int contexts_opened = 0, contexts_open = 0;
   std::vector<Context*> open;  // the open contexts, to drain before waiting for the servers
+  std::vector<foehn_context_impl*> handles;  // every handle given out, in opening order
 };
 
 Runtime& runtime() {
@@ -71,7 +77,10 @@ Runtime& initialized_runtime(const char* call) {
 }
 
 Context& context_of(foehn_context ctx, const char* call) {
-  if (!ctx || !ctx->context) fail(FOEHN_ERR_ARGUMENT, std::string(call) + ": null context");
+  if (!ctx) fail(FOEHN_ERR_ARGUMENT, std::string(call) + ": null context");
+  if (!ctx->context)
+    fail(FOEHN_ERR_STATE, std::string(call) + ": context '" + ctx->id +
+                              "' is closed (foehn_context_close); its handle cannot be used again");
   return *ctx->context;
 }
 
@@ -131,6 +140,39 @@ void drain_others(const Context& self) {
     if (c != &self) c->drain_sends();
 }
 
+// Closes a context; its handle stays, empty, whether closing worked or not.
+void close_context(foehn_context ctx, const char* call) {
+  Context& c = context_of(ctx, call);
+  struct Release {  // runs after close(), even when it throws
+    foehn_context ctx;
+    ~Release() {
+      --runtime().contexts_open;
+      std::erase(runtime().open, ctx->context.get());
+      ctx->context.reset();
+      note_open_contexts();
+    }
+  } release{ctx};
+  drain_others(c);
+  c.close();
+}
+
+// foehn_finalize with contexts still open: closes them in opening order
+// (collective, as every model rank of a context is in finalize), and
+// returns their ids for the message, with any error closing them.
+std::string close_open_contexts(Runtime& r) {
+  std::string ids;
+  for (foehn_context_impl* h : r.handles) {
+    if (!h->context) continue;
+    ids += (ids.empty() ? "'" : ", '") + h->id + "'";
+    try {
+      close_context(h, "foehn_finalize");
+    } catch (const std::exception& e) {
+      ids += " (closing failed: " + std::string(e.what()) + ")";
+    }
+  }
+  return ids;
+}
+
 }  // namespace
 
 extern "C" {
@@ -150,6 +192,9 @@ int foehn_init(const char* code_id, const char* config_path, MPI_Comm world, MPI
   const int status = api_call([&] {
     Runtime& r = runtime();
     if (r.initialized) fail(FOEHN_ERR_STATE, "foehn_init: already initialized");
+    if (r.finalized)
+      fail(FOEHN_ERR_STATE, "foehn_init: foehn_finalize was called on this rank; foehn runs once per MPI job "
+                            "(its servers have exited)");
     int mpi_up = 0;
     MPI_Initialized(&mpi_up);
     if (!mpi_up) fail(FOEHN_ERR_STATE, "foehn_init: call MPI_Init first");
@@ -177,7 +222,9 @@ int foehn_init(const char* code_id, const char* config_path, MPI_Comm world, MPI
 int foehn_finalize(void) {
   return api_call([&] {
     Runtime& r = initialized_runtime("foehn_finalize");
-    if (r.contexts_open) fail(FOEHN_ERR_STATE, "foehn_finalize: " + std::to_string(r.contexts_open) + " context(s) still open (call foehn_context_close)");
+    // Contexts left open are closed here, so that their records reach the
+    // files and the servers are released; the call still fails (below).
+    std::string still_open = close_open_contexts(r);
     send_finalize(r.world, r.counters);
     foehn::report::ClientFigures mine;
     mine.wall_seconds = MPI_Wtime() - r.start_time;
@@ -202,6 +249,11 @@ int foehn_finalize(void) {
     if (rank == 0) write_report(r, report);
     foehn::transport::leave_world(r.world);
     r.initialized = false;
+    r.finalized = true;
+    if (!still_open.empty())
+      fail(FOEHN_ERR_STATE, "foehn_finalize: context(s) " + still_open +
+                                " were still open: foehn closed them (their files are complete); call "
+                                "foehn_context_close before foehn_finalize");
   });
 }
 
@@ -216,6 +268,8 @@ int foehn_context_open(const char* context_id, MPI_Comm comm, foehn_context* ctx
     const std::uint32_t key = (static_cast<std::uint32_t>(r.world.code_index) << 16) | static_cast<std::uint32_t>(r.contexts_opened);
     auto impl = std::make_unique<foehn_context_impl>();
     impl->context = std::make_unique<Context>(id, comm, *def, r.world, key, r.counters);
+    impl->id = id;
+    r.handles.push_back(impl.get());
     ++r.contexts_opened;
     ++r.contexts_open;
     r.open.push_back(impl->context.get());
@@ -311,18 +365,7 @@ int foehn_write_double_h(foehn_context ctx, int handle, const double* data, size
 }
 
 int foehn_context_close(foehn_context ctx) {
-  const int status = api_call([&] {
-    Context& c = context_of(ctx, "foehn_context_close");
-    drain_others(c);
-    c.close();
-  });
-  if (ctx && ctx->context) {
-    --runtime().contexts_open;
-    std::erase(runtime().open, ctx->context.get());
-    note_open_contexts();
-    delete ctx;
-  }
-  return status;
+  return api_call([&] { close_context(ctx, "foehn_context_close"); });
 }
 
 }  // extern "C"
