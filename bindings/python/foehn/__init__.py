@@ -12,7 +12,14 @@
 Arrays are laid out as in C: shape (nlev, nj, ni), i fastest. write() hands
 the array's memory to foehn without a copy and refuses arrays that would need
 one (TypeError). Failures raise foehn.Error (.code is the C status).
+
+An exception that no one catches, on any model rank, after foehn.init ends
+the whole job (servers included) with its traceback and a non-zero status
+(MPI_Abort): otherwise the other ranks and the servers would wait for this
+one for ever. Files still open then lose what was not yet written.
 """
+import sys
+
 from mpi4py import MPI  # initializes MPI, which foehn.init needs
 
 from . import _core
@@ -29,7 +36,27 @@ def init(code_id, config, comm=None):
     own communicator (an mpi4py Intracomm; use it instead of comm, and Free()
     it when done). Without server ranks foehn runs attached."""
     world = MPI.COMM_WORLD if comm is None else comm
+    _abort_on_uncaught_exceptions()
     return MPI.Intracomm(MPI.Comm.f2py(_core.init(code_id, str(config), world.py2f())))
+
+
+def _abort_on_uncaught_exceptions():
+    """Chains an excepthook that prints the traceback as usual, then aborts
+    the MPI job. mpi4py's exit handler would instead call MPI_Finalize,
+    which waits for the ranks that still wait for this one: a hang."""
+    previous = sys.excepthook
+    if getattr(previous, "_foehn_aborts", False):
+        return
+
+    def hook(exc_type, exc, tb):
+        previous(exc_type, exc, tb)
+        sys.stderr.write(f"foehn: uncaught {exc_type.__name__} on rank {MPI.COMM_WORLD.Get_rank()} of the MPI job: "
+                         "aborting the job\n")
+        sys.stderr.flush()
+        MPI.COMM_WORLD.Abort(1)
+
+    hook._foehn_aborts = True
+    sys.excepthook = hook
 
 
 class Context(_core.Context):
@@ -50,6 +77,10 @@ class Context(_core.Context):
     def __enter__(self):
         return self
 
-    def __exit__(self, *exc):
-        self.close()
+    def __exit__(self, exc_type, exc, tb):
+        # Closing is collective: with an exception on its way out of this
+        # rank alone, the others may never join, so the context is left to
+        # the exception (uncaught, it aborts the job; see init).
+        if exc_type is None:
+            self.close()
         return False
