@@ -18,9 +18,15 @@ import netCDF4
 import numpy as np
 
 
+# Attributes that record when a file was made (CDO's history), not what it holds.
+VOLATILE_ATTRIBUTES = {"history"}
+
+
 def attribute_text(owner):
     parts = []
     for name in owner.ncattrs():
+        if name in VOLATILE_ATTRIBUTES:
+            continue
         value = owner.getncattr(name)
         if isinstance(value, np.ndarray):
             value = f"{value.dtype}:{value.tolist()}"
