@@ -52,7 +52,7 @@ def run(build, mib, steps, variables, thread_multiple=False):
             raise SystemExit(f"{' '.join(cmd)} failed:\n{p.stdout}\n{p.stderr}")
         result = json.loads((pathlib.Path(work) / "run.json").read_text())
         report = json.loads((pathlib.Path(work) / "report.json").read_text())
-    result["server_peak_buffer_bytes"] = report["servers"][0]["peak_memory_bytes"]
+    result["server_peak_buffer_bytes"] = report["servers"][0]["peak_buffer_bytes"]
     result["client_wait_seconds"] = report["clients"][0]["wait_seconds"]
     result["client_credit_wait_seconds"] = report["clients"][0].get("credit_wait_seconds", 0)
     result["server_busy_seconds"] = report["servers"][0]["busy_seconds"]

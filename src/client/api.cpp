@@ -241,6 +241,7 @@ int foehn_finalize(void) {
     mine.credit_waits = static_cast<double>(r.counters.credit_waits);
     mine.credit_bytes = static_cast<double>(r.counters.credit_bytes);
     mine.progress_threads = static_cast<double>(r.counters.progress_threads);
+    mine.peak_rss_bytes = foehn::report::peak_rss_bytes();
     foehn::report::RunReport report;
     report.code = r.code_id;
     report.clients = foehn::report::gather(mine, r.world.local);

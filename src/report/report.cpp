@@ -51,13 +51,13 @@ void print_clients(std::ostream& out, const std::string& code, const std::vector
 
 void print_servers(std::ostream& out, const std::vector<ServerFigures>& all) {
   out << "foehn report: servers\n"
-      << line("  %6s %10s %10s %10s %8s %10s %12s %12s %10s\n", "rank", "wall s", "busy s", "cpu s", "busy", "write s",
-              "MB written", "peak mem MB", "messages");
+      << line("  %6s %10s %10s %10s %8s %10s %12s %12s %11s %10s\n", "rank", "wall s", "busy s", "cpu s", "busy", "write s",
+              "MB written", "peak mem MB", "buffers MB", "messages");
   for (size_t r = 0; r < all.size(); ++r) {
     const auto& s = all[r];
-    out << line("  %6zu %10.3f %10.3f %10.3f %8.4f %10.3f %12.2f %12.2f %10.0f\n", r, s.wall_seconds, s.busy_seconds,
-                s.cpu_seconds, ratio(s.busy_seconds, s.wall_seconds), s.write_seconds, s.bytes_written / 1e6,
-                s.peak_memory_bytes / 1e6, s.messages_received);
+    out << line("  %6zu %10.3f %10.3f %10.3f %8.4f %10.3f %12.2f %12.2f %11.2f %10.0f\n", r, s.wall_seconds,
+                s.busy_seconds, s.cpu_seconds, ratio(s.busy_seconds, s.wall_seconds), s.write_seconds,
+                s.bytes_written / 1e6, s.peak_rss_bytes / 1e6, s.peak_buffer_bytes / 1e6, s.messages_received);
   }
 }
 
@@ -111,7 +111,8 @@ std::string to_json(const RunReport& r) {
                        {"credit_wait_seconds", c.credit_wait_seconds},
                        {"credit_waits", c.credit_waits},
                        {"credit_bytes", c.credit_bytes},
-                       {"progress_thread", c.progress_threads > 0}});
+                       {"progress_thread", c.progress_threads > 0},
+                       {"peak_rss_bytes", c.peak_rss_bytes}});
   }
   for (size_t k = 0; k < r.servers.size(); ++k) {
     const auto& s = r.servers[k];
@@ -123,7 +124,8 @@ std::string to_json(const RunReport& r) {
                        {"bytes_received", s.bytes_received},
                        {"bytes_written", s.bytes_written},
                        {"messages_received", s.messages_received},
-                       {"peak_memory_bytes", s.peak_memory_bytes},
+                       {"peak_rss_bytes", s.peak_rss_bytes},
+                       {"peak_buffer_bytes", s.peak_buffer_bytes},
                        {"credit_bytes", s.credit_bytes},
                        {"write_seconds", s.write_seconds},
                        {"direct_bytes", s.direct_bytes},
@@ -132,7 +134,7 @@ std::string to_json(const RunReport& r) {
                        {"forward_cap_bytes", s.forward_cap_bytes},
                        {"forward_wait_seconds", s.forward_wait_seconds}});
   }
-  json doc = {{"foehn_report_version", 1},
+  json doc = {{"foehn_report_version", 2},
               {"code", r.code},
               {"mode", r.servers.empty() ? "attached" : "server"},
               {"clients", clients},
@@ -146,6 +148,12 @@ double process_cpu_seconds() {
   getrusage(RUSAGE_SELF, &u);
   return static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
          1e-6 * static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec);
+}
+
+double peak_rss_bytes() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return 1024.0 * static_cast<double>(u.ru_maxrss);  // Linux counts in KiB
 }
 
 }  // namespace foehn::report

@@ -30,6 +30,7 @@ struct ClientFigures {
   double credit_waits = 0;          // of waits: how many were for credit
   double credit_bytes = 0;          // the most credit a channel held at once
   double progress_threads = 0;      // contexts that ran a progress thread
+  double peak_rss_bytes = 0;        // the process's resident memory at its peak (VmHWM)
 };
 
 struct ServerFigures {
@@ -39,7 +40,8 @@ struct ServerFigures {
   double bytes_received = 0;
   double bytes_written = 0;
   double messages_received = 0;
-  double peak_memory_bytes = 0;  // receive buffer, records being assembled, blocks being forwarded, at their peak
+  double peak_rss_bytes = 0;     // the process's resident memory at its peak (VmHWM): everything, libraries too
+  double peak_buffer_bytes = 0;  // of which foehn's buffers: receive buffer, records being assembled, blocks being forwarded
   double credit_bytes = 0;       // receive space granted to clients, at its peak
   double write_seconds = 0;      // inside netCDF data writes and file closes (part of busy)
   double direct_bytes = 0;       // direct payloads received straight into the records (of bytes_received)
@@ -69,5 +71,7 @@ std::vector<std::string> advice(const RunReport& report);
 std::string to_json(const RunReport& report);
 
 double process_cpu_seconds();
+// The process's resident memory at its peak (getrusage's ru_maxrss, which is /proc's VmHWM).
+double peak_rss_bytes();
 
 }  // namespace foehn::report

@@ -127,6 +127,7 @@ class Server {
     credits_in_flight_.clear();
     figures_.wall_seconds = MPI_Wtime() - t0;
     figures_.cpu_seconds = report::process_cpu_seconds();
+    figures_.peak_rss_bytes = report::peak_rss_bytes();
     const auto all = report::gather(figures_, w_.local);
     if (index_ == 0) {
       report::print_servers(std::cerr, all);
@@ -156,7 +157,7 @@ class Server {
     std::size_t bytes = receive_bytes_ + directs_.staging_bytes() + in_flight_bytes_;
     for (const auto& [key, slot] : contexts_)
       if (slot->engine) bytes += slot->engine->buffer_bytes();
-    figures_.peak_memory_bytes = std::max(figures_.peak_memory_bytes, static_cast<double>(bytes));
+    figures_.peak_buffer_bytes = std::max(figures_.peak_buffer_bytes, static_cast<double>(bytes));
   }
 
   // Flow control: a client's channel asks for room for its buffers; the

@@ -46,7 +46,9 @@ Summary load(const std::string& path) {
       s.busy = std::max(s.busy, v.at("busy_ratio").get<double>());
       s.cpu += v.at("cpu_seconds").get<double>();
       s.written += v.at("bytes_written").get<double>();
-      s.memory = std::max(s.memory, v.at("peak_memory_bytes").get<double>());
+      // Reports before version 2 have only foehn's buffers (peak_memory_bytes).
+      const char* memory = v.contains("peak_rss_bytes") ? "peak_rss_bytes" : "peak_memory_bytes";
+      s.memory = std::max(s.memory, v.at(memory).get<double>());
     }
     for (const auto& a : doc.at("advice")) s.advice.push_back(a);
   } catch (const json::exception& e) {

@@ -45,7 +45,7 @@ def test_json_report_is_consistent(demo_output):
     import netCDF4
     import numpy as np
     report = json.loads((demo_output / "foehn_report.json").read_text())
-    assert report["foehn_report_version"] == 1 and report["mode"] == "server"
+    assert report["foehn_report_version"] == 2 and report["mode"] == "server"
     assert len(report["clients"]) == 2 and len(report["servers"]) == 1
     for c in report["clients"]:
         assert 0 <= c["wait_ratio"] <= 1

@@ -87,7 +87,7 @@ def test_buffers_leave_in_messages_of_message_size(tmp_path, mpmd):
         assert c["buffer_bytes"] > 2 * 2 * 4096
         assert c["smallest_sufficient_buffer_bytes"] <= 4096
         assert c["messages_sent"] > c["bytes_sent"] / 4096
-    assert all(s["peak_memory_bytes"] > 0 for s in report["servers"])
+    assert all(s["peak_buffer_bytes"] > 0 for s in report["servers"])
 
 
 @pytest.mark.parametrize("thread_multiple", [True, False])
@@ -156,7 +156,7 @@ def test_direct_payloads_are_received_straight_into_the_records(tmp_path, mpmd):
     assert server["direct_bytes"] == expected
     assert server["staged_bytes"] == 0
     assert server["bytes_received"] == client["bytes_sent"]
-    assert server["peak_memory_bytes"] < 4 * ta  # no receive buffer of a whole step
+    assert server["peak_buffer_bytes"] < 4 * ta  # no receive buffer of a whole step
 
 
 def test_direct_payloads_by_level_and_through_staging(tmp_path, mpmd):

@@ -126,7 +126,7 @@ def test_level1_forward_memory_capped(tmp_path, mpmd, steps):
     for s in servers[:2]:
         assert s["forward_cap_bytes"] == cap
         assert s["forward_bytes"] == TA_RECORD // 2 + 24 + 2 * 3 * 8
-        assert s["peak_memory_bytes"] >= s["forward_bytes"]  # the blocks held count as memory
+        assert s["peak_buffer_bytes"] >= s["forward_bytes"]  # the blocks held count as memory
     assert servers[2]["forward_bytes"] == 0 and servers[2]["forward_cap_bytes"] == 0  # level 2 forwards nothing
 
 

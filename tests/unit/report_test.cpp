@@ -17,7 +17,8 @@ ServerFigures server(double wall, double busy) {
   s.cpu_seconds = busy;
   s.write_seconds = 0.25;
   s.bytes_written = 12.5e6;
-  s.peak_memory_bytes = 83.0e6;
+  s.peak_buffer_bytes = 83.0e6;
+  s.peak_rss_bytes = 95.5e6;
   s.messages_received = 42;
   return s;
 }
@@ -63,7 +64,8 @@ TEST(Report, JsonHoldsTheFigures) {
   EXPECT_EQ(doc["code"], "model");
   EXPECT_EQ(doc["mode"], "server");
   EXPECT_DOUBLE_EQ(doc["clients"][1]["wait_ratio"].get<double>(), 0.25);
-  EXPECT_DOUBLE_EQ(doc["servers"][0]["peak_memory_bytes"].get<double>(), 83.0e6);
+  EXPECT_DOUBLE_EQ(doc["servers"][0]["peak_buffer_bytes"].get<double>(), 83.0e6);
+  EXPECT_DOUBLE_EQ(doc["servers"][0]["peak_rss_bytes"].get<double>(), 95.5e6);
   EXPECT_DOUBLE_EQ(doc["servers"][0]["write_seconds"].get<double>(), 0.25);
   r.servers.clear();
   EXPECT_EQ(nlohmann::json::parse(to_json(r))["mode"], "attached");
