@@ -3,6 +3,7 @@
 // duration against the calendar) and against what writing needs.
 #include "tools/check.h"
 
+#include <map>
 #include <optional>
 
 #include "calendar/calendar.h"
@@ -80,6 +81,42 @@ struct ContextChecker {
   }
 };
 
+// Two enabled files of any contexts with the same name (and name_suffix)
+// would write one path: one clobbers the other, or the parallel writes
+// corrupt it. Split periods and multiple_file parts add to that same name,
+// so they clash too.
+void check_name_clashes(const config::Simulation& sim, CheckResult& result) {
+  struct First {
+    const config::FileDef* file;
+    const std::string* context;
+  };
+  std::map<std::string, First> seen;
+  for (const config::ContextDef& ctx : sim.contexts)
+    for (const config::FileDef& file : ctx.files) {
+      if (!is_output_file(file)) continue;
+      const std::string name = file.output_name() + file.name_suffix;
+      const auto [it, fresh] = seen.try_emplace(name, First{&file, &ctx.id});
+      if (fresh) continue;
+      result.problems.emplace_back(
+          file.where, "file '" + file.id + "' of context '" + ctx.id + "' writes '" + name + "', as file '" +
+                          it->second.file->id + "' of context '" + *it->second.context + "' (" +
+                          it->second.file->where.str() + ") does: give one of them another name");
+    }
+}
+
+// A name with a directory part outside the run directory: allowed (XIOS
+// writes it too), but easy to get wrong, so said.
+void warn_outside_run_directory(const config::Simulation& sim, CheckResult& result) {
+  for (const config::ContextDef& ctx : sim.contexts)
+    for (const config::FileDef& file : ctx.files) {
+      if (!is_output_file(file)) continue;
+      const std::string name = file.output_name() + file.name_suffix;
+      if (name.starts_with('/') || name.starts_with("../") || name.find("/../") != std::string::npos)
+        result.warnings.push_back({file.where, "file '" + file.id + "' writes '" + name +
+                                                   "', outside the run directory"});
+    }
+}
+
 }  // namespace
 
 bool is_output_file(const config::FileDef& file) { return file.enabled && file.mode != "read"; }
@@ -93,6 +130,8 @@ CheckResult check_simulation(const config::Simulation& sim) {
     checker.check_calendar();
     for (const config::FileDef& file : ctx.files) checker.check_file(file);
   }
+  check_name_clashes(sim, result);
+  warn_outside_run_directory(sim, result);
   return result;
 }
 

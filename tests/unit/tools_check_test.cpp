@@ -247,3 +247,33 @@ TEST(Check, FilePeriodsAndOffsets) {
             std::string::npos)
       << m[2];
 }
+
+TEST(Check, TwoFilesWithOneNameClashWithBothLines) {
+  const CheckResult r = check_text(
+      "<simulation>\n<context id='atm'><file_definition>\n<file id='a' name='out' output_freq='1d'/>\n"
+      "<file id='b' name='other' output_freq='1d'/>\n<file id='c' name='ou' name_suffix='t' output_freq='6h'/>\n"
+      "<file id='off' name='out' output_freq='1d' enabled='false'/>\n"
+      "</file_definition></context>\n<context id='ocean'><file_definition>\n"
+      "<file id='out' output_freq='1d'/>\n</file_definition></context></simulation>");
+  const std::vector<std::string> m = messages(r);
+  ASSERT_EQ(m.size(), 2u);
+  EXPECT_EQ(r.problems[0].where.line, 5);
+  EXPECT_NE(m[0].find("file 'c' of context 'atm' writes 'out', as file 'a' of context 'atm' (inline.xml:3) does"),
+            std::string::npos)
+      << m[0];
+  EXPECT_EQ(r.problems[1].where.line, 9);
+  EXPECT_NE(m[1].find("file 'out' of context 'ocean' writes 'out', as file 'a' of context 'atm' (inline.xml:3)"),
+            std::string::npos)
+      << m[1];
+}
+
+TEST(Check, NamesOutsideTheRunDirectoryAreWarnedOf) {
+  const CheckResult r = check_text(
+      "<simulation><context id='c'><file_definition><file id='a' name='../up' output_freq='1d'/>"
+      "<file id='b' name='/tmp/abs' output_freq='1d'/><file id='c' name='sub/dir' output_freq='1d'/>"
+      "</file_definition></context></simulation>");
+  EXPECT_TRUE(r.ok());
+  ASSERT_EQ(r.warnings.size(), 2u);
+  EXPECT_NE(r.warnings[0].message.find("'../up', outside the run directory"), std::string::npos);
+  EXPECT_NE(r.warnings[1].message.find("'/tmp/abs', outside the run directory"), std::string::npos);
+}
