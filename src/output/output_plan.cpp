@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <sstream>
 
 #include "transport/wire.h"
 
@@ -315,6 +316,13 @@ std::string check_shared_points(const ContextPlan& plan, const VariableInfo& v,
   return "";
 }
 
+bool FileInfo::has_convention(std::string_view word) const {
+  std::istringstream in(convention);
+  for (std::string w; in >> w;)
+    if (w == word) return true;
+  return false;
+}
+
 using transport::WireReader;
 using transport::WireWriter;
 
@@ -387,12 +395,10 @@ std::vector<char> encode(const ContextPlan& p) {
   }
   w.put<std::uint64_t>(p.files.size());
   for (const auto& f : p.files) {
-    w.put(f.id); w.put(f.path); w.put(f.title); w.put(f.output_freq);
+    w.put(f.id); w.put(f.base_path); w.put(f.title); w.put(f.output_freq);
     w.put<std::uint8_t>(f.one_file ? 1 : 0); w.put(f.variables);
     put(w, f.attributes);
-    w.put<std::uint8_t>(f.ugrid ? 1 : 0);
-    w.put<std::uint8_t>(f.cdi ? 1 : 0);
-    w.put<std::uint8_t>(f.classic ? 1 : 0);
+    w.put(f.format); w.put(f.convention);
     w.put<std::uint8_t>(f.append ? 1 : 0);
     w.put(f.min_digits);
   }
@@ -474,12 +480,10 @@ ContextPlan decode_plan(const char* data, std::size_t size) {
   p.files.resize(n);
   for (auto& f : p.files) {
     std::uint8_t one = 0;
-    r.get(f.id); r.get(f.path); r.get(f.title); r.get(f.output_freq);
+    r.get(f.id); r.get(f.base_path); r.get(f.title); r.get(f.output_freq);
     r.get(one); f.one_file = one != 0; r.get(f.variables);
     get(r, f.attributes, size);
-    r.get(one); f.ugrid = one != 0;
-    r.get(one); f.cdi = one != 0;
-    r.get(one); f.classic = one != 0;
+    r.get(f.format); r.get(f.convention);
     r.get(one); f.append = one != 0;
     r.get(f.min_digits);
   }
