@@ -118,8 +118,8 @@ struct FileInfo {
   std::vector<std::int32_t> variables;  // indices into variables, in file order
   std::vector<Attribute> attributes;  // the file's <variable>s: global attributes
   // File periods (durations as calendar::format_duration writes them; empty:
-  // none): a new file every split_freq, named path's stem + "_" + the
-  // period's dates in split_format; nc_sync every sync_freq.
+  // none): a new file every split_freq, named with the period's dates in
+  // split_format (formats::file_name); the writer syncs every sync_freq.
   std::string split_freq, split_format, sync_freq;
 
   bool has_convention(std::string_view word) const;  // convention="CDI UGRID" has both
