@@ -34,6 +34,8 @@
 
 #include "fields.h"
 #include "foehn/foehn.h"
+#include "formats/file_naming.h"
+#include "formats/registry.h"
 
 namespace {
 
@@ -206,7 +208,10 @@ class NetcdfOutput : public HeavyOutput {
     if (ranks > 1 && root_) gathered_.resize(static_cast<std::size_t>(o.levels) * o.nj * o.ni);
     if (!root_) return;
     const double t0 = MPI_Wtime();
-    nc(nc_create((o.file + ".nc").c_str(), NC_CLOBBER | NC_NETCDF4, &ncid_), "nc_create " + o.file + ".nc");
+    // Named as foehn names its own file of that name, so the schemes compare.
+    const foehn::formats::FileName name{o.file, "", -1, 1, 0};
+    const std::string path = foehn::formats::file_name(name, foehn::formats::traits_of("netcdf4").extension);
+    nc(nc_create(path.c_str(), NC_CLOBBER | NC_NETCDF4, &ncid_), "nc_create " + path);
     int dt, dk, dj, di;
     nc(nc_def_dim(ncid_, "time_counter", NC_UNLIMITED, &dt), "nc_def_dim");
     nc(nc_def_dim(ncid_, "lev", static_cast<size_t>(o.levels), &dk), "nc_def_dim");

@@ -13,6 +13,8 @@
 #include <stdexcept>
 
 #include "fields.h"
+#include "formats/file_naming.h"
+#include "formats/registry.h"
 #include "grib_file.h"
 #include "nc_file.h"
 #include "output.h"
@@ -40,7 +42,10 @@ class NetcdfOutput : public Output {
       : parallel_(opt.output == "parallel"), mode_(opt.output), comm_(comm), levels_(levels), nloc_(g.local_size()),
         timestep_(opt.timestep), period_(opt.output_hours * 3600), fields_(field_list(opt)) {
     const std::int64_t n = g.global_size();
-    const std::string path = opt.file + ".nc", freq = std::to_string(opt.output_hours) + "h";
+    // Named as foehn names its own file of that name, so the schemes compare.
+    const foehn::formats::FileName name{opt.file, "", -1, 1, 0};
+    const std::string path = foehn::formats::file_name(name, foehn::formats::traits_of("netcdf4").extension);
+    const std::string freq = std::to_string(opt.output_hours) + "h";
     if (parallel_) {
       // Slab r holds cells [n r / P, n (r+1) / P); local points are in
       // ascending order, so the points for each slab are a contiguous run.

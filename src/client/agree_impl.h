@@ -5,7 +5,7 @@
 #include "calendar/calendar.h"
 #include "client/errors.h"
 #include "config/config.h"
-#include "output/netcdf_file.h"
+#include "formats/writer.h"
 #include "transport/liveness.h"
 
 namespace foehn::client {
@@ -16,7 +16,7 @@ inline LocalFailure failure_of(const std::exception& e) {
   if (auto* a = dynamic_cast<const ApiError*>(&e)) f.status = a->status;
   else if (dynamic_cast<const config::ConfigError*>(&e)) f.status = FOEHN_ERR_CONFIG;
   else if (dynamic_cast<const calendar::TimeError*>(&e)) f.status = FOEHN_ERR_ARGUMENT;
-  else if (dynamic_cast<const output::IoError*>(&e)) f.status = FOEHN_ERR_IO;
+  else if (dynamic_cast<const formats::IoError*>(&e)) f.status = FOEHN_ERR_IO;
   else if (dynamic_cast<const transport::PeerLost*>(&e)) f.status = FOEHN_ERR_MPI;
   return f;
 }

@@ -391,7 +391,7 @@ void Context::exchange_domains() {
     // the points must make rows (the writers would fail later).
     std::string rows_error;
     for (const output::VariableInfo& v : plan_.variables)
-      if (info.type == "gaussian" && plan_.layout(v).domain == index && plan_.files[v.file].cdi) {
+      if (info.type == "gaussian" && plan_.layout(v).domain == index && plan_.files[v.file].has_convention("CDI")) {
         output::ReducedRows rows;
         if (std::string e = output::reduced_rows(info, rows); !e.empty())
           rows_error = "file '" + plan_.files[v.file].id + "': " + e;

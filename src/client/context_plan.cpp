@@ -46,14 +46,6 @@ std::string combined_cell_methods(const std::string& given, const std::string& m
   return given;
 }
 
-// convention="CDI UGRID": both.
-bool has_word(const std::string& text, const std::string& word) {
-  std::istringstream in(text);
-  for (std::string w; in >> w;)
-    if (w == word) return true;
-  return false;
-}
-
 void refuse_unsupported_file(const config::FileDef& f, const std::string& id) {
   auto refuse = [&](const std::string& what) {
     config_error(f.where, "file '" + id + "': " + what + " is not supported yet");
@@ -470,15 +462,14 @@ void Context::resolve_definitions() {
       config_error(file.where, "file '" + file_id + "': output_freq '" + file.output_freq + "' must be positive");
     output::FileInfo info;
     info.id = file_id;
-    std::filesystem::path path = file.output_name() + file.name_suffix + ".nc";
-    info.path = std::filesystem::absolute(path).string();
+    // formats::file_name adds the period, the part and the format's extension.
+    info.base_path = std::filesystem::absolute(file.output_name() + file.name_suffix).string();
     info.title = file.description.empty() ? "foehn output file '" + file_id + "' of context '" + id_ + "'"
                                           : file.description;
     info.output_freq = file.output_freq;
     info.one_file = file.type != "multiple_file";
-    info.ugrid = has_word(file.convention, "UGRID");
-    info.cdi = has_word(file.convention, "CDI");
-    info.classic = file.format == "netcdf4_classic";
+    info.format = file.format;
+    info.convention = file.convention;
     info.append = file.append;
     info.min_digits = file.min_digits.value_or(0);
     file_periods(file, file_id, info);

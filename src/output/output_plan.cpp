@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <sstream>
 #include <type_traits>
 
 #include "output/plan_fields.h"
@@ -315,6 +316,13 @@ std::string check_shared_points(const ContextPlan& plan, const VariableInfo& v,
              "holding the point must together hold the whole axes)";
   }
   return "";
+}
+
+bool FileInfo::has_convention(std::string_view word) const {
+  std::istringstream in(convention);
+  for (std::string w; in >> w;)
+    if (w == word) return true;
+  return false;
 }
 
 using transport::WireReader;

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -103,19 +104,25 @@ struct VariableInfo {
 };
 
 struct FileInfo {
-  std::string id, path, title, output_freq;
+  // base_path: directory and name without extension; formats::file_name
+  // adds the period's dates, the part number and the format's extension.
+  std::string id, base_path, title, output_freq;
+  std::string format = "netcdf4";  // the writer (formats/registry.cpp)
+  // The XML's convention (words: "UGRID", "CDI"), for the writer to read:
+  // UGRID gives unstructured domains a mesh topology, CDI gives gaussian
+  // domains CDI's reduced Gaussian rows.
+  std::string convention;
   bool one_file = true;
-  bool ugrid = false;  // convention="UGRID": unstructured domains get a UGRID mesh topology
-  bool cdi = false;    // convention="CDI": gaussian domains also carry CDI's reduced Gaussian rows
-  bool classic = false;       // format="netcdf4_classic": NetCDF-4 in the classic model
   bool append = false;        // append="true": an existing file gets this run's records after its own
   std::int32_t min_digits = 0;  // multiple_file: part numbers zero-padded to at least this width
   std::vector<std::int32_t> variables;  // indices into variables, in file order
   std::vector<Attribute> attributes;  // the file's <variable>s: global attributes
   // File periods (durations as calendar::format_duration writes them; empty:
-  // none): a new file every split_freq, named path's stem + "_" + the
-  // period's dates in split_format; nc_sync every sync_freq.
+  // none): a new file every split_freq, named with the period's dates in
+  // split_format (formats::file_name); the writer syncs every sync_freq.
   std::string split_freq, split_format, sync_freq;
+
+  bool has_convention(std::string_view word) const;  // convention="CDI UGRID" has both
 };
 
 struct ContextPlan {

@@ -1,13 +1,14 @@
 #include "server/output_engine.h"
 
-#include <netcdf.h>
-
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <map>
 #include <stdexcept>
+
+#include "formats/file_naming.h"
+#include "formats/registry.h"
 
 namespace foehn::server {
 
@@ -19,8 +20,8 @@ Box writer_block(const output::ContextPlan& plan, const output::VariableInfo& v,
   return role.attached ? plan.client_box(v, role.index) : plan.server_block(v, role.index, role.count);
 }
 
-output::FilePart file_part(const output::ContextPlan& plan, const output::FileInfo& f, const WriterRole& role) {
-  output::FilePart part;
+formats::FilePart file_part(const output::ContextPlan& plan, const output::FileInfo& f, const WriterRole& role) {
+  formats::FilePart part;
   if (f.one_file) return part;
   part.whole = false;
   part.number = role.index;
@@ -111,7 +112,6 @@ void OutputEngine::init_periods() {
   for (std::size_t i = 0; i < plan_.files.size(); ++i) {
     const auto& f = plan_.files[i];
     FilePeriods& p = periods_[i];
-    p.base_path = f.path;
     if (!f.split_freq.empty())
       p.split.emplace(*calendar_, start, calendar::parse_duration(f.split_freq), plan_.timestep_us, f.split_format);
     if (!f.sync_freq.empty())
@@ -122,15 +122,22 @@ void OutputEngine::init_periods() {
 // Opens file `file` for its current period: collective over the file's
 // writers, who all open and close periods in the same record order.
 void OutputEngine::open_file(int file) {
-  auto& f = plan_.files[file];
+  const output::FileInfo& f = plan_.files[file];
   const FilePeriods& p = periods_[file];
-  if (p.split) {
-    const auto dot = p.base_path.rfind(".nc");
-    const std::string stem = dot == std::string::npos ? p.base_path : p.base_path.substr(0, dot);
-    f.path = stem + "_" + p.split->name_part(p.period) + ".nc";
-  }
-  MPI_Comm comm = f.one_file ? role_.comm : MPI_COMM_SELF;
-  files_[file] = std::make_unique<output::NetcdfFile>(plan_, file, comm, file_part(plan_, f, role_));
+  const formats::WriterTraits& traits = formats::traits_of(f.format);
+  formats::WriterTarget target;
+  target.comm = f.one_file ? role_.comm : MPI_COMM_SELF;
+  target.part = file_part(plan_, f, role_);
+  int writers = 1;
+  MPI_Comm_size(target.comm, &writers);
+  if (writers > 1 && !traits.collective)
+    throw formats::IoError("file '" + f.id + "': format " + f.format + " cannot be written by " +
+                           std::to_string(writers) +
+                           " writers into one file (type=\"multiple_file\" writes one file each)");
+  formats::FileName name{f.base_path, p.split ? p.split->name_part(p.period) : "", -1, 1, f.min_digits};
+  if (!target.part.whole) name.part = target.part.number, name.parts = target.part.total;
+  target.path = formats::file_name(name, traits.extension);
+  files_[file] = formats::open_writer(plan_, file, std::move(target));
 }
 
 std::int64_t OutputEngine::instant_of(double seconds) const {
@@ -149,8 +156,9 @@ void OutputEngine::start_record(int file, std::int64_t record, double time) {
   const bool empty = record == p.first_record;
   files_[file]->close();
   if (empty && !files_[file]->appended() && files_[file]->is_root()) std::remove(files_[file]->path().c_str());
-  closed_bytes_ += files_[file]->bytes_written();
-  closed_write_seconds_ += files_[file]->write_seconds();  // close included
+  const formats::WriterFigures figures = files_[file]->figures();  // close included
+  closed_.bytes += figures.bytes;
+  closed_.write_seconds += figures.write_seconds;
   p.period = period;
   p.first_record = record;
   open_file(file);
@@ -446,7 +454,7 @@ void OutputEngine::write_record_of(int var, std::int64_t record, bool closing) {
     write_block(var, record, nullptr);
     return;
   }
-  const double fill = v.has_fill ? v.fill_value : s.elem == 8 ? NC_FILL_DOUBLE : NC_FILL_FLOAT;
+  const double fill = v.has_fill ? v.fill_value : s.elem == 8 ? formats::kDefaultFillDouble : formats::kDefaultFillFloat;
   auto fill_all = [&] {
     if (fill_.size() < n * s.elem) fill_.resize(n * s.elem);
     if (s.elem == 8) std::fill_n(reinterpret_cast<double*>(fill_.data()), n, fill);
@@ -494,16 +502,16 @@ void OutputEngine::write_block(int var, std::int64_t record, const std::byte* da
     return;
   }
   const output::VariableInfo& v = plan_.variables[var];
-  output::NetcdfFile& file = *files_[v.file];
+  formats::Writer& file = *files_[v.file];
   record -= periods_[v.file].first_record;  // the record in the open file
   if (s.write_calls == 1 || !plan_.files[v.file].one_file) {
-    file.write(var, record, s.block, data);
+    file.put(var, record, s.block, data);
     return;
   }
   // Pieces of an attached writer, then empty writes up to the common count.
   int calls = 0;
   if (s.pieces.empty() && data) {
-    file.write(var, record, s.block, data);
+    file.put(var, record, s.block, data);
     ++calls;
   }
   if (!s.pieces.empty() && piece_scratch_.size() < static_cast<std::size_t>(s.block.size()) * s.elem)
@@ -511,11 +519,11 @@ void OutputEngine::write_block(int var, std::int64_t record, const std::byte* da
   for (std::size_t k = 0; k < s.pieces.size() && data; ++k, ++calls) {
     for (const grid::Run& r : s.piece_runs[k])
       std::memcpy(piece_scratch_.data() + r.to * s.elem, data + r.from * s.elem, static_cast<std::size_t>(r.length) * s.elem);
-    file.write(var, record, s.pieces[k], piece_scratch_.data());
+    file.put(var, record, s.pieces[k], piece_scratch_.data());
   }
   grid::Box none = s.block;
   std::fill(none.count.begin(), none.count.end(), 0);
-  for (; calls < s.write_calls; ++calls) file.write(var, record, none, nullptr);
+  for (; calls < s.write_calls; ++calls) file.put(var, record, none, nullptr);
 }
 
 bool OutputEngine::write_front(bool closing) {
@@ -572,16 +580,16 @@ std::size_t OutputEngine::buffer_bytes() const {
 }
 
 double OutputEngine::write_seconds() const {
-  double t = closed_write_seconds_;
+  double t = closed_.write_seconds;
   for (const auto& f : files_)
-    if (f) t += f->write_seconds();
+    if (f) t += f->figures().write_seconds;
   return t;
 }
 
 std::uint64_t OutputEngine::bytes_written() const {
-  std::uint64_t n = closed_bytes_;
+  std::uint64_t n = closed_.bytes;
   for (const auto& f : files_)
-    if (f) n += f->bytes_written();
+    if (f) n += f->figures().bytes;
   return n;
 }
 

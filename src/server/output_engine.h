@@ -24,7 +24,7 @@
 #include "filters/temporal.h"
 #include "grid/box.h"
 #include "grid/stream_map.h"
-#include "output/netcdf_file.h"
+#include "formats/writer.h"
 #include "output/output_plan.h"
 #include "transport/event.h"
 
@@ -147,7 +147,6 @@ class OutputEngine {
   struct FilePeriods {
     std::optional<calendar::SplitPeriods> split;
     std::optional<calendar::Schedule> sync;
-    std::string base_path;          // the plan's path: stem + "_" + period dates + ".nc"
     std::int64_t period = 0;        // split period of the open file
     std::int64_t first_record = 0;  // the file's record 0 as a record of the whole output
     std::int64_t next_sync = 1;     // index of the next sync instant
@@ -162,12 +161,11 @@ class OutputEngine {
   output::ContextPlan plan_;
   WriterRole role_;
   std::vector<VarState> vars_;
-  std::vector<std::unique_ptr<output::NetcdfFile>> files_;
+  std::vector<std::unique_ptr<formats::Writer>> files_;  // by file; null: not written here
   std::unique_ptr<calendar::Calendar> calendar_;  // for file periods; null when no file has any
   std::int64_t origin_ = 0;
   std::vector<FilePeriods> periods_;  // by file
-  std::uint64_t closed_bytes_ = 0;    // written to files already closed (split)
-  double closed_write_seconds_ = 0;   // and the time spent writing them
+  formats::WriterFigures closed_;     // of files already closed (split), close included
   std::map<std::pair<int, std::int64_t>, Pending> pending_;
   std::vector<std::vector<std::byte>> spare_;  // recycled record buffers
   std::deque<Announce> announced_;

@@ -112,24 +112,24 @@ ContextPlan sample_plan() {
 
   FileInfo f0;
   f0.id = "ocean_1d";
-  f0.path = "out/ocean_1d";
+  f0.base_path = "out/ocean_1d";
   f0.title = "daily ocean";
   f0.output_freq = "1d";
   f0.one_file = true;
-  f0.cdi = true;
+  f0.convention = "CDI";
   f0.variables = {0, 2};
   f0.attributes = {{"institution", "string", "somewhere"}, {"comment", "string", ""},
                    {"source", "string", "foehn unit test"}, {"members", "int", "12"}};
   FileInfo f1;
   f1.id = "ocean_1h";
-  f1.path = "out/ocean_1h";
+  f1.base_path = "out/ocean_1h";
   f1.title = "";
   f1.output_freq = "1h";
   f1.one_file = false;
-  f1.ugrid = true;
+  f1.convention = "UGRID";
   f1.variables = {1};
   f1.attributes = {{"frequency", "string", "1hr"}};
-  f1.classic = true;
+  f1.format = "netcdf4_classic";
   f1.append = true;
   f1.min_digits = 4;
   p.files = {f0, f1};
@@ -212,13 +212,12 @@ void expect_same(const ContextPlan& a, const ContextPlan& b) {
     SCOPED_TRACE(::testing::Message() << "file " << k);
     const auto &x = a.files[k], &y = b.files[k];
     EXPECT_EQ(x.id, y.id);
-    EXPECT_EQ(x.path, y.path);
+    EXPECT_EQ(x.base_path, y.base_path);
     EXPECT_EQ(x.title, y.title);
     EXPECT_EQ(x.output_freq, y.output_freq);
     EXPECT_EQ(x.one_file, y.one_file);
-    EXPECT_EQ(x.ugrid, y.ugrid);
-    EXPECT_EQ(x.cdi, y.cdi);
-    EXPECT_EQ(x.classic, y.classic);
+    EXPECT_EQ(x.format, y.format);
+    EXPECT_EQ(x.convention, y.convention);
     EXPECT_EQ(x.append, y.append);
     EXPECT_EQ(x.min_digits, y.min_digits);
     EXPECT_EQ(x.variables, y.variables);
@@ -258,9 +257,10 @@ TEST(PlanEncoding, RoundTripKeepsEveryField) {
   EXPECT_EQ(q.files[0].attributes[3].type, "int");
   EXPECT_EQ(q.variables[1].compression_level, 6);
   EXPECT_EQ(q.variables[1].attributes[0].value, "-3.5");
-  EXPECT_TRUE(q.files[0].cdi && !q.files[0].ugrid);
-  EXPECT_TRUE(q.files[1].ugrid && !q.files[1].cdi);
-  EXPECT_TRUE(q.files[1].classic && q.files[1].append && !q.files[0].append);
+  EXPECT_TRUE(q.files[0].has_convention("CDI") && !q.files[0].has_convention("UGRID"));
+  EXPECT_TRUE(q.files[1].has_convention("UGRID") && !q.files[1].has_convention("CDI"));
+  EXPECT_EQ(q.files[0].format, "netcdf4");
+  EXPECT_TRUE(q.files[1].format == "netcdf4_classic" && q.files[1].append && !q.files[0].append);
   EXPECT_EQ(q.files[1].min_digits, 4);
   // Encoding is deterministic: re-encoding the decoded plan gives the same bytes.
   EXPECT_EQ(encode(q), bytes);

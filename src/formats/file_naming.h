@@ -1,0 +1,24 @@
+// The name of every output file, in one place: the file's base name, the
+// dates of its split_freq period, the part number of a multiple_file file
+// and the extension of its format. Used by the output engine (servers and
+// attached clients); the tests compare it with the names XIOS gives.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+namespace foehn::formats {
+
+struct FileName {
+  std::string base;    // directory and name, without extension: <name><name_suffix>
+  std::string period;  // split_freq: the period's dates (calendar::SplitPeriods::name_part); "": none
+  int part = -1;       // multiple_file: this writer's part, 0-based; -1: one file
+  int parts = 1;       // number of parts
+  int min_digits = 0;  // part numbers zero-padded to at least this width
+};
+
+// <base>[_<period>][_<part>]<extension>. As XIOS, the part number is
+// zero-padded to the width of the largest part number, or to min_digits.
+std::string file_name(const FileName& name, std::string_view extension);
+
+}  // namespace foehn::formats

@@ -1,0 +1,221 @@
+#include "formats/netcdf/nc_dataset.h"
+
+#include <netcdf_par.h>
+
+#include <algorithm>
+#include <utility>
+
+#include "formats/writer.h"
+
+namespace foehn::formats::netcdf {
+
+NcDataset NcDataset::create(const std::string& path, int mode, MPI_Comm comm, bool parallel) {
+  NcDataset ds(path, -1);
+  int id = -1;
+  if (parallel)
+    ds.call(nc_create_par(path.c_str(), NC_CLOBBER | mode, comm, MPI_INFO_NULL, &id), "nc_create_par");
+  else
+    ds.call(nc_create(path.c_str(), NC_CLOBBER | mode, &id), "nc_create");
+  ds.id_ = id;
+  return ds;
+}
+
+NcDataset NcDataset::open_for_append(const std::string& path, MPI_Comm comm, bool parallel) {
+  NcDataset ds(path, -1);
+  int id = -1;
+  if (parallel)
+    ds.call(nc_open_par(path.c_str(), NC_WRITE, comm, MPI_INFO_NULL, &id), "nc_open_par (to append)");
+  else
+    ds.call(nc_open(path.c_str(), NC_WRITE, &id), "nc_open (to append)");
+  ds.id_ = id;
+  return ds;
+}
+
+NcDataset::NcDataset(NcDataset&& o) noexcept : path_(std::move(o.path_)), id_(std::exchange(o.id_, -1)) {}
+
+NcDataset& NcDataset::operator=(NcDataset&& o) noexcept {
+  if (this != &o) {
+    release();
+    path_ = std::move(o.path_);
+    id_ = std::exchange(o.id_, -1);
+  }
+  return *this;
+}
+
+NcDataset::~NcDataset() { release(); }
+
+void NcDataset::release() noexcept {
+  // The one netCDF status not turned into an error: a dataset still open
+  // here belongs to a writer that has thrown already (close() was not
+  // reached), and a destructor has no one to report to.
+  if (id_ >= 0) static_cast<void>(nc_close(std::exchange(id_, -1)));
+}
+
+std::string NcDataset::object_of(int varid) const {
+  if (varid == NC_GLOBAL) return "file";
+  char name[NC_MAX_NAME + 1] = {};
+  if (id_ >= 0 && nc_inq_varname(id_, varid, name) == NC_NOERR) return "variable '" + std::string(name) + "'";
+  return "variable id " + std::to_string(varid);
+}
+
+void NcDataset::call(int status, std::string_view what, int varid) const {
+  if (status != NC_NOERR) call(status, what, object_of(varid));
+}
+
+void NcDataset::call(int status, std::string_view what, std::string_view object) const {
+  if (status == NC_NOERR) return;
+  throw IoError(path_ + ": " + std::string(object) + ": " + std::string(what) + ": " + nc_strerror(status));
+}
+
+int NcDataset::def_dim(const std::string& name, std::size_t length) const {
+  int dim = -1;
+  call(nc_def_dim(id_, name.c_str(), length, &dim), "nc_def_dim", "dimension '" + name + "'");
+  return dim;
+}
+
+int NcDataset::def_var(const std::string& name, nc_type type, const std::vector<int>& dims) const {
+  int var = -1;
+  call(nc_def_var(id_, name.c_str(), type, static_cast<int>(dims.size()), dims.data(), &var), "nc_def_var",
+       "variable '" + name + "'");
+  return var;
+}
+
+std::optional<int> NcDataset::find_dim(const std::string& name) const {
+  int dim = -1;
+  const int status = nc_inq_dimid(id_, name.c_str(), &dim);
+  if (status == NC_EBADDIM) return std::nullopt;
+  call(status, "nc_inq_dimid", "dimension '" + name + "'");
+  return dim;
+}
+
+std::optional<int> NcDataset::find_var(const std::string& name) const {
+  int var = -1;
+  const int status = nc_inq_varid(id_, name.c_str(), &var);
+  if (status == NC_ENOTVAR) return std::nullopt;
+  call(status, "nc_inq_varid", "variable '" + name + "'");
+  return var;
+}
+
+int NcDataset::var_id(const std::string& name) const {
+  int var = -1;
+  call(nc_inq_varid(id_, name.c_str(), &var), "nc_inq_varid", "variable '" + name + "'");
+  return var;
+}
+
+std::string NcDataset::dim_name(int dimid) const {
+  char name[NC_MAX_NAME + 1] = {};
+  call(nc_inq_dimname(id_, dimid, name), "nc_inq_dimname", "dimension id " + std::to_string(dimid));
+  return name;
+}
+
+std::size_t NcDataset::dim_length(int dimid) const {
+  std::size_t length = 0;
+  call(nc_inq_dimlen(id_, dimid, &length), "nc_inq_dimlen", "dimension id " + std::to_string(dimid));
+  return length;
+}
+
+int NcDataset::nvars() const {
+  int n = 0;
+  call(nc_inq_nvars(id_, &n), "nc_inq_nvars");
+  return n;
+}
+
+void NcDataset::set_chunk_cache(int varid, std::size_t bytes) const {
+  call(nc_set_var_chunk_cache(id_, varid, bytes, 101, 0.75f), "nc_set_var_chunk_cache", varid);
+}
+
+void NcDataset::def_deflate(int varid, int level) const {
+  call(nc_def_var_deflate(id_, varid, NC_SHUFFLE, 1, level), "nc_def_var_deflate", varid);
+}
+
+void NcDataset::def_fill(int varid, const void* value) const {
+  call(nc_def_var_fill(id_, varid, 0, value), "nc_def_var_fill", varid);
+}
+
+void NcDataset::set_par_access(int varid, int access) const {
+  call(nc_var_par_access(id_, varid, access), "nc_var_par_access", varid);
+}
+
+void NcDataset::end_definition() const { call(nc_enddef(id_), "nc_enddef"); }
+
+void NcDataset::put_text(int varid, const std::string& name, std::string_view value) const {
+  if (!value.empty()) put_text_as_given(varid, name, value);
+}
+
+void NcDataset::put_text_as_given(int varid, const std::string& name, std::string_view value) const {
+  call(nc_put_att_text(id_, varid, name.c_str(), value.size(), value.data()), "nc_put_att_text " + name, varid);
+}
+
+void NcDataset::put_ints(int varid, const std::string& name, const std::vector<int>& values) const {
+  call(nc_put_att_int(id_, varid, name.c_str(), NC_INT, values.size(), values.data()), "nc_put_att_int " + name, varid);
+}
+
+void NcDataset::put_int64(int varid, const std::string& name, long long value) const {
+  call(nc_put_att_longlong(id_, varid, name.c_str(), NC_INT64, 1, &value), "nc_put_att_longlong " + name, varid);
+}
+
+void NcDataset::put_double(int varid, const std::string& name, nc_type type, double value) const {
+  call(nc_put_att_double(id_, varid, name.c_str(), type, 1, &value), "nc_put_att_double " + name, varid);
+}
+
+void NcDataset::put_float(int varid, const std::string& name, float value) const {
+  call(nc_put_att_float(id_, varid, name.c_str(), NC_FLOAT, 1, &value), "nc_put_att_float " + name, varid);
+}
+
+std::string NcDataset::get_text(int varid, const std::string& name) const {
+  std::size_t length = 0;
+  const int status = nc_inq_attlen(id_, varid, name.c_str(), &length);
+  if (status == NC_ENOTATT) return "";
+  call(status, "nc_inq_attlen " + name, varid);
+  std::string value(length, '\0');
+  if (length > 0) call(nc_get_att_text(id_, varid, name.c_str(), value.data()), "nc_get_att_text " + name, varid);
+  return value;
+}
+
+nc_type NcDataset::var_type(int varid) const {
+  nc_type type = NC_NAT;
+  call(nc_inq_vartype(id_, varid, &type), "nc_inq_vartype", varid);
+  return type;
+}
+
+std::vector<int> NcDataset::var_dims(int varid) const {
+  int ndims = 0;
+  call(nc_inq_varndims(id_, varid, &ndims), "nc_inq_varndims", varid);
+  std::vector<int> dims(static_cast<std::size_t>(ndims));
+  call(nc_inq_vardimid(id_, varid, dims.data()), "nc_inq_vardimid", varid);
+  return dims;
+}
+
+void NcDataset::put(int varid, const std::size_t* start, const std::size_t* count, const double* values) const {
+  call(nc_put_vara_double(id_, varid, start, count, values), "nc_put_vara_double", varid);
+}
+
+void NcDataset::put(int varid, const std::size_t* start, const std::size_t* count, const float* values) const {
+  call(nc_put_vara_float(id_, varid, start, count, values), "nc_put_vara_float", varid);
+}
+
+void NcDataset::put(int varid, const std::size_t* start, const std::size_t* count, const int* values) const {
+  call(nc_put_vara_int(id_, varid, start, count, values), "nc_put_vara_int", varid);
+}
+
+void NcDataset::put_scalar(int varid, double value) const {
+  call(nc_put_var_double(id_, varid, &value), "nc_put_var_double", varid);
+}
+
+double NcDataset::get_double(int varid, const std::size_t* start) const {
+  std::size_t one[NC_MAX_VAR_DIMS];
+  std::fill(one, one + NC_MAX_VAR_DIMS, std::size_t{1});
+  double value = 0;
+  call(nc_get_vara_double(id_, varid, start, one, &value), "nc_get_vara_double", varid);
+  return value;
+}
+
+void NcDataset::sync() const { call(nc_sync(id_), "nc_sync"); }
+
+void NcDataset::close() {
+  if (id_ < 0) return;
+  const int id = std::exchange(id_, -1);
+  call(nc_close(id), "nc_close");
+}
+
+}  // namespace foehn::formats::netcdf

@@ -1,0 +1,133 @@
+#include "formats/netcdf/netcdf_writer.h"
+
+#include <netcdf.h>
+#include <netcdf_par.h>
+
+#include <filesystem>
+#include <utility>
+
+#include "filters/temporal.h"
+
+namespace foehn::formats {
+
+static_assert(kDefaultFillDouble == NC_FILL_DOUBLE && kDefaultFillFloat == NC_FILL_FLOAT,
+              "formats' default fill values are netCDF's");
+
+std::unique_ptr<Writer> open_netcdf4(const output::ContextPlan& plan, int file, WriterTarget target) {
+  return std::make_unique<netcdf::NetcdfWriter>(plan, file, std::move(target), false);
+}
+
+std::unique_ptr<Writer> open_netcdf4_classic(const output::ContextPlan& plan, int file, WriterTarget target) {
+  return std::make_unique<netcdf::NetcdfWriter>(plan, file, std::move(target), true);
+}
+
+namespace netcdf {
+
+using output::ContextPlan;
+using output::Dim;
+using output::FileInfo;
+using output::LocalBlock;
+using output::VariableInfo;
+
+NetcdfWriter::NetcdfWriter(const ContextPlan& plan, int file_index, WriterTarget target, bool classic)
+    : part_(std::move(target.part)) {
+  const FileInfo& f = plan.files.at(file_index);
+  int size = 1, rank = 0;
+  MPI_Comm_size(target.comm, &size);
+  MPI_Comm_rank(target.comm, &rank);
+  parallel_ = size > 1;
+  is_root_ = rank == 0;
+  ugrid_ = f.has_convention("UGRID");
+  cdi_ = f.has_convention("CDI");
+  if (f.append && std::filesystem::exists(target.path)) {
+    ds_ = NcDataset::open_for_append(target.path, target.comm, parallel_);
+    attach(plan, f);
+    return;
+  }
+  ds_ = NcDataset::create(target.path, NC_NETCDF4 | (classic ? NC_CLASSIC_MODEL : 0), target.comm, parallel_);
+  define(plan, f);
+  write_coordinates(plan);
+}
+
+bool NetcdfWriter::lay_out(const ContextPlan& plan, const FileInfo& f) {
+  const std::size_t n = plan.variables.size();
+  varids_.assign(n, -1);
+  timeless_.assign(n, 0);
+  offset_.assign(n, {});
+  prec_.assign(n, 4);
+  bool any_instant = false;
+  for (int vi : f.variables) {
+    const VariableInfo& v = plan.variables[vi];
+    const auto op = static_cast<filters::TemporalOp>(v.op);
+    if (filters::reduces(op))
+      centered_ = true;
+    else if (op == filters::TemporalOp::instant)
+      any_instant = true;
+    timeless_[vi] = op == filters::TemporalOp::once;
+    prec_[vi] = v.prec;
+    for (const Dim& d : v.dims) {  // where the part starts in each dimension
+      const LocalBlock ext = d.kind == Dim::axis ? LocalBlock{} : domain_extent(part_, plan.domains[d.index], d.index);
+      offset_[vi].push_back(d.kind == Dim::axis ? 0 : d.kind == Dim::domain_j ? ext.jbegin : ext.ibegin);
+    }
+  }
+  return any_instant;
+}
+
+void NetcdfWriter::set_access(const ContextPlan& plan, const FileInfo& f) const {
+  if (!parallel_) return;
+  const int nvars = ds_.nvars();
+  for (int v = 0; v < nvars; ++v) ds_.set_par_access(v, NC_COLLECTIVE);
+  // A variable of no dimension at all (a scalar field written once) is
+  // written by its one holder alone: a collective put would have every
+  // rank write the value.
+  for (int vi : f.variables)
+    if (timeless_[vi] && plan.variables[vi].dims.empty()) ds_.set_par_access(varids_[vi], NC_INDEPENDENT);
+}
+
+void NetcdfWriter::write_time(std::int64_t record, double end, double start_time) {
+  const std::size_t start[2] = {static_cast<std::size_t>(base_record_ + record), 0};
+  const std::size_t count[2] = {is_root_ ? std::size_t{1} : 0, 2};
+  const double stamp = centered_ ? 0.5 * (start_time + end) : end;
+  ds_.put(time_var_, start, count, &stamp);
+  if (time_bounds_var_ >= 0) {
+    const double bounds[2] = {start_time, end};
+    ds_.put(time_bounds_var_, start, count, bounds);
+  }
+  if (time_instant_var_ >= 0) ds_.put(time_instant_var_, start, count, &end);
+}
+
+void NetcdfWriter::put(int variable, std::int64_t record, const grid::Box& box, const void* values) {
+  const auto& offset = offset_.at(variable);
+  const std::size_t t = timeless_[variable] ? 0 : 1;  // leading time dimension, if any
+  const std::size_t rank = box.start.size() + t;
+  std::size_t start[NC_MAX_VAR_DIMS], count[NC_MAX_VAR_DIMS];
+  if (t) {
+    start[0] = static_cast<std::size_t>(base_record_ + record);
+    count[0] = box.empty() ? 0 : 1;
+  }
+  for (std::size_t d = t; d < rank; ++d) {
+    count[d] = box.empty() ? 0 : static_cast<std::size_t>(box.count[d - t]);
+    start[d] = box.empty() ? 0 : static_cast<std::size_t>(box.start[d - t] - offset[d - t]);
+  }
+  const int var = varids_.at(variable);
+  if (t == 0 && offset.empty() && box.empty()) return;  // 0-d and held elsewhere (independent access)
+  const double t0 = MPI_Wtime();
+  if (prec_[variable] == 8)
+    ds_.put(var, start, count, static_cast<const double*>(values));
+  else
+    ds_.put(var, start, count, static_cast<const float*>(values));
+  write_seconds_ += MPI_Wtime() - t0;
+  bytes_written_ += static_cast<std::uint64_t>(box.size()) * prec_[variable];
+}
+
+void NetcdfWriter::sync() { ds_.sync(); }
+
+void NetcdfWriter::close() {
+  if (!ds_.is_open()) return;
+  const double t0 = MPI_Wtime();
+  ds_.close();
+  write_seconds_ += MPI_Wtime() - t0;
+}
+
+}  // namespace netcdf
+}  // namespace foehn::formats

@@ -1,0 +1,122 @@
+// The NetCDF-4 writer (formats "netcdf4" and "netcdf4_classic"): one file
+// with CF metadata, written by one rank or collectively by all ranks of a
+// communicator (parallel NetCDF-4 over HDF5-MPI). Every rank of the
+// communicator calls every write in the same order; a rank with nothing to
+// write passes an empty box. Definition is cut by phase: time, grid
+// (axes and domains, with the UGRID mesh and CDI rows), scalars, variables,
+// global attributes (netcdf_define.cpp); coordinate values
+// (netcdf_coordinates.cpp); append="true" (netcdf_append.cpp).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "formats/netcdf/nc_dataset.h"
+#include "formats/writer.h"
+#include "output/output_plan.h"
+
+namespace foehn::formats {
+
+// The registry's entries (registry.cpp).
+std::unique_ptr<Writer> open_netcdf4(const output::ContextPlan& plan, int file, WriterTarget target);
+std::unique_ptr<Writer> open_netcdf4_classic(const output::ContextPlan& plan, int file, WriterTarget target);
+
+namespace netcdf {
+
+class NetcdfWriter final : public Writer {
+ public:
+  // classic: NetCDF-4 in the classic model.
+  NetcdfWriter(const output::ContextPlan& plan, int file_index, WriterTarget target, bool classic);
+
+  const std::string& path() const override { return ds_.path(); }
+  bool appended() const override { return appended_; }
+  bool is_root() const override { return is_root_; }
+  void write_time(std::int64_t record, double end, double start) override;
+  void put(int variable, std::int64_t record, const grid::Box& box, const void* values) override;
+  void sync() override;
+  void close() override;
+  WriterFigures figures() const override { return {bytes_written_, write_seconds_}; }
+
+ private:
+  using DimKey = std::pair<int, int>;  // (0: domain j, 1: domain i, 2: axis; index)
+
+  // What the plan says of this file's variables (written once or per
+  // record, where the part starts, precision) and whether records are
+  // intervals (centered_); varids_ is left for define or attach to fill.
+  // Returns whether the file has an instant field (in a file of intervals
+  // its records also get time_instant).
+  bool lay_out(const output::ContextPlan& plan, const output::FileInfo& f);
+  // Definition, phase by phase (netcdf_define.cpp).
+  void define(const output::ContextPlan& plan, const output::FileInfo& f);
+  void define_time(const output::ContextPlan& plan, bool any_instant);
+  void put_time_attributes(const output::ContextPlan& plan, int var, const char* long_name) const;
+  void define_grid(const output::ContextPlan& plan, const output::FileInfo& f);
+  void define_axis(const output::ContextPlan& plan, int index);
+  void define_domain(const output::ContextPlan& plan, int index, const std::string& suffix);
+  void define_cdi_rows(const output::DomainInfo& dom, int index, const std::string& suffix);
+  void define_mesh(const output::ContextPlan& plan, int index, const output::LocalBlock& part,
+                   const std::string& suffix, int cell_dim, int nvertex_dim);
+  void define_scalars(const output::ContextPlan& plan, const output::FileInfo& f);
+  void define_variable(const output::ContextPlan& plan, int vi);
+  void put_variable_attributes(const output::VariableInfo& v, int vi, int var) const;
+  std::string coordinates_of(const output::VariableInfo& v, int var) const;  // also CDI's grid attributes
+  void put_global_attributes(const output::ContextPlan& plan, const output::FileInfo& f) const;
+  // After definition: collective access for every variable (parallel files).
+  void set_access(const output::ContextPlan& plan, const output::FileInfo& f) const;
+  // append="true" on an existing file: finds this run's variables in it
+  // (netcdf_append.cpp) instead of defining them; records go after its own.
+  void attach(const output::ContextPlan& plan, const output::FileInfo& f);
+  void check_time_axis(const output::ContextPlan& plan, bool any_instant);
+  void check_variable(const output::ContextPlan& plan, int vi);
+  [[noreturn]] void refuse(const std::string& why) const;
+  void write_coordinates(const output::ContextPlan& plan) const;  // netcdf_coordinates.cpp
+  void write_domain_coordinates(const output::ContextPlan& plan, std::size_t d) const;
+  // A coordinate variable's values, if the file has it: the root writes,
+  // the others take part in the collective call with an empty count.
+  void put_coordinate(const std::string& name, const std::vector<double>& values, std::vector<std::size_t> count) const;
+
+  NcDataset ds_;
+  bool parallel_ = false;
+  bool is_root_ = true;
+  FilePart part_;
+  bool ugrid_ = false, cdi_ = false;  // the file's convention names UGRID, CDI
+  int dim_time_ = -1;
+  int time_var_ = -1, time_bounds_var_ = -1, time_instant_var_ = -1;
+  bool centered_ = false;
+  bool appended_ = false;
+  std::int64_t base_record_ = 0;                   // records the file held before this run (append)
+  std::vector<char> timeless_;                     // by plan variable: written once, without the time dimension
+  std::vector<int> varids_;                        // by plan variable index (-1: not in this file)
+  std::vector<std::vector<std::int64_t>> offset_;  // by plan variable: start of the part per dim
+  std::vector<std::int32_t> prec_;
+  std::map<DimKey, int> dimid_;
+  struct DomainVars {  // the names of a domain's coordinate variables in this file
+    bool used = false;
+    std::string lat, lon, lat_bounds, lon_bounds;
+    std::string coordinates;  // for the `coordinates` attribute (auxiliary coordinates only)
+    // convention="CDI", gaussian domains: CDI's row latitudes and lengths
+    // (names empty otherwise).
+    std::string rows_lat, rows_points;
+    output::ReducedRows rows;
+  };
+  std::vector<DomainVars> domain_vars_;  // by plan domain
+  // UGRID (convention="UGRID"): each unstructured domain's nodes (its cells'
+  // distinct corners) and the nodes of each cell.
+  struct Mesh {
+    std::string name, node_lon, node_lat, face_nodes;
+    std::vector<double> lon, lat;  // by node
+    std::vector<int> faces;        // nvertex per cell of the part
+    std::size_t cells = 0, nvertex = 0;
+  };
+  std::map<int, Mesh> meshes_;               // by plan domain
+  std::map<int, std::string> axis_bounds_;   // plan axis -> its bounds variable in this file
+  std::map<int, std::string> scalar_names_;  // plan scalar -> its 0-d coordinate variable
+  std::uint64_t bytes_written_ = 0;
+  double write_seconds_ = 0;
+};
+
+}  // namespace netcdf
+}  // namespace foehn::formats

@@ -1,0 +1,38 @@
+#include "formats/registry.h"
+
+#include <string>
+
+#include "formats/netcdf/netcdf_writer.h"
+
+namespace foehn::formats {
+
+namespace {
+
+// NetCDF-4 files over HDF5: parallel writers share a file, the time
+// dimension is unlimited, deflate and BitRound are available (also in the
+// classic model).
+constexpr WriterTraits kNetcdf4{
+    .collective = true, .growable_time = true, .compression = true, .quantization = true, .extension = ".nc"};
+
+const FormatEntry kFormats[] = {
+    {"netcdf4", open_netcdf4, kNetcdf4},
+    {"netcdf4_classic", open_netcdf4_classic, kNetcdf4},
+};
+
+}  // namespace
+
+std::span<const FormatEntry> known_formats() { return kFormats; }
+
+const FormatEntry& format_entry(std::string_view name) {
+  for (const FormatEntry& e : kFormats)
+    if (e.name == name) return e;
+  std::string known;
+  for (const FormatEntry& e : kFormats) known += (known.empty() ? "" : ", ") + std::string(e.name);
+  throw IoError("unknown output format '" + std::string(name) + "' (known: " + known + ")");
+}
+
+std::unique_ptr<Writer> open_writer(const output::ContextPlan& plan, int file, WriterTarget target) {
+  return format_entry(plan.files.at(file).format).open(plan, file, std::move(target));
+}
+
+}  // namespace foehn::formats

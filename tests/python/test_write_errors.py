@@ -1,0 +1,74 @@
+"""A file that cannot be written reaches the model as an error at close of
+definition, with a message naming the file, the netCDF call and netCDF's
+reason (formats::netcdf::NcDataset), from a server and from an attached
+client alike, and the run ends instead of hanging.
+
+Run as a script under mpiexec, this file is itself the model
+(`python test_write_errors.py XML`): it prints the error's status and message
+and exits 1."""
+import re
+import sys
+
+import numpy as np
+
+NI, NJ = 8, 4
+
+
+def model(xml):
+    import foehn
+    comm = foehn.init("werr", xml)
+    rank, size = comm.Get_rank(), comm.Get_size()
+    j0, j1 = rank * NJ // size, (rank + 1) * NJ // size
+    with foehn.Context("werr", comm) as ctx:
+        ctx.set_domain_rectilinear("dom", NI, NJ, 0, j0, np.arange(NI, dtype=np.float64),
+                                   np.arange(j0, j1, dtype=np.float64))
+        ctx.close_definition()
+        ctx.update_calendar(1)
+        ctx.write("ts", np.zeros((j1 - j0, NI)))
+    foehn.finalize()
+
+
+if __name__ == "__main__":
+    import foehn
+    try:
+        model(sys.argv[1])
+    except foehn.Error as error:
+        code = "ERR_IO" if error.code == foehn.ERR_IO else error.code
+        print(f"model: {code}: {error}", file=sys.stderr)
+        foehn.finalize()
+        sys.exit(1)
+    sys.exit(0)
+
+import pytest  # noqa: E402
+
+from conftest import BUILD  # noqa: E402
+
+XML = """<simulation><context id="werr">
+  <calendar type="noleap" start_date="2000-01-01" timestep="1h"/>
+  <domain_definition><domain id="dom" ni_glo="8" nj_glo="4"/></domain_definition>
+  <field_definition prec="8" operation="instant"><field id="ts" domain_ref="dom"/></field_definition>
+  <file_definition output_freq="1ts" type="one_file">
+    <file id="lost" name="no_such_dir/lost"><field field_ref="ts"/></file>
+  </file_definition>
+</context></simulation>
+"""
+
+
+@pytest.fixture(autouse=True)
+def importable_package(monkeypatch):
+    assert (BUILD / "python/foehn/__init__.py").exists(), "build with -DFOEHN_PYTHON=ON"
+    monkeypatch.setenv("PYTHONPATH", str(BUILD / "python"))
+
+
+@pytest.mark.parametrize("servers", [1, 0], ids=["server", "attached"])
+def test_file_that_cannot_be_created_reaches_the_model(tmp_path, mpmd, servers):
+    xml = tmp_path / "werr.xml"
+    xml.write_text(XML)
+    run = mpmd(tmp_path, 1, servers, [sys.executable, __file__, xml], timeout=60)
+    out = run.stdout + run.stderr
+    assert run.returncode != 0, out
+    path = tmp_path / "no_such_dir" / "lost.nc"
+    assert "model: ERR_IO: " in out, out
+    # netCDF's reason follows; its words come from HDF5 ("Permission denied" here).
+    assert re.search(re.escape(f"{path}: file: nc_create: ") + r"\S", out), out
+    assert not (tmp_path / "no_such_dir").exists()

@@ -1,0 +1,80 @@
+// Every netCDF call goes through NcDataset::call: a failure names the file,
+// the variable (or the file itself), the call and netCDF's own message.
+// Serial netCDF needs no MPI_Init.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <string>
+
+#include "formats/netcdf/nc_dataset.h"
+#include "formats/writer.h"
+
+namespace foehn::formats::netcdf {
+namespace {
+
+std::string error_of(const auto& f) {
+  try {
+    f();
+  } catch (const IoError& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+class NcDatasetErrors : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() /
+           ("foehn_nc_errors_" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
+    std::filesystem::remove_all(dir_);
+    std::filesystem::create_directories(dir_);
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+  std::filesystem::path dir_;
+};
+
+TEST_F(NcDatasetErrors, CreateInAMissingDirectoryNamesPathAndCall) {
+  const std::string path = (dir_ / "missing" / "out.nc").string();
+  const std::string e = error_of([&] { NcDataset::create(path, NC_NETCDF4, MPI_COMM_SELF, false); });
+  EXPECT_EQ(e.rfind(path + ": file: nc_create: ", 0), 0u) << e;
+  EXPECT_GT(e.size(), (path + ": file: nc_create: ").size()) << "netCDF's message is missing: " << e;
+}
+
+TEST_F(NcDatasetErrors, AttributeOnAnUnknownVariable) {
+  const std::string path = (dir_ / "att.nc").string();
+  NcDataset ds = NcDataset::create(path, NC_NETCDF4, MPI_COMM_SELF, false);
+  EXPECT_EQ(error_of([&] { ds.put_text(42, "units", "K"); }),
+            path + ": variable id 42: nc_put_att_text units: " + nc_strerror(NC_ENOTVAR));
+  ds.close();
+}
+
+TEST_F(NcDatasetErrors, BadDeflateLevelNamesTheVariable) {
+  const std::string path = (dir_ / "deflate.nc").string();
+  NcDataset ds = NcDataset::create(path, NC_NETCDF4, MPI_COMM_SELF, false);
+  const int t = ds.def_dim("time_counter", NC_UNLIMITED);
+  const int ts = ds.def_var("ts", NC_FLOAT, {t});
+  EXPECT_EQ(error_of([&] { ds.def_deflate(ts, 12); }),
+            path + ": variable 'ts': nc_def_var_deflate: " + nc_strerror(NC_EINVAL));
+  EXPECT_EQ(error_of([&] { ds.def_var("ts", NC_FLOAT, {t}); }),
+            path + ": variable 'ts': nc_def_var: " + nc_strerror(NC_ENAMEINUSE));
+  ds.close();
+  EXPECT_FALSE(ds.is_open());
+}
+
+TEST_F(NcDatasetErrors, LookupsTellAbsentFromFailed) {
+  const std::string path = (dir_ / "lookup.nc").string();
+  NcDataset ds = NcDataset::create(path, NC_NETCDF4, MPI_COMM_SELF, false);
+  EXPECT_FALSE(ds.find_var("nothing").has_value());
+  EXPECT_FALSE(ds.find_dim("nothing").has_value());
+  EXPECT_EQ(error_of([&] { ds.var_id("nothing"); }),
+            path + ": variable 'nothing': nc_inq_varid: " + nc_strerror(NC_ENOTVAR));
+  const int x = ds.def_dim("x", 3);
+  EXPECT_EQ(ds.find_dim("x"), x);
+  EXPECT_EQ(ds.get_text(NC_GLOBAL, "title"), "");
+  ds.put_text(NC_GLOBAL, "title", "t");
+  EXPECT_EQ(ds.get_text(NC_GLOBAL, "title"), "t");
+  ds.close();
+}
+
+}  // namespace
+}  // namespace foehn::formats::netcdf
