@@ -27,9 +27,10 @@ TEST(Report, ServerTableHasEveryFigure) {
   std::ostringstream out;
   print_servers(out, {server(10, 2), server(10, 7)});
   const std::string text = out.str();
-  for (const char* word : {"write s", "MB written", "peak mem MB", "messages"}) EXPECT_NE(text.find(word), std::string::npos) << word;
-  // rank, wall, busy, cpu, busy ratio, write s, MB written, peak MB, messages
-  EXPECT_NE(text.find("1     10.000      7.000      7.000   0.7000      0.250        12.50        83.00         42"),
+  for (const char* word : {"write s", "MB written", "peak mem MB", "buffers MB", "messages"})
+    EXPECT_NE(text.find(word), std::string::npos) << word;
+  // rank, wall, busy, cpu, busy ratio, write s, MB written, peak MB (RSS), buffers MB, messages
+  EXPECT_NE(text.find("1     10.000      7.000      7.000   0.7000      0.250        12.50        95.50       83.00         42"),
             std::string::npos)
       << text;
 }
