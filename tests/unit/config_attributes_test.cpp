@@ -1,0 +1,69 @@
+// The attribute tables generated from src/config/xios_attributes.tsv: the
+// reader accepts a refused attribute (so that its value is checked at its
+// line) and keeps it for close of definition, which refuses it with the
+// table's reason; an attribute only the model's calls give is unknown to
+// the reader.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "config/config.h"
+
+using namespace foehn::config;
+
+namespace {
+
+Simulation parse(const std::string& xml) { return parse_string(xml, "inline.xml", "."); }
+
+std::string error_of(const std::string& xml) {
+  try {
+    parse(xml);
+  } catch (const ConfigError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+}  // namespace
+
+TEST(ConfigAttributes, RefusalGivesTheTablesReason) {
+  EXPECT_EQ(refusal("field", "add_offset"), "packed output is not written");
+  EXPECT_EQ(refusal("field", "read_access"), "foehn does not read fields back into the model");
+  EXPECT_EQ(refusal("file", "using_server2"), "level-2 servers are set by the variable server_level2_ranks");
+  EXPECT_EQ(refusal("scalar", "label"), "string-valued scalars are not written");
+}
+
+TEST(ConfigAttributes, ActedStoredAndUnknownAttributesAreNotRefused) {
+  EXPECT_EQ(refusal("field", "long_name"), "");     // acted on
+  EXPECT_EQ(refusal("axis", "formula"), "");        // stored
+  EXPECT_EQ(refusal("domain", "ibegin"), "");       // from the model only
+  EXPECT_EQ(refusal("field", "no_such_one"), "");   // unknown
+  EXPECT_EQ(refusal("file", "add_offset"), "");     // a field's, not a file's
+}
+
+TEST(ConfigAttributes, ReaderKeepsARefusedAttributeForCloseOfDefinition) {
+  const Simulation s = parse(R"(<simulation><context id="a"><field_definition>
+<field id="t" read_access="true" ts_split_freq="1d" /></field_definition></context></simulation>)");
+  const FieldDef* f = s.contexts.at(0).find_field("t");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->extra.at("read_access"), "true");
+  EXPECT_EQ(f->extra.at("ts_split_freq"), "1d");
+}
+
+TEST(ConfigAttributes, RefusedAttributesStillHaveTheirValuesChecked) {
+  const std::string e = error_of(R"(<simulation><context id="a"><field_definition>
+<field id="t" ts_split_freq="0s" /></field_definition></context></simulation>)");
+  EXPECT_NE(e.find("bad ts_split_freq '0s' on <field>: a frequency must be positive"), std::string::npos) << e;
+}
+
+TEST(ConfigAttributes, AModelOnlyAttributeIsUnknownToTheReader) {
+  const std::string e = error_of(R"(<simulation><context id="a"><domain_definition>
+<domain id="d" type="rectilinear" ni_glo="4" nj_glo="2" ibegin="0" /></domain_definition></context></simulation>)");
+  EXPECT_NE(e.find("unknown attribute 'ibegin' on <domain>"), std::string::npos) << e;
+}
+
+TEST(ConfigAttributes, AGroupRefIsAcceptedOnlyOnAFieldGroupInAFile) {
+  const std::string e = error_of(R"(<simulation><context id="a"><field_definition>
+<field_group id="g" group_ref="h" /></field_definition></context></simulation>)");
+  EXPECT_NE(e.find("unknown attribute 'group_ref' on <field_group>"), std::string::npos) << e;
+}
