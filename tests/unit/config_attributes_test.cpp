@@ -67,3 +67,15 @@ TEST(ConfigAttributes, AGroupRefIsAcceptedOnlyOnAFieldGroupInAFile) {
 <field_group id="g" group_ref="h" /></field_definition></context></simulation>)");
   EXPECT_NE(e.find("unknown attribute 'group_ref' on <field_group>"), std::string::npos) << e;
 }
+
+TEST(ConfigAttributes, AStoredAttributeIsKeptAndNotRefused) {
+  const Simulation s = parse(R"(<simulation><context id="a"><axis_definition>
+<axis id="lev" n_glo="3" n_distributed_partition="4" /></axis_definition></context></simulation>)");
+  const AxisDef* a = s.contexts.at(0).find_axis("lev");
+  ASSERT_NE(a, nullptr);
+  EXPECT_EQ(a->extra.at("n_distributed_partition"), "4");
+  EXPECT_EQ(refusal("axis", "n_distributed_partition"), "");
+  const std::string e = error_of(R"(<simulation><context id="a"><axis_definition>
+<axis id="lev" n_glo="3" n_distributed_partition="0" /></axis_definition></context></simulation>)");
+  EXPECT_NE(e.find("bad n_distributed_partition '0' on <axis>: expected an integer >= 1"), std::string::npos) << e;
+}
