@@ -94,6 +94,8 @@ def read_table(path):
                 fail(f"{where}: unknown type '{type_}'")
             if ("x" in fortran or status == "refused") and note == "-":
                 fail(f"{where}: a refused attribute needs a note saying why")
+            if '"' in note:
+                fail(f"{where}: a note is quoted in generated code: write it without double quotes")
             attrs.append(a)
     return attrs
 
@@ -201,6 +203,8 @@ def wrap_fortran(line):
         cut = max(cuts)[1]
         out.append(line[:cut] + " &")
         line = " " * (indent + 4) + line[cut:].lstrip()
+    if len(line) > 132:  # gfortran's limit for free-form source
+        fail(f"a generated Fortran line is too long to continue (shorten the note): {line.strip()}")
     out.append(line)
     return "\n".join(out)
 
