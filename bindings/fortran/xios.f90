@@ -42,11 +42,9 @@ module xios
             xios_set_current_context, xios_close_context_definition, xios_define_calendar, xios_set_start_date, &
             xios_set_time_origin, xios_set_timestep, xios_update_calendar, xios_get_current_date, &
             xios_get_start_date, xios_field_is_active, xios_send_field, xios_getvar, &
-            xios_set_domain_attr, xios_set_axis_attr, xios_set_scalar_attr, xios_set_field_attr, xios_set_file_attr, &
-            xios_set_grid_attr, xios_solve_inheritance, &
-            xios_is_defined_field_attr, xios_is_defined_file_attr, xios_is_defined_domain_attr, &
-            xios_is_defined_axis_attr, xios_get_field_attr, xios_get_file_attr, xios_get_domain_attr, &
-            xios_get_axis_attr, xios_date_to_string, xios_duration_to_string
+            xios_solve_inheritance, xios_date_to_string, xios_duration_to_string
+  ! xios_set/get/is_defined_<kind>_attr, generated from src/config/xios_attributes.tsv.
+  include "xios_attr_public.inc"
   public :: operator(+), operator(-), operator(*), operator(==), operator(/=), operator(<), operator(<=), &
             operator(>), operator(>=)
 
@@ -114,8 +112,7 @@ module xios
 
   type :: scalar_state
     character(:), allocatable :: id, unit
-    logical :: has_value = .false.
-    real(real64) :: value = 0
+    real(real64), allocatable :: value  ! allocated once the model gives it
   end type scalar_state
 
   type :: context_state
@@ -411,6 +408,9 @@ contains
 
   include "xios_attributes.inc"
   include "xios_get.inc"
+  include "xios_attr_set.inc"
+  include "xios_attr_get.inc"
+  include "xios_attr_defined.inc"
   include "xios_dates.inc"
 
   ! ---------------------------------------------------------------- helpers

@@ -23,16 +23,18 @@ namespace {
 }
 
 
-// Attributes the reader accepts but the writer does not act on yet are
-// refused here, at their line, rather than silently ignored.
+// Attributes the reader accepts but the writer does not act on yet
+// (status refused in src/config/xios_attributes.tsv) are refused here, at
+// their line, with the table's reason, rather than silently ignored.
 void refuse_unsupported_field(const config::FieldDef& f, const std::string& id) {
   auto refuse = [&](const std::string& attr) {
-    config_error(f.where, "field '" + id + "': attribute '" + attr + "' is not supported yet");
+    config_error(f.where, "field '" + id + "': attribute '" + attr + "' is not supported yet: " +
+                              std::string(config::refusal("field", attr)));
   };
   if (f.add_offset) refuse("add_offset");
   if (f.scale_factor) refuse("scale_factor");
   for (const auto& [name, value] : f.extra)
-    if (name != "comment") refuse(name);
+    if (!config::refusal("field", name).empty()) refuse(name);
 }
 
 // The cell_methods written: the XML's cell_methods replaces the computed
@@ -47,8 +49,9 @@ std::string combined_cell_methods(const std::string& given, const std::string& m
 }
 
 void refuse_unsupported_file(const config::FileDef& f, const std::string& id) {
-  auto refuse = [&](const std::string& what) {
-    config_error(f.where, "file '" + id + "': " + what + " is not supported yet");
+  auto refuse = [&](const std::string& what, std::string_view why = {}) {
+    config_error(f.where, "file '" + id + "': " + what + " is not supported yet" +
+                              (why.empty() ? "" : ": " + std::string(why)));
   };
   if (f.par_access != "collective") refuse("par_access=\"" + f.par_access + "\"");
   if (!f.mode.empty() && f.mode != "write") refuse("mode=\"" + f.mode + "\"");
@@ -59,7 +62,7 @@ void refuse_unsupported_file(const config::FileDef& f, const std::string& id) {
   if (!f.time_units.empty() && f.time_units != "seconds") refuse("time_units=\"" + f.time_units + "\"");
   if (!f.timeseries.empty() && f.timeseries != "none") refuse("timeseries=\"" + f.timeseries + "\"");
   for (const auto& [name, value] : f.extra)
-    if (name != "comment") refuse("attribute '" + name + "'");
+    if (const auto why = config::refusal("file", name); !why.empty()) refuse("attribute '" + name + "'", why);
 }
 
 }  // namespace

@@ -239,6 +239,11 @@ bool is_output_field(const FileDef& file, const FieldDef& field);
 // Reads XML text; `name` is used in error messages, includes are relative to base_dir.
 Simulation parse_string(std::string_view xml, const std::string& name, const std::string& base_dir);
 
+// Why close of definition refuses an attribute of an element kind ("field",
+// "file", "scalar", ...) that the reader accepts, or "" when foehn acts on it
+// or keeps it (src/config/xios_attributes.tsv).
+std::string_view refusal(std::string_view kind, std::string_view name);
+
 // Typed access to variables; throw ConfigError (at the variable's line) when
 // the value does not fit the type. Return the fallback when absent.
 bool variable_bool(const ContextDef& ctx, std::string_view id, bool fallback);

@@ -1,6 +1,7 @@
 // Which attributes each element takes, and what their values must look like.
 //
-// The tables list the XIOS attributes foehn accepts. An attribute that is not
+// The tables list the XIOS attributes foehn accepts; they are generated from
+// src/config/xios_attributes.tsv (cmake/gen_attributes.py). An attribute that is not
 // in its table is an error (with a suggestion), because a misspelt attribute
 // silently ignored is the worst kind of configuration bug: the run goes on
 // and writes the wrong thing. Values are checked here, where they are
@@ -36,139 +37,14 @@ struct Spec {
 
 using Table = std::vector<Spec>;
 
-const Table& field_table() {
-  static const Table t = {
-      {"id"}, {"name"}, {"long_name"}, {"standard_name"}, {"unit"}, {"comment"},
-      {"operation", Type::choice, "instant|average|accumulate|minimum|maximum|once"},
-      {"freq_op", Type::frequency}, {"freq_offset", Type::duration},
-      {"field_ref"}, {"grid_ref"}, {"domain_ref"}, {"axis_ref"}, {"scalar_ref"}, {"expr"},
-      {"prec", Type::prec}, {"enabled", Type::boolean},
-      {"default_value", Type::real}, {"valid_min", Type::real}, {"valid_max", Type::real},
-      {"detect_missing_value", Type::boolean},
-      {"compression_level", Type::integer, {}, 0, 9}, {"level", Type::integer, {}, 0},
-      {"add_offset", Type::real}, {"scale_factor", Type::real}, {"cell_methods"},
-      {"cell_methods_mode", Type::choice, "overwrite|prefix|suffix|none"},
-      {"check_if_active", Type::boolean},
-      // Kept in FieldDef::extra.
-      {"read_access", Type::boolean}, {"indexed_output", Type::boolean},
-      {"conversion_by_netcdf", Type::boolean}, {"grid_path"}, {"compression_type"},
-      {"compression_params", Type::real_list}, {"chunking_blocksize_target", Type::real},
-      {"ts_enabled", Type::boolean}, {"ts_split_freq", Type::frequency},
-      {"build_workflow_graph", Type::boolean},
-  };
-  return t;
-}
+// A refused attribute: accepted by the reader (so that its value is checked
+// and the error points at its line), refused at close of definition.
+struct Refusal {
+  std::string_view kind, name, why;
+};
 
-const Table& file_field_group_table() {
-  static const Table t = [] {
-    Table table = field_table();
-    table.push_back({"group_ref"});
-    return table;
-  }();
-  return t;
-}
-
-const Table& file_table() {
-  static const Table t = {
-      {"id"}, {"name"}, {"name_suffix"}, {"description"}, {"comment"},
-      {"output_freq", Type::frequency}, {"output_level", Type::integer, {}, 0},
-      {"sync_freq", Type::frequency}, {"split_freq", Type::frequency}, {"split_freq_format"},
-      {"min_digits", Type::integer, {}, 0},
-      {"type", Type::choice, "one_file|multiple_file"},
-      {"format", Type::choice, "netcdf4|netcdf4_classic"},
-      {"par_access", Type::choice, "collective|independent"},
-      {"append", Type::boolean}, {"enabled", Type::boolean},
-      {"compression_level", Type::integer, {}, 0, 9},
-      {"mode", Type::choice, "read|write"}, {"convention", Type::choice, "CF|UGRID|CDI|CDI UGRID|UGRID CDI"},
-      {"time_counter", Type::choice,
-       "centered|instant|record|exclusive|centered_exclusive|instant_exclusive|none"},
-      {"time_units", Type::choice, "seconds|days"},
-      {"timeseries", Type::choice, "none|only|both|exclusive"},
-      // Kept in FileDef::extra.
-      {"split_start_offset", Type::duration}, {"split_end_offset", Type::duration},
-      {"split_last_date", Type::date}, {"convention_str"}, {"read_metadata_par", Type::boolean},
-      {"time_counter_name"}, {"record_offset", Type::integer}, {"cyclic", Type::boolean},
-      {"ts_prefix"}, {"time_stamp_name"}, {"time_stamp_format"}, {"uuid_name"}, {"uuid_format"},
-      {"writer"}, {"pool_writer"}, {"gatherer"}, {"pool_gatherer"}, {"reader"}, {"pool_reader"},
-      {"using_server2", Type::boolean},
-  };
-  return t;
-}
-
-const Table& axis_table() {
-  static const Table t = {
-      {"id"}, {"name"}, {"long_name"}, {"standard_name"}, {"unit"},
-      {"positive", Type::choice, "up|down"}, {"n_glo", Type::integer, {}, 1},
-      {"value", Type::real_list}, {"axis_ref"},
-      // Kept in AxisDef::extra.
-      {"comment"}, {"axis_type", Type::choice, "X|Y|Z|T"}, {"dim_name"}, {"bounds_name"},
-      {"formula"}, {"formula_term"}, {"formula_bounds"}, {"formula_term_bounds"},
-      {"prec", Type::prec}, {"chunking_weight", Type::real}, {"convert_from_factor", Type::real},
-      {"label"}, {"bounds", Type::real_list},
-  };
-  return t;
-}
-
-const Table& domain_table() {
-  static const Table t = {
-      {"id"}, {"name"}, {"long_name"}, {"standard_name"},
-      {"type", Type::choice, "rectilinear|curvilinear|gaussian|unstructured"},
-      {"ni_glo", Type::integer, {}, 1}, {"nj_glo", Type::integer, {}, 1}, {"domain_ref"},
-      // Kept in DomainDef::extra.
-      {"comment"}, {"lon_name"}, {"lat_name"}, {"bounds_lon_name"}, {"bounds_lat_name"},
-      {"dim_i_name"}, {"dim_j_name"}, {"nvertex", Type::integer, {}, 1}, {"nvertex_name"},
-      {"radius", Type::real}, {"prec", Type::prec}, {"data_dim", Type::integer, {}, 1, 2},
-      {"chunking_weight_i", Type::real}, {"chunking_weight_j", Type::real},
-  };
-  return t;
-}
-
-const Table& scalar_table() {
-  static const Table t = {
-      {"id"}, {"name"}, {"long_name"}, {"standard_name"}, {"unit"}, {"label"},
-      {"value", Type::real}, {"scalar_ref"},
-      // Kept in ScalarDef::extra.
-      {"comment"}, {"axis_type", Type::choice, "X|Y|Z|T"}, {"positive", Type::choice, "up|down"},
-      {"bounds_name"}, {"prec", Type::prec},
-  };
-  return t;
-}
-
-const Table& table_of(Schema schema) {
-  static const Table none = {};
-  static const Table id_only = {{"id"}};
-  static const Table calendar = {{"type", Type::calendar_type}, {"timestep", Type::frequency},
-                                 {"start_date", Type::date}, {"time_origin", Type::date},
-                                 {"comment"},
-                                 // user_defined calendars (checked together in resolve.cpp)
-                                 {"day_length", Type::integer, {}, 1}, {"month_lengths", Type::real_list},
-                                 {"year_length", Type::integer, {}, 1},
-                                 {"leap_year_month", Type::integer, {}, 1, 12},
-                                 {"leap_year_drift", Type::real}, {"leap_year_drift_offset", Type::real}};
-  static const Table variable = {{"id"}, {"name"}, {"type", Type::variable_type}};
-  static const Table grid = {{"id"}, {"name"}, {"description"}, {"comment"}};
-  static const Table grid_domain = {{"id"}, {"domain_ref"}};
-  static const Table grid_axis = {{"id"}, {"axis_ref"}};
-  static const Table grid_scalar = {{"id"}, {"scalar_ref"}};
-  switch (schema) {
-    case Schema::simulation: return none;
-    case Schema::context: return id_only;
-    case Schema::calendar: return calendar;
-    case Schema::variable: return variable;
-    case Schema::variable_group: return id_only;
-    case Schema::axis: return axis_table();
-    case Schema::domain: return domain_table();
-    case Schema::scalar: return scalar_table();
-    case Schema::grid: return grid;
-    case Schema::grid_domain: return grid_domain;
-    case Schema::grid_axis: return grid_axis;
-    case Schema::grid_scalar: return grid_scalar;
-    case Schema::field: return field_table();
-    case Schema::file_field_group: return file_field_group_table();
-    case Schema::file: return file_table();
-  }
-  return none;
-}
+// table_of(Schema) and kRefused, from src/config/xios_attributes.tsv.
+#include "schema_tables.inc"
 
 std::vector<std::string_view> split_choices(std::string_view choices) {
   std::vector<std::string_view> out;
@@ -355,3 +231,13 @@ void check_no_text(const Node& node) {
 }
 
 }  // namespace foehn::config::detail
+
+namespace foehn::config {
+
+std::string_view refusal(std::string_view kind, std::string_view name) {
+  for (const detail::Refusal& r : detail::kRefused)
+    if (r.kind == kind && r.name == name) return r.why;
+  return {};
+}
+
+}  // namespace foehn::config

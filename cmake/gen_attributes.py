@@ -1,0 +1,408 @@
+#!/usr/bin/env python3
+"""Generate every surface that repeats per XIOS kind x attribute from one table.
+
+    gen_attributes.py TABLE OUTDIR           write the generated files into OUTDIR
+    gen_attributes.py --check TABLE DOC.md   exit 1 when DOC.md's attribute table differs
+
+TABLE is src/config/xios_attributes.tsv (its header says what each column means). The outputs:
+
+    schema_tables.inc        C++: the attributes each XML element accepts, with their types, and
+                             the attributes accepted by the reader but refused at close of definition
+    xios_attr_public.inc     Fortran: the public statement of the generated routines
+    xios_attr_set.inc        Fortran: xios_set_<kind>_attr
+    xios_attr_get.inc        Fortran: xios_get_<kind>_attr
+    xios_attr_defined.inc    Fortran: xios_is_defined_<kind>_attr
+    xios-attributes.md       the Markdown table of docs/xios-compatibility.md
+
+Standard library only: it runs at build time wherever CMake runs.
+"""
+import os
+import re
+import sys
+from dataclasses import dataclass
+
+TABLE_PATH = "src/config/xios_attributes.tsv"
+BEGIN_MARK = "<!-- attribute table: generated from src/config/xios_attributes.tsv; edit the table -->"
+END_MARK = "<!-- end of the attribute table -->"
+STATUSES = ("acted", "stored", "refused", "model")
+VERBS = set("sxgd")
+
+# XML element kind -> schema::Schema enumerator, in the order the switch lists them.
+SCHEMA_OF = {"context": "context", "calendar": "calendar", "variable": "variable",
+             "variable_group": "variable_group", "axis": "axis", "domain": "domain", "scalar": "scalar",
+             "grid": "grid", "grid_domain": "grid_domain", "grid_axis": "grid_axis",
+             "grid_scalar": "grid_scalar", "field": "field", "file": "file"}
+# Kinds whose Fortran routines keep attributes in a state type until close of definition.
+STATE_OF = {"domain": ("domain_state", "domains"), "axis": ("axis_state", "axes"),
+            "scalar": ("scalar_state", "scalars")}
+FORTRAN_KINDS = ("domain", "axis", "scalar", "grid", "field", "file")
+
+
+@dataclass
+class Attr:
+    kind: str
+    name: str
+    type: str
+    rank: int
+    status: str
+    fortran: str
+    route: str
+    default: str
+    note: str
+    line: int
+
+    @property
+    def base(self):  # the type without bounds or choices
+        return re.match(r"[a-z]+", self.type).group(0)
+
+    @property
+    def keep(self):  # (member, member rank) in the Fortran state, or None
+        if self.route == "-":
+            return None
+        parts = self.route.split(":")
+        return parts[1], int(parts[2]) if len(parts) > 2 else self.rank
+
+
+def fail(message):
+    sys.exit("gen_attributes.py: " + message)
+
+
+def read_table(path):
+    attrs, seen = [], set()
+    with open(path, encoding="utf-8") as f:
+        for number, line in enumerate(f, 1):
+            line = line.rstrip("\n")
+            if not line.strip() or line.startswith("#"):
+                continue
+            cols = line.split("\t")
+            where = f"{path}:{number}"
+            if len(cols) != 9:
+                fail(f"{where}: {len(cols)} columns, expected 9 separated by tabs")
+            kind, name, type_, rank, status, fortran, route, default, note = cols
+            a = Attr(kind, name, type_, int(rank), status, fortran, route, default, note, number)
+            if (kind, name) in seen:
+                fail(f"{where}: {kind} {name} is listed twice")
+            seen.add((kind, name))
+            if status not in STATUSES:
+                fail(f"{where}: status '{status}' is not one of {', '.join(STATUSES)}")
+            if fortran != "-" and not set(fortran) <= VERBS:
+                fail(f"{where}: fortran '{fortran}' is not made of s, x, g, d")
+            if route != "-" and not re.fullmatch(r"keep:[a-z_0-9]+(:[0-3])?", route):
+                fail(f"{where}: route '{route}' is not - or keep:<member>[:<rank>]")
+            if a.base not in ("string", "bool", "int", "double", "duration", "date", "enum", "prec", "calendar",
+                              "vartype"):
+                fail(f"{where}: unknown type '{type_}'")
+            if ("x" in fortran or status == "refused") and note == "-":
+                fail(f"{where}: a refused attribute needs a note saying why")
+            if '"' in note:
+                fail(f"{where}: a note is quoted in generated code: write it without double quotes")
+            attrs.append(a)
+    return attrs
+
+
+# ---------------------------------------------------------------- C++ schema
+
+def cxx_string(text):
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def cxx_spec(a):
+    base = a.base
+    if a.rank > 0 and base in ("int", "double"):
+        return "{%s, Type::real_list}" % cxx_string(a.name)
+    if base == "string" or (a.rank > 0 and base != "bool"):
+        return "{%s}" % cxx_string(a.name)
+    simple = {"bool": "boolean", "double": "real", "date": "date", "prec": "prec", "calendar": "calendar_type",
+              "vartype": "variable_type"}
+    if base in simple:
+        return "{%s, Type::%s}" % (cxx_string(a.name), simple[base])
+    if base == "duration":
+        return "{%s, Type::%s}" % (cxx_string(a.name), "frequency" if a.type == "duration>0" else "duration")
+    if base == "enum":
+        choices = re.fullmatch(r"enum\((.*)\)", a.type).group(1)
+        return "{%s, Type::choice, %s}" % (cxx_string(a.name), cxx_string(choices))
+    bounds = re.fullmatch(r"int(?:\[(-?\d*)\.\.(-?\d*)\])?", a.type)
+    if not bounds:
+        fail(f"line {a.line}: bad int type '{a.type}' (int or int[min..max])")
+    low, high = bounds.group(1) or "kNoMin", bounds.group(2) or "kNoMax"
+    if low == "kNoMin" and high == "kNoMax":
+        return "{%s, Type::integer}" % cxx_string(a.name)
+    return "{%s, Type::integer, {}, %s, %s}" % (cxx_string(a.name), low, high)
+
+
+def schema_tables(attrs):
+    xml = [a for a in attrs if a.status != "model"]
+    out = ["// Generated from src/config/xios_attributes.tsv by cmake/gen_attributes.py; edit the table.",
+           "// Included by src/config/schema.cpp inside namespace foehn::config::detail::(anonymous).", "",
+           "const Table& table_of(Schema schema) {", "  static const Table none = {};"]
+    tables = {}
+    for a in xml:
+        tables.setdefault(a.kind, []).append(cxx_spec(a))
+    # A <field_group> inside a <file> takes a field's attributes and its own.
+    tables["file_field_group"] = tables["field"] + tables.pop("field_group", [])
+    for kind, specs in tables.items():
+        out.append(f"  static const Table {kind} = {{")
+        out.extend(wrap_cxx(specs))
+        out.append("  };")
+    out.append("  switch (schema) {")
+    out.append("    case Schema::simulation: return none;")
+    for kind in tables:
+        if kind not in SCHEMA_OF and kind != "file_field_group":
+            fail(f"kind '{kind}' is no XML element the schema knows")
+        out.append(f"    case Schema::{kind}: return {kind};")
+    out += ["  }", "  return none;", "}", "",
+            "// Attributes the reader accepts and close of definition refuses, with the reason users see.",
+            "constexpr Refusal kRefused[] = {"]
+    for a in xml:
+        if a.status == "refused":
+            out.append("    {%s, %s, %s}," % (cxx_string(a.kind), cxx_string(a.name), cxx_string(a.note)))
+    out.append("};")
+    return "\n".join(out) + "\n"
+
+
+def wrap_cxx(specs):
+    lines, line = [], "     "
+    for s in specs:
+        if len(line) + len(s) + 2 > 118:
+            lines.append(line.rstrip())
+            line = "     "
+        line += " " + s + ","
+    lines.append(line.rstrip())
+    return lines
+
+
+# ---------------------------------------------------------------- Fortran
+
+FORTRAN_TYPE = {"string": "character(*)", "enum": "character(*)", "calendar": "character(*)",
+                "vartype": "character(*)", "int": "integer", "prec": "integer", "double": "real(real64)",
+                "bool": "logical", "duration": "type(xios_duration)", "date": "type(xios_date)"}
+# How a value reaches foehn_set_attribute as text, and how the text comes back.
+TO_TEXT = {"string": "{v}", "enum": "{v}", "bool": 'merge("true ", "false", {v})', "int": "int_text(int({v}, 8))",
+           "prec": "int_text(int({v}, 8))", "duration": "xios_duration_to_string({v})"}
+FROM_TEXT = {"string": "attr_text", "enum": "attr_text", "int": "attr_int", "prec": "attr_int",
+             "double": "attr_real", "bool": "attr_logical", "duration": "attr_duration"}
+
+
+def wrap_fortran(line):
+    """Continues a line longer than 118 characters with '&' at a ', ' outside strings and brackets."""
+    indent = len(line) - len(line.lstrip())
+    out = []
+    while len(line) > 118:
+        cuts, quoted, depth = [], False, 0  # the outermost, then the last, comma wins
+        for i, ch in enumerate(line[:116]):
+            if ch == '"':
+                quoted = not quoted
+            elif not quoted and ch in "([":
+                depth += 1
+            elif not quoted and ch in ")]":
+                depth -= 1
+            elif ch == "," and not quoted and line[i + 1:i + 2] == " ":
+                cuts.append((-depth, i + 1))
+        if not cuts:
+            break
+        cut = max(cuts)[1]
+        out.append(line[:cut] + " &")
+        line = " " * (indent + 4) + line[cut:].lstrip()
+    if len(line) > 132:  # gfortran's limit for free-form source
+        fail(f"a generated Fortran line is too long to continue (shorten the note): {line.strip()}")
+    out.append(line)
+    return "\n".join(out)
+
+
+def dims(rank):
+    return "" if rank == 0 else "(" + ",".join([":"] * rank) + ")"
+
+
+def declaration(a, intent):
+    ftype = "logical" if intent == "defined" else FORTRAN_TYPE[a.base]
+    return f"    {ftype}, intent({'out' if intent != 'in' else 'in'}), optional :: {a.name}" + (
+        dims(a.rank) if intent != "defined" else "")
+
+
+def header(verb, kind, args, named_call=True):
+    name = f"xios_{verb}_{kind}_attr"
+    first = f"  subroutine {name}({', '.join([kind + '_id'] + [a.name for a in args])})"
+    lines = [wrap_fortran(first), f"    character(*), intent(in) :: {kind}_id"]
+    return lines + ([f'    character(*), parameter :: call = "{name}"'] if named_call else [])
+
+
+def keep_assignment(a):
+    member, member_rank = a.keep
+    v = a.name
+    if member_rank == a.rank:
+        return f"s%{member} = {v}"
+    if member_rank == 1:
+        return f"s%{member} = reshape({v}, [size({v})])"
+    if member_rank == 2:
+        return f"s%{member} = reshape({v}, [size({v}, 1), size({v}) / max(1, size({v}, 1))])"
+    fail(f"line {a.line}: cannot flatten rank {a.rank} to rank {member_rank}")
+
+
+def set_routine(kind, attrs):
+    args = sorted((a for a in attrs if "s" in a.fortran or "x" in a.fortran), key=lambda a: a.name)
+    out = header("set", kind, args) + [declaration(a, "in") for a in args]
+    kept = [a for a in args if "s" in a.fortran and a.keep]
+    if kept:
+        out.append("    integer :: k")
+    for a in args:
+        if "x" in a.fortran:
+            out.append(wrap_fortran(f'    call unsupported(call, {kind}_id, present({a.name}), "{a.name}", "{a.note}")'))
+    for a in args:
+        if "s" in a.fortran and not a.keep:
+            if a.base not in TO_TEXT:
+                fail(f"line {a.line}: xios_set_{kind}_attr cannot pass a {a.base} to foehn yet")
+            value = TO_TEXT[a.base].format(v=a.name)
+            out.append(wrap_fortran(f'    if (present({a.name})) call set_attribute(call, "{kind}", {kind}_id, '
+                                    f'"{a.name}", {value})'))
+    if kept:
+        _, plural = STATE_OF[kind]
+        out += [f"    k = {kind}_slot({kind}_id, call)", f"    associate (s => contexts(current)%{plural}(k))"]
+        out += [wrap_fortran(f"      if (present({a.name})) {keep_assignment(a)}") for a in kept]
+        out.append("    end associate")
+    out.append(f"  end subroutine xios_set_{kind}_attr")
+    return out
+
+
+def state_copy(kind):
+    if kind not in ("domain", "axis"):  # xios_get.inc has domain_state_of and axis_state_of
+        fail(f"xios_get/is_defined_{kind}_attr cannot read a kept attribute: add {kind}_state_of to xios_get.inc")
+    state, _ = STATE_OF[kind]
+    return [f"    type({state}) :: s"], [f"    s = {kind}_state_of({kind}_id, call)"]
+
+
+def get_routine(kind, attrs):
+    args = sorted((a for a in attrs if "g" in a.fortran), key=lambda a: a.name)
+    out = header("get", kind, args, any(a.keep for a in args)) + [declaration(a, "out") for a in args]
+    body = []
+    if any(a.keep for a in args):
+        decl, body = state_copy(kind)
+        out += decl
+    for a in args:
+        if a.keep:
+            member, _ = a.keep
+            if a.base == "int":
+                value = f'kept_int(s%{member}, "{kind}", {kind}_id, "{a.name}")'
+            elif FORTRAN_TYPE[a.base] == "character(*)":
+                value = f'model_or_xml(s%{member}, "{kind}", {kind}_id, "{a.name}")'
+            else:
+                fail(f"line {a.line}: xios_get_{kind}_attr cannot read a kept {a.base}")
+        else:
+            value = f'{FROM_TEXT[a.base]}("{kind}", {kind}_id, "{a.name}")'
+        body.append(wrap_fortran(f"    if (present({a.name})) {a.name} = {value}"))
+    return out + body + [f"  end subroutine xios_get_{kind}_attr"]
+
+
+def defined_routine(kind, attrs):
+    args = sorted((a for a in attrs if "d" in a.fortran), key=lambda a: a.name)
+    out = header("is_defined", kind, args, any(a.keep for a in args)) + [declaration(a, "defined") for a in args]
+    body = []
+    if any(a.keep for a in args):
+        decl, body = state_copy(kind)
+        out += decl
+    for a in args:
+        xml = f'xml_defined("{kind}", {kind}_id, "{a.name}")'
+        if a.keep:
+            member, _ = a.keep
+            scalar_int = a.base == "int" and a.rank == 0
+            model = f"s%{member} /= unset" if scalar_int else f"allocated(s%{member})"
+            # Only the model gives what the XML does not take. The impure call
+            # comes first so that it is always evaluated.
+            value = model if a.status == "model" else f"{xml} .or. {model}"
+        else:
+            value = xml
+        body.append(wrap_fortran(f"    if (present({a.name})) {a.name} = {value}"))
+    return out + body + [f"  end subroutine xios_is_defined_{kind}_attr"]
+
+
+def fortran_files(attrs):
+    stamp = "! Generated from src/config/xios_attributes.tsv by cmake/gen_attributes.py; edit the table."
+    by_kind = {k: [a for a in attrs if a.kind == k and a.fortran != "-"] for k in FORTRAN_KINDS}
+    files, public = {}, []
+    for verb, make, letters in (("set", set_routine, "sx"), ("get", get_routine, "g"),
+                                ("defined", defined_routine, "d")):
+        lines = [stamp, "! Included by bindings/fortran/xios.f90 after contains."]
+        for kind in FORTRAN_KINDS:
+            if any(set(a.fortran) & set(letters) for a in by_kind[kind]):
+                lines += [""] + make(kind, by_kind[kind])
+                public.append(f"xios_{'is_defined' if verb == 'defined' else verb}_{kind}_attr")
+        files[f"xios_attr_{verb}.inc"] = "\n".join(lines) + "\n"
+    files["xios_attr_public.inc"] = stamp + "\n" + wrap_fortran("  public :: " + ", ".join(public)) + "\n"
+    return files
+
+
+# ---------------------------------------------------------------- Markdown
+
+STATUS_TEXT = {"acted": "yes", "stored": "kept, no effect", "refused": "refused", "model": "from the model"}
+
+
+def markdown_type(a):
+    if a.base == "enum":
+        text = ", ".join(re.fullmatch(r"enum\((.*)\)", a.type).group(1).split("|"))
+    elif a.type == "duration>0":
+        text = "duration > 0"
+    elif a.base in ("prec", "calendar", "vartype"):
+        text = {"prec": "4 or 8", "calendar": "calendar type", "vartype": "variable type"}[a.base]
+    else:
+        text = a.type.replace("[", " ").replace("]", "").replace("..", " to ").rstrip()
+        text = re.sub(r" to$", " or more", text)
+    return text + (f", rank {a.rank}" if a.rank else "")
+
+
+def markdown_fortran(a):
+    words = []
+    if "s" in a.fortran:
+        words.append("set")
+    if "x" in a.fortran:
+        words.append("set stops")
+    if "g" in a.fortran:
+        words.append("get")
+    if "d" in a.fortran:
+        words.append("is_defined")
+    return ", ".join(words)
+
+
+def markdown(attrs):
+    rows = [BEGIN_MARK, "", "| element | attribute | type | acted on | Fortran | default | note |",
+            "|---|---|---|---|---|---|---|"]
+    for a in attrs:
+        cells = [a.kind, f"`{a.name}`", markdown_type(a), STATUS_TEXT[a.status], markdown_fortran(a),
+                 "" if a.default == "-" else a.default, "" if a.note == "-" else a.note]
+        rows.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
+    return "\n".join(rows + ["", END_MARK]) + "\n"
+
+
+def check_doc(attrs, doc_path):
+    with open(doc_path, encoding="utf-8") as f:
+        text = f.read()
+    start, end = text.find(BEGIN_MARK), text.find(END_MARK)
+    if start < 0 or end < 0:
+        fail(f"{doc_path}: the markers of the attribute table are missing")
+    if text[start:end + len(END_MARK)] + "\n" != markdown(attrs):
+        print(f"{doc_path}: the attribute table differs from {TABLE_PATH}; paste the generated "
+              "xios-attributes.md (in the build tree, generated/attributes/) between the markers", file=sys.stderr)
+        return 1
+    return 0
+
+
+def write(path, text):
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(text)
+
+
+def main(argv):
+    if len(argv) == 4 and argv[1] == "--check":
+        return check_doc(read_table(argv[2]), argv[3])
+    if len(argv) != 3:
+        fail(__doc__)
+    attrs, outdir = read_table(argv[1]), argv[2]
+    os.makedirs(outdir, exist_ok=True)
+    files = fortran_files(attrs)
+    files["schema_tables.inc"] = schema_tables(attrs)
+    files["xios-attributes.md"] = markdown(attrs)
+    for name, text in files.items():
+        write(os.path.join(outdir, name), text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
