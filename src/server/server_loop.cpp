@@ -417,7 +417,11 @@ class Server {
         if (o.kind == Order::write) {
           if (slot.engine && slot.error.empty()) {
             try {
-              if (!slot.engine->write_front(false)) return;  // data still on its way
+              // Once every client has closed no more data can come: a
+              // record a client did not write is written with fill values
+              // (and a warning), as attached mode does, instead of waiting.
+              const bool closing = slot.closed == slot.clients;
+              if (!slot.engine->write_front(closing)) return;  // data still on its way
             } catch (const std::exception& e) {
               slot.error = e.what();
               fail_run("context '" + slot.id + "': " + slot.error);

@@ -1,11 +1,14 @@
 // Misuses of the C API must end in an error that names what happened, never
 // in a crash or a hang, in attached and server mode (issue 18, items 2, 3, 5).
 //
-// usage: misuse_model <misuse.xml> after_close|reinit|finalize_open
+// usage: misuse_model <misuse.xml> after_close|reinit|finalize_open|skip_write|wrong_size
 //   after_close    any call with a closed context, and a second close: FOEHN_ERR_STATE naming the context
 //   reinit         foehn_init after foehn_finalize: FOEHN_ERR_STATE, at once
 //   finalize_open  foehn_finalize with the context open: FOEHN_ERR_STATE naming it, and the file holds
 //                  every record written (foehn closed the context itself)
+//   skip_write     rank 0 does not write ps at step 2 (item 1): the run ends, the record holds fill values
+//                  where rank 0's part is, and every other value is exact
+//   wrong_size     as skip_write, but rank 0 writes the wrong size at step 2, which is refused (FOEHN_ERR_ARGUMENT)
 // Three steps of ps (one record each) are written first. Exits 0 when every
 // rank saw what it expected.
 #include <netcdf.h>
@@ -35,7 +38,10 @@ void expect_error(int status, int code, const std::string& call, const std::stri
 
 double value(int step, int i, int j) { return 1000.0 * step + 10.0 * j + i; }
 
-foehn_context open_and_write(MPI_Comm comm) {
+// The step at which rank 0 does not write in skip_write and wrong_size.
+constexpr int kFaultStep = 2;
+
+foehn_context open_and_write(MPI_Comm comm, const std::string& mode) {
   int rank = 0, size = 1;
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &size);
@@ -50,13 +56,26 @@ foehn_context open_and_write(MPI_Comm comm) {
     expect(foehn_update_calendar(ctx, step) == FOEHN_OK, "update_calendar");
     for (int j = 0; j < nj; ++j)
       for (int i = 0; i < kNi; ++i) ps[static_cast<size_t>(j * kNi + i)] = value(step, i, j0 + j);
+    if (rank == 0 && step == kFaultStep && mode == "skip_write") continue;
+    if (rank == 0 && step == kFaultStep && mode == "wrong_size") {
+      expect_error(foehn_write_double(ctx, "ps", ps.data(), ps.size() - 1), FOEHN_ERR_ARGUMENT, "write of a wrong size",
+                   "'ps'");
+      continue;
+    }
     expect(foehn_write_double(ctx, "ps", ps.data(), ps.size()) == FOEHN_OK, "write");
   }
   return ctx;
 }
 
-// Every record of misuse.nc, read back exactly.
-void check_file() {
+// What the file holds at a point: the written value, or the fill value
+// where rank 0 (rows [0, rows0)) skipped kFaultStep.
+double expected(int step, int i, int j, int rows0, bool faulty) {
+  return faulty && step == kFaultStep && j < rows0 ? NC_FILL_DOUBLE : value(step, i, j);
+}
+
+// Every record of misuse.nc, read back exactly (rows0: rank 0's rows, whose
+// values at kFaultStep are fill values when faulty).
+void check_file(int rows0 = 0, bool faulty = false) {
   int nc = 0, var = 0, dim = 0;
   size_t records = 0;
   if (nc_open("misuse.nc", NC_NOWRITE, &nc) != NC_NOERR) return expect(false, "misuse.nc opens");
@@ -69,7 +88,8 @@ void check_file() {
   for (int s = 0; s < kSteps && records == kSteps; ++s)
     for (int j = 0; j < kNj; ++j)
       for (int i = 0; i < kNi; ++i)
-        expect(all[static_cast<size_t>((s * kNj + j) * kNi + i)] == value(s + 1, i, j), "ps value");
+        expect(all[static_cast<size_t>((s * kNj + j) * kNi + i)] == expected(s + 1, i, j, rows0, faulty),
+               "ps value at step " + std::to_string(s + 1) + ", point " + std::to_string(i) + "," + std::to_string(j));
   nc_close(nc);
 }
 }  // namespace
@@ -82,9 +102,10 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "foehn_init failed: %s\n", foehn_last_error());
     MPI_Abort(MPI_COMM_WORLD, 1);
   }
-  int rank = 0;
+  int rank = 0, size = 1;
   MPI_Comm_rank(comm, &rank);
-  foehn_context ctx = open_and_write(comm);
+  MPI_Comm_size(comm, &size);
+  foehn_context ctx = open_and_write(comm, mode);
   if (mode == "after_close") {
     expect(foehn_context_close(ctx) == FOEHN_OK, "the first close");
     const double ps[kNi * kNj] = {};
@@ -105,8 +126,12 @@ int main(int argc, char** argv) {
     expect_error(foehn_update_calendar(ctx, kSteps + 1), FOEHN_ERR_STATE, "update_calendar after finalize",
                  "is closed");
     if (rank == 0) check_file();
+  } else if (mode == "skip_write" || mode == "wrong_size") {
+    expect(foehn_context_close(ctx) == FOEHN_OK, "close after a step without ps from rank 0");
+    expect(foehn_finalize() == FOEHN_OK, "finalize");
+    if (rank == 0) check_file(kNj / size, true);
   } else {
-    expect(false, "a mode: after_close, reinit or finalize_open");
+    expect(false, "a mode: after_close, reinit, finalize_open, skip_write or wrong_size");
   }
   MPI_Comm_free(&comm);
   std::printf("misuse_model %s: %s\n", mode.c_str(), ok ? "as expected" : "FAILED");
