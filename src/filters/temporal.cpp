@@ -38,77 +38,138 @@ std::string_view cf_method(TemporalOp op) {
   }
 }
 
-Accumulator::Accumulator(TemporalOp op, std::size_t size) : op_(op), value_(size), weight_(size) { reset(); }
+Accumulator::Accumulator(TemporalOp op, std::size_t size) : op_(op), value_(size) { reset(); }
 
 void Accumulator::reset() {
   double start = 0;
   if (op_ == TemporalOp::minimum) start = std::numeric_limits<double>::infinity();
   if (op_ == TemporalOp::maximum) start = -std::numeric_limits<double>::infinity();
+  // instant and once: a point no sample reached is missing.
+  if (!reduces(op_)) start = std::numeric_limits<double>::quiet_NaN();
   std::fill(value_.begin(), value_.end(), start);
-  std::fill(weight_.begin(), weight_.end(), 0.0);
+  weight_all_ = 0;
+  per_point_ = false;
 }
+
+void Accumulator::start_per_point() {
+  weight_.assign(value_.size(), weight_all_);
+  per_point_ = true;
+}
+
+namespace {
+// A sample's value counts unless it is NaN or the missing value (compared
+// in the sample's own type: 1e20 as a float is not 1e20, and a float
+// converts to double exactly).
+inline bool valid(double x, double missing) {
+  return (x == x) & (x != missing);  // no short circuit: a branch would stop vectorisation
+}
+
+// One sample for points [0, n): each valid value updates its point's
+// running value (update(v, x)); a skipped one leaves it (instant, once: sets
+// it missing); with per-point weights, a valid value adds w_point to its
+// point's. Returns how many values were skipped. The loop is branch-free and
+// vectorises (omp simd: the count is a sum of ones, exact in any order).
+template <TemporalOp kOp, bool kWeights, class T>
+double sweep(double* __restrict v, double* __restrict wt, const T* __restrict in, std::size_t n, double w,
+             T missing_value, double w_point) {
+  const double missing = static_cast<double>(missing_value);
+  constexpr double nan = std::numeric_limits<double>::quiet_NaN();
+  double skipped = 0;
+#pragma omp simd reduction(+ : skipped)
+  for (std::size_t i = 0; i < n; ++i) {
+    const double x = static_cast<double>(in[i]);
+    const bool ok = valid(x, missing);
+    if constexpr (kOp == TemporalOp::average) v[i] += ok ? w * x : 0.0;  // a sum from +0: adding 0.0 changes no bit
+    if constexpr (kOp == TemporalOp::accumulate) v[i] += ok ? x : 0.0;
+    if constexpr (kOp == TemporalOp::minimum) {
+      const double lower = x < v[i] ? x : v[i];  // std::min(v, x)
+      v[i] = ok ? lower : v[i];
+    }
+    if constexpr (kOp == TemporalOp::maximum) {
+      const double higher = v[i] < x ? x : v[i];  // std::max(v, x)
+      v[i] = ok ? higher : v[i];
+    }
+    if constexpr (!reduces(kOp)) v[i] = ok ? x : nan;
+    if constexpr (kWeights) wt[i] += ok ? w_point : 0.0;
+    skipped += ok ? 0.0 : 1.0;
+  }
+  return skipped;
+}
+
+// Adds a valid value's weight to its point's (the sample's values are in).
+template <class T>
+void add_weights(double* __restrict wt, const T* __restrict in, std::size_t n, double w_point, T missing_value) {
+  const double missing = static_cast<double>(missing_value);
+#pragma omp simd
+  for (std::size_t i = 0; i < n; ++i) wt[i] += valid(static_cast<double>(in[i]), missing) ? w_point : 0.0;
+}
+
+template <bool kWeights, class T>
+double add_sample(TemporalOp op, double* v, double* wt, const T* in, std::size_t n, double w, T missing,
+                  double w_point) {
+  switch (op) {
+    case TemporalOp::instant: return sweep<TemporalOp::instant, kWeights>(v, wt, in, n, w, missing, w_point);
+    case TemporalOp::once: return sweep<TemporalOp::once, kWeights>(v, wt, in, n, w, missing, w_point);
+    case TemporalOp::average: return sweep<TemporalOp::average, kWeights>(v, wt, in, n, w, missing, w_point);
+    case TemporalOp::accumulate: return sweep<TemporalOp::accumulate, kWeights>(v, wt, in, n, w, missing, w_point);
+    case TemporalOp::minimum: return sweep<TemporalOp::minimum, kWeights>(v, wt, in, n, w, missing, w_point);
+    case TemporalOp::maximum: return sweep<TemporalOp::maximum, kWeights>(v, wt, in, n, w, missing, w_point);
+  }
+  return 0;
+}
+}  // namespace
 
 template <class T>
 void Accumulator::add(std::size_t at, const T* in, std::size_t n, double w, double missing_value) {
-  // Compared in the samples' own type: 1e20 as a float is not 1e20.
-  const double missing = static_cast<double>(static_cast<T>(missing_value));
-  double* v = value_.data() + at;
-  double* wt = weight_.data() + at;
-  // One loop per operation, so the branch is outside the per-point loop.
-  switch (op_) {
-    case TemporalOp::instant:
-    case TemporalOp::once:
-      for (std::size_t i = 0; i < n; ++i) {
-        const double x = static_cast<double>(in[i]);
-        const bool skip = std::isnan(x) || x == missing;
-        v[i] = skip ? std::numeric_limits<double>::quiet_NaN() : x;
-        wt[i] = skip ? 0.0 : 1.0;
-      }
-      break;
-    case TemporalOp::average:
-      for (std::size_t i = 0; i < n; ++i) {
-        const double x = static_cast<double>(in[i]);
-        if (std::isnan(x) || x == missing) continue;
-        v[i] += w * x;
-        wt[i] += w;
-      }
-      break;
-    case TemporalOp::accumulate:
-      for (std::size_t i = 0; i < n; ++i) {
-        const double x = static_cast<double>(in[i]);
-        if (std::isnan(x) || x == missing) continue;
-        v[i] += x;
-        wt[i] += 1;
-      }
-      break;
-    case TemporalOp::minimum:
-      for (std::size_t i = 0; i < n; ++i) {
-        const double x = static_cast<double>(in[i]);
-        if (std::isnan(x) || x == missing) continue;
-        v[i] = std::min(v[i], x);
-        wt[i] += 1;
-      }
-      break;
-    case TemporalOp::maximum:
-      for (std::size_t i = 0; i < n; ++i) {
-        const double x = static_cast<double>(in[i]);
-        if (std::isnan(x) || x == missing) continue;
-        v[i] = std::max(v[i], x);
-        wt[i] += 1;
-      }
-      break;
+  const T missing = static_cast<T>(missing_value);
+  const double w_point = op_ == TemporalOp::average ? w : 1.0;  // what a valid value adds to its point's weight
+  // instant and once need no weights: a skipped point is NaN in value_.
+  if (!reduces(op_)) {
+    add_sample<false>(op_, value_.data() + at, nullptr, in, n, w, missing, w_point);
+    return;
   }
+  if (!per_point_ && at == 0 && n == value_.size()) {
+    // Values are added as they come; if some were skipped, the points start
+    // their own weights from the weight all had before this sample.
+    const double skipped = add_sample<false>(op_, value_.data(), nullptr, in, n, w, missing, w_point);
+    if (skipped == 0) {
+      weight_all_ += w_point;
+      return;
+    }
+    start_per_point();
+    add_weights(weight_.data(), in, n, w_point, missing);
+    return;
+  }
+  if (!per_point_) start_per_point();  // a part of the points: from now on, each its own weight
+  add_sample<true>(op_, value_.data() + at, weight_.data() + at, in, n, w, missing, w_point);
 }
 
 template <class U>
-void Accumulator::result(std::size_t at, U* out, std::size_t n) const {
-  const double* v = value_.data() + at;
-  const double* wt = weight_.data() + at;
+void Accumulator::result(std::size_t at, U* __restrict out, std::size_t n) const {
+  const double* __restrict v = value_.data() + at;
   constexpr double nan = std::numeric_limits<double>::quiet_NaN();
-  if (op_ == TemporalOp::average)
-    for (std::size_t i = 0; i < n; ++i) out[i] = static_cast<U>(wt[i] > 0 ? v[i] / wt[i] : nan);
-  else
-    for (std::size_t i = 0; i < n; ++i) out[i] = static_cast<U>(wt[i] > 0 ? v[i] : nan);
+  if (!reduces(op_)) {
+#pragma omp simd
+    for (std::size_t i = 0; i < n; ++i) out[i] = static_cast<U>(v[i]);
+    return;
+  }
+  const bool average = op_ == TemporalOp::average;
+  if (!per_point_) {
+    const double wt = weight_all_;
+    const double scale = average ? wt : 1.0;
+#pragma omp simd
+    for (std::size_t i = 0; i < n; ++i) {
+      const double r = v[i] / scale;  // x / 1 is x
+      out[i] = static_cast<U>(wt > 0 ? r : nan);
+    }
+    return;
+  }
+  const double* __restrict wt = weight_.data() + at;
+#pragma omp simd
+  for (std::size_t i = 0; i < n; ++i) {
+    const double r = v[i] / (average ? wt[i] : 1.0);
+    out[i] = static_cast<U>(wt[i] > 0 ? r : nan);
+  }
 }
 
 template void Accumulator::add<float>(std::size_t, const float*, std::size_t, double, double);

@@ -23,10 +23,17 @@ enum class TemporalOp : std::int32_t { instant = 0, once, average, accumulate, m
 TemporalOp parse_temporal_op(std::string_view name);
 std::string_view temporal_op_name(TemporalOp op);
 // True for the operations that reduce several samples into one.
-inline bool reduces(TemporalOp op) { return op != TemporalOp::instant && op != TemporalOp::once; }
+constexpr bool reduces(TemporalOp op) { return op != TemporalOp::instant && op != TemporalOp::once; }
 // The CF cell_methods method: point, mean, sum, minimum, maximum.
 std::string_view cf_method(TemporalOp op);
 
+// Memory and speed: a window in which every sample covered every point and
+// none was missing keeps one double per point and a single weight for all
+// of them, and adds a sample in one branch-free loop that vectorises. The
+// per-point weights appear only when a sample skips a point (missing
+// value, NaN) or covers part of the points (the server adds fragments),
+// starting from the weight every point had so far, so the result is the
+// same, bit for bit, either way. They keep their memory across windows.
 class Accumulator {
  public:
   Accumulator() = default;
@@ -45,11 +52,17 @@ class Accumulator {
   void result(std::size_t at, U* out, std::size_t n) const;
   std::size_t size() const { return value_.size(); }
   TemporalOp op() const { return op_; }
+  // Whether this window keeps a weight per point (for tests and memory figures).
+  bool per_point_weights() const { return per_point_; }
 
  private:
+  void start_per_point();  // every point's weight is weight_all_
+
   TemporalOp op_ = TemporalOp::instant;
-  std::vector<double> value_;   // running sum, min or max (or the last value)
-  std::vector<double> weight_;  // summed weights of the valid samples per point
+  std::vector<double> value_;   // running sum, min or max (instant, once: the last value, NaN if missing)
+  std::vector<double> weight_;  // per point: summed weights of the valid samples (when per_point_)
+  double weight_all_ = 0;       // otherwise: the weight every point has
+  bool per_point_ = false;
 };
 
 }  // namespace foehn::filters
