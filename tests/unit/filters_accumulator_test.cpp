@@ -143,6 +143,26 @@ TYPED_TEST(AccumulatorWeights, FragmentsAndMissingFragments) {
   }
 }
 
+// docs/operations.md: NaN is missing whether or not a missing value is
+// given; infinities are data.
+TEST(AccumulatorWeights, NaNIsSkippedInfinitiesAreData) {
+  const double inf = INFINITY;
+  auto run = [](TemporalOp op, std::vector<double> samples) {
+    Accumulator acc(op, 1);
+    for (double x : samples) acc.add(0, &x, 1, 1.0);
+    double out = 0;
+    acc.result(0, &out, 1);
+    return out;
+  };
+  EXPECT_EQ(run(TemporalOp::average, {1, kNaN, 3}), 2.0);
+  EXPECT_EQ(run(TemporalOp::accumulate, {1, kNaN, 3}), 4.0);
+  EXPECT_EQ(run(TemporalOp::average, {1, inf}), inf);
+  EXPECT_TRUE(std::isnan(run(TemporalOp::average, {inf, -inf})));
+  EXPECT_EQ(run(TemporalOp::maximum, {-inf, 2}), 2.0);
+  EXPECT_EQ(run(TemporalOp::minimum, {-inf, 2}), -inf);
+  EXPECT_TRUE(std::isnan(run(TemporalOp::instant, {1, kNaN})));
+}
+
 TEST(AccumulatorWeights, NoSampleGivesNaNEverywhere) {
   for (TemporalOp op : kOps) {
     Accumulator acc(op, 4);
