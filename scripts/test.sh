@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs every test on a fresh machine: installs what is missing, builds,
-# runs the unit and MPI tests (ctest) and the Python tests (pytest), then
+# runs the unit and MPI tests (ctest) and the Python tests (pytest), installs
+# into a scratch prefix and builds the minimal models against it, then
 # rebuilds with AddressSanitizer + UndefinedBehaviorSanitizer and runs the
 # unit and MPI tests again.
 set -euo pipefail
@@ -15,6 +16,8 @@ echo "== unit and MPI tests"
 ctest --test-dir build --output-on-failure -j 2
 echo "== Python tests"
 FOEHN_BUILD_DIR="$here/build" .venv/bin/python -m pytest -q tests/python
+echo "== installed library: cmake --install, then the minimal models built against the prefix only"
+bash scripts/check_install.sh "$here/build"
 echo "== sanitizers (address, undefined): unit and MPI tests"
 bash scripts/build.sh "$here/build-asan" -DFOEHN_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug
 # Open MPI and HDF5 keep allocations until exit; leak checking is left to

@@ -16,6 +16,10 @@ int main(int argc, char** argv) {
                    "Receives fields from the model ranks and writes the files its XML asks for.\n";
       return 0;
     }
+    if (!std::strcmp(argv[i], "--version")) {
+      std::cout << "foehn-server " << FOEHN_VERSION_TEXT << "\n";
+      return 0;
+    }
   }
   MPI_Init(&argc, &argv);
   const int code = foehn::server::run_server(MPI_COMM_WORLD);

@@ -50,6 +50,8 @@ int foehn_init(const char* code_id, const char* config_path, MPI_Comm world, MPI
 int foehn_finalize(void);
 /* The message of the last error on this rank ("" if none). */
 const char* foehn_last_error(void);
+/* foehn's version, e.g. "0.1.0" (any time, also before foehn_init). */
+const char* foehn_version(void);
 
 /* Collective over comm (the model communicator). */
 int foehn_context_open(const char* context_id, MPI_Comm comm, foehn_context* ctx);

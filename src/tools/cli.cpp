@@ -80,6 +80,7 @@ int run_plan(const PlanArgs& args, std::ostream& out, std::ostream& err) {
 int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
   CLI::App app{"foehn: check XIOS-style XML configurations and plan their output volume"};
   app.name("foehn");
+  app.set_version_flag("--version", "foehn " FOEHN_VERSION_TEXT);
   app.require_subcommand(1);
 
   std::vector<std::string> check_files;
