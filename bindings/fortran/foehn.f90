@@ -22,7 +22,7 @@ module foehn
     type(c_ptr) :: ptr = c_null_ptr
   end type foehn_context
 
-  public :: foehn_init, foehn_finalize, foehn_last_error, foehn_context_open, foehn_set_calendar, &
+  public :: foehn_init, foehn_finalize, foehn_last_error, foehn_version, foehn_context_open, foehn_set_calendar, &
             foehn_set_domain_rectilinear, foehn_set_axis, foehn_close_definition, foehn_update_calendar, &
             foehn_set_model_time, &
             foehn_field_is_active, foehn_field_handle, foehn_write, foehn_context_close
@@ -58,6 +58,10 @@ module foehn
       import :: c_ptr
       implicit none
     end function c_last_error
+    type(c_ptr) function c_version() bind(C, name="foehn_version")
+      import :: c_ptr
+      implicit none
+    end function c_version
     integer(c_size_t) function c_strlen(s) bind(C, name="strlen")
       import :: c_ptr, c_size_t
       implicit none
@@ -318,6 +322,12 @@ contains
     character(:), allocatable :: message
     message = c_text(c_last_error())
   end function foehn_last_error
+
+  ! foehn's version, e.g. "0.1.0".
+  function foehn_version() result(version)
+    character(:), allocatable :: version
+    version = c_text(c_version())
+  end function foehn_version
 
   ! A Fortran copy of a NUL-terminated C string ("" for a null pointer).
   function c_text(p) result(message)

@@ -254,6 +254,7 @@ PYBIND11_MODULE(_core, m) {
   }, py::arg("code_id"), py::arg("config_path"), py::arg("world_f"));
   m.def("finalize", [] { check(foehn_finalize()); });
   m.def("last_error", [] { return std::string(foehn_last_error()); });
+  m.def("version", [] { return std::string(foehn_version()); });
 
   m.def("date_add", [](const std::string& calendar_type, const std::string& date, const std::string& duration,
                         const std::optional<std::string>& timestep) {

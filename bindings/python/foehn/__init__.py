@@ -24,9 +24,9 @@ from mpi4py import MPI  # initializes MPI, which foehn.init needs
 
 from . import _core
 from ._core import (ERR_ARGUMENT, ERR_CONFIG, ERR_INTERNAL, ERR_IO, ERR_MPI, ERR_STATE, OK, Error, date_add,
-                    finalize, last_error)
+                    finalize, last_error, version)
 
-__all__ = ["init", "finalize", "Context", "Error", "last_error", "date_add", "OK", "ERR_ARGUMENT", "ERR_CONFIG", "ERR_STATE",
+__all__ = ["init", "finalize", "Context", "Error", "last_error", "version", "date_add", "OK", "ERR_ARGUMENT", "ERR_CONFIG", "ERR_STATE",
            "ERR_MPI", "ERR_IO", "ERR_INTERNAL"]
 
 

@@ -94,7 +94,7 @@ program fortran_model
   call MPI_Allreduce(MPI_IN_PLACE, failures, 1, MPI_INTEGER, MPI_SUM, comm, ierr)
   if (rank == 0) then
     if (failures == 0) then
-      print '(a)', 'fortran_model: OK'
+      print '(a)', 'fortran_model: OK (foehn ' // foehn_version() // ')'
     else
       print '(a,i0,a)', 'fortran_model: FAILED (', failures, ' failed checks)'
     end if
