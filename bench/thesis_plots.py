@@ -49,19 +49,34 @@ def bar_chart(table, cfg, path):
 
 
 def quicklook(nc_path, field, path, level=-1, record=-1):
-    """A map of one field of a reduced Gaussian file (points coloured by value)."""
+    """A map of one field of a reduced Gaussian file: each cell drawn as the
+    quadrilateral of its CF bounds (lon_bnds, lat_bnds), so that the rows of
+    the octahedral grid show as bands of cells, without gaps. No coastlines:
+    no Debian or PyPI package ships them for use without a network."""
     import netCDF4
+    import numpy as np
+    from matplotlib.collections import PolyCollection
     with netCDF4.Dataset(nc_path) as ds:
         var = ds[field]
-        data = var[record, level, :] if var.ndim == 3 else var[record, :]
+        data = np.ma.filled(var[record, level, :] if var.ndim == 3 else var[record, :], np.nan)
         lon, lat = ds["lon"][:], ds["lat"][:]
+        lon_b, lat_b = ds[ds["lon"].bounds][:], ds[ds["lat"].bounds][:]
         when = netCDF4.num2date(ds["time_counter"][record], ds["time_counter"].units, ds["time_counter"].calendar)
         where = f"level {range(ds.dimensions['lev'].size)[level] + 1}" if var.ndim == 3 else "surface"
         title = f"{var.long_name} [{var.units}], {where}, {when}"
-    lon = (lon + 180) % 360 - 180
+    centre = (lon + 180) % 360 - 180
+    # Corners on the same side of the date line as their cell's centre.
+    corners_lon = centre[:, None] + (lon_b - lon[:, None] + 180) % 360 - 180
+    # A cell across the date line is drawn on both sides of the map.
+    west, east = corners_lon.min(axis=1) < -180, corners_lon.max(axis=1) > 180
+    corners_lon = np.concatenate([corners_lon, corners_lon[west] + 360, corners_lon[east] - 360])
+    corners_lat = np.concatenate([lat_b, lat_b[west], lat_b[east]])
+    values = np.concatenate([data, data[west], data[east]])
+    cells = np.stack([corners_lon, corners_lat], axis=-1)
     fig, ax = plt.subplots(figsize=(9, 4.6))
-    sc = ax.scatter(lon, lat, c=data, s=5, marker="s", cmap="viridis", linewidths=0)
-    fig.colorbar(sc, ax=ax, shrink=0.85)
+    mesh = PolyCollection(cells, array=values, cmap="viridis", edgecolors="face", linewidths=0.2)
+    ax.add_collection(mesh)
+    fig.colorbar(mesh, ax=ax, shrink=0.85)
     ax.set_xlim(-180, 180)
     ax.set_ylim(-90, 90)
     ax.set_xlabel("longitude")
