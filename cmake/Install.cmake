@@ -51,3 +51,25 @@ foreach(pc foehn foehn-fortran)
   configure_file(${PROJECT_SOURCE_DIR}/cmake/${pc}.pc.in ${CMAKE_CURRENT_BINARY_DIR}/${pc}.pc @ONLY)
   install(FILES ${CMAKE_CURRENT_BINARY_DIR}/${pc}.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
 endforeach()
+
+# The user's documentation and the minimal models, beside the library.
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/docs/ DESTINATION ${CMAKE_INSTALL_DOCDIR})
+install(FILES ${PROJECT_SOURCE_DIR}/LICENSE ${PROJECT_SOURCE_DIR}/CHANGELOG.md DESTINATION ${CMAKE_INSTALL_DOCDIR})
+
+# A Debian package of the same tree (cpack -G DEB in the build directory),
+# installed under /usr. Its dependencies are the Debian packages of the
+# shared libraries it links (dpkg-shlibdeps finds them: the MPI netCDF,
+# pugixml, Open MPI, the Fortran runtime), and what a model needs to build
+# against it (the MPI compiler wrappers and headers, pkg-config).
+set(CPACK_GENERATOR DEB)
+set(CPACK_PACKAGE_NAME foehn)
+set(CPACK_PACKAGE_VERSION ${PROJECT_VERSION})
+set(CPACK_PACKAGE_CONTACT "foehn developers <foehn@localhost>")
+set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "asynchronous MPI I/O server for weather and climate models")
+set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
+set(CPACK_STRIP_FILES ON)
+set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
+set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
+set(CPACK_DEBIAN_PACKAGE_DEPENDS "libopenmpi-dev, pkg-config")
+set(CPACK_DEBIAN_PACKAGE_SECTION science)
+include(CPack)

@@ -7,6 +7,7 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 
 apt_packages=(
   g++ cmake ninja-build gfortran pkg-config
+  dpkg-dev                      # dpkg-shlibdeps: the .deb's dependencies (cpack, scripts/check_install.sh)
   openmpi-bin libopenmpi-dev
   libnetcdf-mpi-dev libhdf5-openmpi-dev netcdf-bin
   libpugixml-dev libgtest-dev libbenchmark-dev nlohmann-json3-dev

@@ -1,33 +1,36 @@
 #!/usr/bin/env bash
-# Installs foehn from a build tree into a fresh prefix, moves the prefix (it
-# must be relocatable), and builds and runs the minimal models of
-# docs/examples against the installed tree only, by each route of
+# Installs foehn from a build tree and builds and runs the minimal models of
+# docs/examples against the installed files only, by each route of
 # docs/getting-started.md: CMake find_package, pkg-config with mpicc, and
-# pkg-config with mpif90 (module foehn and module xios).
+# pkg-config with mpif90 (module foehn and module xios). Twice:
+#   1. cmake --install into a fresh prefix, moved afterwards (it must be relocatable);
+#   2. the Debian package (cpack -G DEB): installed with apt-get where this
+#      runs as root with apt (CI), and removed afterwards; elsewhere unpacked
+#      into a directory and used from there.
 # usage: scripts/check_install.sh BUILD_DIR
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-build=${1:?usage: check_install.sh BUILD_DIR}
+build=$(cd "${1:?usage: check_install.sh BUILD_DIR}" && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-cmake --install "$build" --prefix "$work/first" >"$work/install.log"
-mv "$work/first" "$work/prefix"  # a moved prefix must still work
-prefix=$work/prefix
-export PKG_CONFIG_PATH=$prefix/lib/pkgconfig
 examples=$here/docs/examples
 
-run() {  # run DIR PROGRAM: the model alone (attached), then beside a server; both write minimal.nc
-  local dir=$1 program=$2
+run() {  # run DIR PROGRAM SERVER: the model alone (attached), then beside a server; both write minimal.nc
+  local dir=$1 program=$2 server=$3
   (cd "$dir" && cp "$examples/iodef.xml" . &&
     mpiexec -n 2 --oversubscribe "./$program" >run.log 2>&1 &&
-    mpiexec -n 2 --oversubscribe "./$program" : -n 1 "$prefix/bin/foehn-server" >>run.log 2>&1 &&
+    mpiexec -n 2 --oversubscribe "./$program" : -n 1 "$server" >>run.log 2>&1 &&
     test -s minimal.nc) || { echo "check_install: $program failed:"; cat "$dir/run.log"; exit 1; }
-  echo "check_install: $program ran, attached and beside $prefix/bin/foehn-server"
+  echo "check_install: $program ran, attached and beside $server"
 }
 
-# 1. CMake: find_package(foehn CONFIG) and the imported targets.
-mkdir -p "$work/cmake_c"
-cat >"$work/cmake_c/CMakeLists.txt" <<CMAKE
+# build_and_run NAME PREFIX (empty: the system's default paths)
+build_and_run() {
+  local name=$1 prefix=$2 dir=$work/$1 server
+  server=${prefix:+$prefix/bin/}foehn-server
+  if [ -n "$prefix" ]; then export PKG_CONFIG_PATH=$prefix/lib/pkgconfig; else unset PKG_CONFIG_PATH; fi
+  mkdir -p "$dir/cmake" "$dir/pkg"
+  cat >"$dir/cmake/CMakeLists.txt" <<CMAKE
 cmake_minimum_required(VERSION 3.22)
 project(minimal_models C Fortran)
 find_package(foehn CONFIG REQUIRED)
@@ -38,20 +41,37 @@ if(TARGET foehn::fortran)
   target_link_libraries(minimal_model_xios PRIVATE foehn::fortran)
 endif()
 CMAKE
-cmake -S "$work/cmake_c" -B "$work/cmake_c/build" -G Ninja -DCMAKE_PREFIX_PATH="$prefix" >"$work/cmake.log" 2>&1 \
-  || { cat "$work/cmake.log"; exit 1; }
-cmake --build "$work/cmake_c/build" >"$work/cmake_build.log" 2>&1 || { cat "$work/cmake_build.log"; exit 1; }
-run "$work/cmake_c/build" minimal_model_c
-[ -x "$work/cmake_c/build/minimal_model_xios" ] && run "$work/cmake_c/build" minimal_model_xios
-
-# 2. pkg-config with the MPI compiler wrappers, as a plain Makefile would.
-mkdir -p "$work/pkg"
-# shellcheck disable=SC2046
-mpicc -o "$work/pkg/minimal_model_c" "$examples/minimal_model.c" $(pkg-config --cflags --libs foehn)
-run "$work/pkg" minimal_model_c
-if pkg-config --exists foehn-fortran; then
+  cmake -S "$dir/cmake" -B "$dir/cmake/build" -G Ninja ${prefix:+-DCMAKE_PREFIX_PATH="$prefix"} \
+    >"$dir/cmake.log" 2>&1 || { cat "$dir/cmake.log"; exit 1; }
+  cmake --build "$dir/cmake/build" >"$dir/cmake_build.log" 2>&1 || { cat "$dir/cmake_build.log"; exit 1; }
+  run "$dir/cmake/build" minimal_model_c "$server"
+  [ -x "$dir/cmake/build/minimal_model_xios" ] && run "$dir/cmake/build" minimal_model_xios "$server"
   # shellcheck disable=SC2046
-  mpif90 -o "$work/pkg/minimal_model_f" "$examples/minimal_model.f90" $(pkg-config --cflags --libs foehn-fortran)
-  run "$work/pkg" minimal_model_f
+  mpicc -o "$dir/pkg/minimal_model_c" "$examples/minimal_model.c" $(pkg-config --cflags --libs foehn)
+  run "$dir/pkg" minimal_model_c "$server"
+  if pkg-config --exists foehn-fortran; then
+    # shellcheck disable=SC2046
+    mpif90 -o "$dir/pkg/minimal_model_f" "$examples/minimal_model.f90" $(pkg-config --cflags --libs foehn-fortran)
+    run "$dir/pkg" minimal_model_f "$server"
+  fi
+  echo "check_install: $name: OK ($(pkg-config --libs foehn))"
+}
+
+# 1. A prefix, moved.
+cmake --install "$build" --prefix "$work/first" >"$work/install.log"
+mv "$work/first" "$work/prefix"
+build_and_run prefix "$work/prefix"
+
+# 2. The Debian package.
+(cd "$build" && cpack -G DEB >"$work/cpack.log" 2>&1) || { cat "$work/cpack.log"; exit 1; }
+deb=$(ls "$build"/foehn_*.deb)
+echo "check_install: $(basename "$deb"): $(du -h "$deb" | cut -f1), Depends: $(dpkg-deb -f "$deb" Depends)"
+installed() { dpkg -s foehn 2>/dev/null | grep -q "^Status: install ok installed"; }
+if [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null && ! installed; then
+  apt-get install -y -qq "$deb" >"$work/apt.log" 2>&1 || { cat "$work/apt.log"; exit 1; }
+  trap 'apt-get purge -y -qq foehn >/dev/null 2>&1; rm -rf "$work"' EXIT
+  build_and_run deb-installed ""
+else
+  dpkg-deb -x "$deb" "$work/unpacked"
+  build_and_run deb-unpacked "$work/unpacked/usr"
 fi
-echo "check_install: OK (prefix $(du -sh "$prefix" | cut -f1), $(pkg-config --libs foehn))"
