@@ -7,6 +7,7 @@
 #   2. the Debian package (cpack -G DEB): installed with apt-get where this
 #      runs as root with apt (CI), and removed afterwards; elsewhere unpacked
 #      into a directory and used from there.
+# The build tree is moved aside meanwhile, so nothing can come from it.
 # usage: scripts/check_install.sh BUILD_DIR
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -57,19 +58,31 @@ CMAKE
   echo "check_install: $name: OK ($(pkg-config --libs foehn))"
 }
 
-# 1. A prefix, moved.
 cmake --install "$build" --prefix "$work/first" >"$work/install.log"
+(cd "$build" && cpack -G DEB >"$work/cpack.log" 2>&1) || { cat "$work/cpack.log"; exit 1; }
+cp "$build"/foehn_*.deb "$work/"
+deb=$(ls "$work"/foehn_*.deb)
+# The build tree is out of the way while the installed files are used: put
+# back on exit, whatever happens.
+hidden=$build.hidden-by-check_install
+mv "$build" "$hidden"
+cleanup() {
+  [ -d "$hidden" ] && mv "$hidden" "$build"
+  if [ -n "${apt_installed:-}" ]; then apt-get purge -y -qq foehn >/dev/null 2>&1 || true; fi
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+# 1. A prefix, moved.
 mv "$work/first" "$work/prefix"
 build_and_run prefix "$work/prefix"
 
 # 2. The Debian package.
-(cd "$build" && cpack -G DEB >"$work/cpack.log" 2>&1) || { cat "$work/cpack.log"; exit 1; }
-deb=$(ls "$build"/foehn_*.deb)
 echo "check_install: $(basename "$deb"): $(du -h "$deb" | cut -f1), Depends: $(dpkg-deb -f "$deb" Depends)"
 installed() { dpkg -s foehn 2>/dev/null | grep -q "^Status: install ok installed"; }
 if [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null && ! installed; then
+  apt_installed=1
   apt-get install -y -qq "$deb" >"$work/apt.log" 2>&1 || { cat "$work/apt.log"; exit 1; }
-  trap 'apt-get purge -y -qq foehn >/dev/null 2>&1; rm -rf "$work"' EXIT
   build_and_run deb-installed ""
 else
   dpkg-deb -x "$deb" "$work/unpacked"
