@@ -1,7 +1,7 @@
 // A model's context on the client side: what the model defines through the
 // API, what close of definition turns it into (output plan, pack plans,
-// schedules, the filter graph), and the per-step path: update_calendar and
-// write.
+// schedules, the filter graph of filters/graph.h), and the per-step path:
+// update_calendar and write.
 #pragma once
 
 #include <mpi.h>
@@ -19,7 +19,9 @@
 #include "client/agree.h"
 #include "config/config.h"
 #include "filters/expression.h"
+#include "filters/graph.h"
 #include "filters/temporal.h"
+#include "filters/temporal_stage.h"
 #include "grid/box.h"
 #include "grid/domain_layout.h"
 #include "grid/pack_plan.h"
@@ -65,14 +67,7 @@ struct ScalarSetting {
   std::string units;
 };
 
-// The instants of a period (output_freq, freq_op) and whether the current
-// step reached one.
-struct Sampler {
-  std::unique_ptr<calendar::Schedule> schedule;  // null: every step
-  std::int64_t next_k = 1;
-  bool due = false;
-  void advance(std::int64_t now);
-};
+using filters::Sampler;
 
 class Context {
  public:
@@ -137,37 +132,21 @@ class Context {
     std::vector<Destination> dest;  // by server (one entry when attached)
     grid::PackPlan pack;            // the same streams, by gathers or one staging pass (see prepare_outputs)
     std::int64_t local_size = 0;    // values per step from this rank (the grid's local size)
-    filters::TemporalOp op = filters::TemporalOp::instant;
     bool on_server = false;         // samples go to the servers, which reduce them
-    int stream = -1;                // fed by this filter stream; -1: by its field's writes
-    double missing = std::numeric_limits<double>::quiet_NaN();  // detect_missing_value
-    Sampler sampling;               // freq_op
-    filters::Accumulator acc;       // reducing on the client
+    // Its output node in graph_: the temporal stage (reducing here unless
+    // on_server) and its sampling; the node's input, if any, feeds it,
+    // otherwise its field's writes do.
+    int node = -1;
     std::int64_t last_record = -1;  // to refuse a second write in one step
     std::int64_t last_sample_step = -1;
-    std::int64_t last_sample_time = 0;  // for the weights of irregular steps
-    bool once_done = false;
   };
   struct Field {
     std::string id;
     std::int64_t local_size = -1;  // -1: not used by any enabled file
     std::string shape_text;        // e.g. "40 x 20 x 3", for messages
     std::vector<int> outputs;      // output vars fed directly by its writes
-    int stream = -1;               // its cached copy, when expressions use it
+    int source = -1;               // its source node in graph_, when expressions use it
     double missing = std::numeric_limits<double>::quiet_NaN();
-  };
-  // A node of the filter graph in the local layout: a cached source, an
-  // expression, or a chained temporal operation (@id).
-  struct Stream {
-    enum class Kind { source, expression, chain } kind = Kind::source;
-    int field = -1;                                  // source
-    std::shared_ptr<const filters::Expression> expr; // expression
-    std::vector<int> inputs;                         // expression: one stream per expression input; chain: one
-    filters::Accumulator acc;                        // chain
-    Sampler period;                                  // chain: emits at its period's ends
-    std::int64_t last_sample_time = 0;
-    std::vector<double> data;
-    std::int64_t step = -1;  // the step `data` belongs to
   };
   struct FileSchedule {
     Sampler sampler;
@@ -194,9 +173,9 @@ class Context {
   std::string data_source(const config::FieldDef& f) const;
   GridShape resolve_grid(const config::FieldDef& f, const std::string& id);
   int register_field(const config::FieldDef& def, const GridShape& shape);
-  int stream_for_field(const std::string& id, const config::Location& where, std::vector<std::string>& path);
-  int stream_for_expression(const std::string& owner, const std::string& text, const std::string& self,
-                            const config::FieldDef& user, const GridShape& shape, std::vector<std::string>& path);
+  int node_for_field(const std::string& id, const config::Location& where, std::vector<std::string>& path);
+  int node_for_expression(const std::string& owner, const std::string& text, const std::string& self,
+                          const config::FieldDef& user, const GridShape& shape, std::vector<std::string>& path);
   // Instants start + offset + k·period (empty period: every step); null
   // when that is every step from the start.
   std::unique_ptr<calendar::Schedule> make_schedule(const std::string& period, const config::Location& where,
@@ -262,7 +241,7 @@ class Context {
   std::unordered_map<std::string, int> field_index_;
   std::vector<std::string> plan_domain_ids_, plan_axis_ids_, plan_scalar_ids_;
   std::vector<OutputVar> outputs_;
-  std::vector<Stream> streams_;  // inputs before the streams that use them
+  filters::Graph graph_;  // sources, expressions, chains and the outputs' temporal stages, in the local layout
   std::vector<FileSchedule> files_;
   // Records due this step, announced to the servers at its end, after the
   // step's data and results, when other contexts are open: an announced
@@ -287,7 +266,7 @@ class Context {
   std::unique_ptr<server::OutputEngine> attached_;  // attached mode only
   std::vector<std::byte> scratch_;                  // attached packing
   std::vector<double> result_;                      // client-side temporal results
-  std::unordered_map<std::string, int> expression_stream_;  // field id -> its expression's stream
+  std::unordered_map<std::string, int> expression_node_;  // field id -> its expression's node in graph_
   std::string attribute_text_;  // the value attribute() last returned
 
   // Time.

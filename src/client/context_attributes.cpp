@@ -163,7 +163,7 @@ const std::string* Context::variable(const std::string& id) const {
 
 bool Context::is_used(int handle) const {
   if (handle < 0 || handle >= static_cast<int>(fields_.size())) return false;
-  return fields_[handle].stream >= 0 || !fields_[handle].outputs.empty();
+  return fields_[handle].source >= 0 || !fields_[handle].outputs.empty();
 }
 
 }  // namespace foehn::client

@@ -326,29 +326,34 @@ void Context::resolve_field(int file_index, const config::FieldDef& f, int file_
   out.plan_index = vi;
   out.file = file_index;
   out.elem = f.prec == 8 ? 8 : 4;
-  out.op = op;
   out.on_server = plan_.variables[vi].reduce_on_server;
   out.local_size = shape.local;
-  if (f.detect_missing_value && f.default_value) out.missing = *f.default_value;
+  const double missing = f.detect_missing_value && f.default_value ? *f.default_value : std::nan("");
+  Sampler sampling;  // freq_op
   if (filters::reduces(op)) {
-    out.sampling.schedule = make_schedule(f.freq_op, f.where, "freq_op", f.freq_offset);
+    sampling.schedule = make_schedule(f.freq_op, f.where, "freq_op", f.freq_offset);
     // The first sampling instant is the first one after the start date
     // (start + freq_offset when the offset is positive).
-    if (out.sampling.schedule) out.sampling.next_k = out.sampling.schedule->first_at_or_after(start_ + 1);
+    if (sampling.schedule) sampling.next_k = sampling.schedule->first_at_or_after(start_ + 1);
   } else if (!f.freq_offset.empty() && !calendar::parse_duration(f.freq_offset).is_zero()) {
     config_error(f.where, "field '" + source + "': freq_offset applies to sampled operations (average, "
                           "accumulate, minimum, maximum), not to '" + f.operation + "'");
   }
   const int oi = static_cast<int>(outputs_.size());
+  int input = -1;  // the graph node that feeds the output; -1: its field's writes
   if (!f.expression.empty()) {
     std::vector<std::string> path{source};
-    out.stream = stream_for_expression(source, f.expression, source, f, shape, path);
+    input = node_for_expression(source, f.expression, source, f, shape, path);
   } else {
     const config::FieldDef* def = def_.find_field(source);
     config::FieldDef own = def ? *def : f;  // the model writes the referenced field
     own.id = source;
     fields_[register_field(own, shape)].outputs.push_back(oi);
   }
+  // Reduced here unless the servers reduce the samples.
+  const bool reduce_here = filters::reduces(op) && !out.on_server;
+  filters::TemporalStage stage(op, reduce_here ? static_cast<std::size_t>(shape.local) : 0, missing, start_);
+  out.node = graph_.add_output(input, std::move(stage), std::move(sampling));
   outputs_.push_back(std::move(out));
 }
 
@@ -550,12 +555,8 @@ void Context::prepare_outputs() {
     }
     // Client-side results are computed in the local layout, in double.
     largest_local = std::max(largest_local, static_cast<std::size_t>(out.local_size) * sizeof(double));
-    if (filters::reduces(out.op) && !out.on_server)
-      out.acc = filters::Accumulator(out.op, static_cast<std::size_t>(out.local_size));
     result_size = std::max(result_size, static_cast<std::size_t>(out.local_size));
-    out.last_sample_time = start_;
   }
-  for (Stream& st : streams_) st.last_sample_time = start_;
   scratch_.resize(largest_local);
   result_.resize(result_size);
   if (attached) return;

@@ -25,19 +25,6 @@ constexpr std::size_t kMinFragmentBytes = 4096;
 
 }  // namespace
 
-void Sampler::advance(std::int64_t now) {
-  if (!schedule) {
-    due = true;
-    return;
-  }
-  due = false;
-  // Every instant reached by this step counts once.
-  while (schedule->instant(next_k) <= now) {
-    due = true;
-    ++next_k;
-  }
-}
-
 void Context::update_calendar(std::int64_t step) {
   check_open("foehn_update_calendar");
   if (!closed_definition_)
@@ -85,9 +72,7 @@ void Context::advance_time(std::int64_t now) {
     else if (rank_ == 0 && shared_) announces_.push_back({static_cast<std::uint32_t>(f), fs.record, now_seconds_, start});
     else if (rank_ == 0) send_event_to_all(EventType::announce, static_cast<std::uint32_t>(f), fs.record, now_seconds_, start);
   }
-  for (auto& out : outputs_) out.sampling.advance(now);
-  for (auto& st : streams_)
-    if (st.kind == Stream::Kind::chain) st.period.advance(now);
+  graph_.advance(now);
   // What the previous step wrote leaves now, while the model computes.
   for (auto& ch : channels_) {
     ch.send_current();
@@ -108,13 +93,10 @@ int Context::handle(const std::string& field_id) const {
 bool Context::is_active(int handle) const {
   if (!closed_definition_ || closed_ || step_ < 0 || handle < 0 || handle >= static_cast<int>(fields_.size())) return false;
   const Field& field = fields_[handle];
-  if (field.stream >= 0) return true;  // expressions and chains read it every step
+  if (field.source >= 0) return true;  // expressions and chains read it every step
   for (int o : field.outputs) {
-    const OutputVar& out = outputs_[o];
-    const bool file_due = files_[out.file].sampler.due;
-    if (out.op == filters::TemporalOp::instant && file_due) return true;
-    if (out.op == filters::TemporalOp::once && file_due && !out.once_done) return true;
-    if (filters::reduces(out.op) && out.sampling.due) return true;
+    const filters::Node& node = graph_.node(outputs_[o].node);
+    if (node.stage.wants(files_[outputs_[o].file].sampler.due, node.sampler.due)) return true;
   }
   return false;
 }
@@ -209,31 +191,33 @@ void Context::send_sample(OutputVar& out, const T* data, std::int64_t record, do
   // Samples travel as double so that the server's result equals the client's.
   if (out.pack.staged()) out.pack.stage(data, reinterpret_cast<T*>(scratch_.data()));
   for (size_t s = 0; s < out.dest.size(); ++s)
-    if (out.dest[s].total) pack<T, double>(out, static_cast<int>(s), data, record, transport::kSample, weight, out.missing);
+    if (out.dest[s].total)
+      pack<T, double>(out, static_cast<int>(s), data, record, transport::kSample, weight,
+                      graph_.node(out.node).stage.missing());
 }
 
 template <class T>
 void Context::feed(OutputVar& out, const T* data) {
   const FileSchedule& fs = files_[out.file];
   const std::string& field = plan_.variables[out.plan_index].field_id;
-  if (out.op == filters::TemporalOp::instant || out.op == filters::TemporalOp::once) {
-    if (!fs.sampler.due || (out.op == filters::TemporalOp::once && out.once_done)) return;
+  filters::Node& node = graph_.node(out.node);
+  filters::TemporalStage& stage = node.stage;
+  if (!stage.reduces()) {  // instant, once
+    if (!stage.wants(fs.sampler.due, false)) return;
     if (out.last_record == fs.record)
       fail(FOEHN_ERR_ARGUMENT, "field '" + field + "' in context '" + id_ + "' was already written at step " + std::to_string(step_));
     out.last_record = fs.record;
-    out.once_done = true;
+    stage.took_value();
     send_values(out, data, fs.record);
     return;
   }
-  if (!out.sampling.due) return;
+  if (!stage.wants(false, node.sampler.due)) return;
   if (out.last_sample_step == step_)
     fail(FOEHN_ERR_ARGUMENT, "field '" + field + "' in context '" + id_ + "' was already written at step " + std::to_string(step_));
   out.last_sample_step = step_;
-  // Regular steps weigh the same; irregular ones by the time they stand for.
-  const double weight = dynamic_steps_ ? static_cast<double>(now_ - out.last_sample_time) / calendar::kMicrosPerSecond : 1.0;
-  out.last_sample_time = now_;
+  const double weight = stage.sample_weight(now_, dynamic_steps_);
   if (out.on_server) send_sample(out, data, current_record(out), weight);
-  else out.acc.add(0, data, static_cast<std::size_t>(out.local_size), weight, out.missing);
+  else stage.add(0, data, static_cast<std::size_t>(out.local_size), weight);
 }
 
 template <class T>
@@ -253,17 +237,9 @@ void Context::write(int handle, const T* data, std::size_t n) {
                                  "), given " + std::to_string(n));
   if (n > 0 && data == nullptr) fail(FOEHN_ERR_ARGUMENT, "field '" + field.id + "': data is NULL");
   for (int o : field.outputs) feed(outputs_[o], data);
-  if (field.stream >= 0) {
-    // A copy for the expressions and chains evaluated at the end of the step.
-    Stream& st = streams_[field.stream];
-    if (st.step == step_)
-      fail(FOEHN_ERR_ARGUMENT, "field '" + field.id + "' in context '" + id_ + "' was already written at step " + std::to_string(step_));
-    const bool map_missing = !std::isnan(field.missing);
-    const T missing = static_cast<T>(field.missing);  // compared in the data's own type
-    for (std::size_t i = 0; i < n; ++i)
-      st.data[i] = map_missing && data[i] == missing ? std::nan("") : static_cast<double>(data[i]);
-    st.step = step_;
-  }
+  // A copy for the expressions and chains evaluated at the end of the step.
+  if (field.source >= 0 && !graph_.set_source(field.source, step_, data, n, field.missing))
+    fail(FOEHN_ERR_ARGUMENT, "field '" + field.id + "' in context '" + id_ + "' was already written at step " + std::to_string(step_));
 }
 
 template void Context::write<float>(int, const float*, std::size_t);
@@ -284,43 +260,21 @@ void Context::finish_record(OutputVar& out) {
     }
     return;
   }
-  out.acc.result(0, result_.data(), static_cast<std::size_t>(out.local_size));
-  out.acc.reset();
+  filters::TemporalStage& stage = graph_.node(out.node).stage;
+  stage.result(0, result_.data(), static_cast<std::size_t>(out.local_size));
+  stage.reset();
   send_values(out, result_.data(), fs.record);
 }
 
 void Context::end_step() {
   if (step_ < 0) return;
-  for (Stream& st : streams_) {
-    if (st.kind == Stream::Kind::chain) {
-      const Stream& in = streams_[st.inputs[0]];
-      if (in.step == step_) {
-        const double w = dynamic_steps_ ? static_cast<double>(now_ - st.last_sample_time) / calendar::kMicrosPerSecond : 1.0;
-        st.last_sample_time = now_;
-        st.acc.add(0, in.data.data(), in.data.size(), w);
-      }
-      if (st.period.due) {
-        st.acc.result(0, st.data.data(), st.data.size());
-        st.acc.reset();
-        st.step = step_;
-      }
-    } else if (st.kind == Stream::Kind::expression) {
-      thread_local std::vector<const double*> inputs;
-      inputs.clear();
-      bool ready = true;
-      for (int i : st.inputs) {
-        ready = ready && streams_[i].step == step_;
-        inputs.push_back(streams_[i].data.data());
-      }
-      if (!ready) continue;
-      st.expr->evaluate(inputs, st.data.data(), st.data.size());
-      st.step = step_;
-    }
+  graph_.evaluate(step_, now_, dynamic_steps_);
+  for (OutputVar& out : outputs_) {
+    const std::vector<int>& in = graph_.node(out.node).inputs;
+    if (!in.empty() && graph_.has_values(in[0], step_)) feed(out, graph_.values(in[0]));
   }
   for (OutputVar& out : outputs_)
-    if (out.stream >= 0 && streams_[out.stream].step == step_) feed(out, streams_[out.stream].data.data());
-  for (OutputVar& out : outputs_)
-    if (filters::reduces(out.op) && files_[out.file].sampler.due) finish_record(out);
+    if (graph_.node(out.node).stage.reduces() && files_[out.file].sampler.due) finish_record(out);
   for (const Announce& a : announces_) send_event_to_all(EventType::announce, a.file, a.record, a.time, a.time_start);
   announces_.clear();
 }

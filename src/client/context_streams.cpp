@@ -1,8 +1,10 @@
-// The filter graph of a context at close of definition: expressions in
-// field text, the fields they read (cached copies of the model's data) and
-// chained temporal operations (@id). Streams are created inputs first, so
-// evaluating them in order at the end of a step is a topological order.
+// The filter graph of a context at close of definition (filters/graph.h):
+// expressions in field text, the fields they read (source nodes: copies of
+// the model's data) and chained temporal operations (@id). Nodes are added
+// inputs first, so evaluating them in order at the end of a step is a
+// topological order.
 #include <algorithm>
+#include <cmath>
 
 #include "client/context.h"
 #include "client/errors.h"
@@ -21,37 +23,30 @@ std::string join(const std::vector<std::string>& path, const std::string& last) 
 }
 }  // namespace
 
-int Context::stream_for_field(const std::string& id, const config::Location& where, std::vector<std::string>& path) {
+int Context::node_for_field(const std::string& id, const config::Location& where, std::vector<std::string>& path) {
   const config::FieldDef* def = def_.find_field(id);
   if (!def) config_error(where, "unknown field '" + id + "' in the expression of field '" + path.back() + "'");
   // A field without an expression that refers to another carries its data.
-  if (def->expression.empty() && !def->field_ref.empty()) return stream_for_field(def->field_ref, where, path);
+  if (def->expression.empty() && !def->field_ref.empty()) return node_for_field(def->field_ref, where, path);
   if (std::find(path.begin(), path.end(), id) != path.end())
     config_error(where, "cycle between fields: " + join(path, id));
   const GridShape shape = resolve_grid(*def, id);
   if (!def->expression.empty()) {
-    if (auto it = expression_stream_.find(id); it != expression_stream_.end()) return it->second;
+    if (auto it = expression_node_.find(id); it != expression_node_.end()) return it->second;
     path.push_back(id);
-    const int s = stream_for_expression(id, def->expression, id, *def, shape, path);
+    const int s = node_for_expression(id, def->expression, id, *def, shape, path);
     path.pop_back();
-    expression_stream_[id] = s;
+    expression_node_[id] = s;
     return s;
   }
   const int h = register_field(*def, shape);
-  if (fields_[h].stream < 0) {
-    Stream st;
-    st.kind = Stream::Kind::source;
-    st.field = h;
-    st.data.resize(static_cast<std::size_t>(shape.local));
-    fields_[h].stream = static_cast<int>(streams_.size());
-    streams_.push_back(std::move(st));
-  }
-  return fields_[h].stream;
+  if (fields_[h].source < 0) fields_[h].source = graph_.add_source(static_cast<std::size_t>(shape.local));
+  return fields_[h].source;
 }
 
-int Context::stream_for_expression(const std::string& owner, const std::string& text, const std::string& self,
-                                   const config::FieldDef& user, const GridShape& shape,
-                                   std::vector<std::string>& path) {
+int Context::node_for_expression(const std::string& owner, const std::string& text, const std::string& self,
+                                 const config::FieldDef& user, const GridShape& shape,
+                                 std::vector<std::string>& path) {
   std::shared_ptr<const filters::Expression> expr;
   try {
     expr = std::make_shared<const filters::Expression>(filters::Expression::parse(text));
@@ -66,16 +61,10 @@ int Context::stream_for_expression(const std::string& owner, const std::string& 
       config::FieldDef own = user;
       own.id = self;
       const int h = register_field(own, shape);
-      if (fields_[h].stream < 0) {
-        Stream st;
-        st.field = h;
-        st.data.resize(static_cast<std::size_t>(shape.local));
-        fields_[h].stream = static_cast<int>(streams_.size());
-        streams_.push_back(std::move(st));
-      }
-      s = fields_[h].stream;
+      if (fields_[h].source < 0) fields_[h].source = graph_.add_source(static_cast<std::size_t>(shape.local));
+      s = fields_[h].source;
     } else {
-      s = stream_for_field(in.id, user.where, path);
+      s = node_for_field(in.id, user.where, path);
       const GridShape other = resolve_grid(*def_.find_field(in.id), in.id);
       if (other.local != shape.local || other.dims.size() != shape.dims.size())
         config_error(user.where, "field '" + owner + "': '" + in.id + "' in its expression is on a grid of " +
@@ -90,24 +79,13 @@ int Context::stream_for_expression(const std::string& owner, const std::string& 
       } catch (const std::invalid_argument& e) {
         config_error(def->where, "field '" + in.id + "': " + e.what());
       }
-      Stream chain;
-      chain.kind = Stream::Kind::chain;
-      chain.inputs = {s};
-      chain.acc = filters::Accumulator(op, static_cast<std::size_t>(shape.local));
-      chain.period.schedule = make_schedule(user.freq_op, user.where, "freq_op");
-      chain.data.resize(static_cast<std::size_t>(shape.local));
-      s = static_cast<int>(streams_.size());
-      streams_.push_back(std::move(chain));
+      // Its samples are the values already in NaN form: no missing value.
+      filters::TemporalStage stage(op, static_cast<std::size_t>(shape.local), std::nan(""), start_);
+      s = graph_.add_chain(s, std::move(stage), make_schedule(user.freq_op, user.where, "freq_op"));
     }
     inputs.push_back(s);
   }
-  Stream st;
-  st.kind = Stream::Kind::expression;
-  st.expr = std::move(expr);
-  st.inputs = std::move(inputs);
-  st.data.resize(static_cast<std::size_t>(shape.local));
-  streams_.push_back(std::move(st));
-  return static_cast<int>(streams_.size()) - 1;
+  return graph_.add_expression(std::move(expr), std::move(inputs), static_cast<std::size_t>(shape.local));
 }
 
 }  // namespace foehn::client
