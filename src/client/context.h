@@ -17,6 +17,7 @@
 
 #include "calendar/calendar.h"
 #include "client/agree.h"
+#include "client/plan_builder.h"
 #include "config/config.h"
 #include "filters/expression.h"
 #include "filters/graph.h"
@@ -32,42 +33,6 @@
 #include "transport/world.h"
 
 namespace foehn::client {
-
-// What the model says about its part of a domain (docs/grids.md): set whole
-// by foehn_set_domain_rectilinear (ni_glo, nj_glo, block, lon, lat), or
-// piece by piece by the foehn_set_domain_* calls (type first).
-struct DomainSetting {
-  std::int64_t ni_glo = 0, nj_glo = 0;
-  output::LocalBlock block;
-  std::vector<double> lon, lat;  // rectilinear block: ni and nj values; otherwise one per local point
-  std::string type;              // empty: the XML's (rectilinear by default)
-  grid::DomainLayout layout;     // local points, data layout, mask (the block is copied in)
-  bool has_block = false, has_index = false;
-  int nvertex = 0;               // corners per lon / lat value in the bounds (0: none)
-  std::vector<double> bounds_lon, bounds_lat;
-  // Derived at close of definition: the global index of each local point,
-  // and of each data value (-1: not sent).
-  std::vector<std::int64_t> owned, data;
-};
-
-// What the model says about an axis (foehn_set_axis*, in any order): its
-// values, bounds and metadata, and, when decomposed, its part.
-struct AxisSetting {
-  std::int64_t n_glo = -1;          // -1: not said (the values' count, or the XML's n_glo)
-  bool decomposed = false;          // a part given (foehn_set_axis_decomposition / _index)
-  std::vector<std::int64_t> index;  // decomposed: the global index of each local value
-  std::vector<double> values;       // one per local value (empty: the XML's)
-  std::vector<double> bounds;       // two per local value (lower, upper), or empty
-  std::string units, positive;
-  std::int64_t local = 0;           // local values, found at close of definition
-};
-
-struct ScalarSetting {
-  double value = 0;
-  std::string units;
-};
-
-using filters::Sampler;
 
 class Context {
  public:
@@ -125,68 +90,21 @@ class Context {
   struct Destination {  // one server (or this client itself, attached)
     std::int64_t total = 0;  // values of this client's stream for it (out.pack packs them)
   };
-  struct OutputVar {
-    int plan_index = 0;
-    int file = 0;
-    std::size_t elem = 4;
+  struct OutputVar : OutputDef {
     std::vector<Destination> dest;  // by server (one entry when attached)
     grid::PackPlan pack;            // the same streams, by gathers or one staging pass (see prepare_outputs)
-    std::int64_t local_size = 0;    // values per step from this rank (the grid's local size)
-    bool on_server = false;         // samples go to the servers, which reduce them
-    // Its output node in graph_: the temporal stage (reducing here unless
-    // on_server) and its sampling; the node's input, if any, feeds it,
-    // otherwise its field's writes do.
-    int node = -1;
     std::int64_t last_record = -1;  // to refuse a second write in one step
     std::int64_t last_sample_step = -1;
   };
-  struct Field {
-    std::string id;
-    std::int64_t local_size = -1;  // -1: not used by any enabled file
-    std::string shape_text;        // e.g. "40 x 20 x 3", for messages
-    std::vector<int> outputs;      // output vars fed directly by its writes
-    int source = -1;               // its source node in graph_, when expressions use it
-    double missing = std::numeric_limits<double>::quiet_NaN();
-  };
-  struct FileSchedule {
-    Sampler sampler;
-    std::int64_t records = 0;
-    std::int64_t record = -1;  // the record due now
-    std::int64_t record_start = 0;  // start of the record's interval (instant, microseconds)
-  };
-  struct GridShape {
-    std::vector<output::Dim> dims;
-    std::vector<std::int32_t> scalars;  // plan scalars: coordinates without a dimension
-    std::int64_t local = 1;
-    std::string text;
-  };
 
-  void resolve_definitions();  // local checks; builds plan_ without the exchanged parts
+  void resolve_definitions();  // local checks: plan_builder.h, which builds plan_ without the exchanged parts
   void exchange_domains();     // collective: every rank's part, its points and coordinates
   void exchange_axes();        // collective: the parts, values and bounds of decomposed axes
   void prepare_outputs();      // local: schedules, pack plans, buffers, channels
   // For each server, this rank's data positions in its range (cached per domain).
   const std::vector<std::vector<std::int64_t>>& destinations_of(
       int domain, int nservers, std::map<int, std::vector<std::vector<std::int64_t>>>& found) const;
-  // file_compression: the file's compression_level, for fields without one.
-  void resolve_field(int file_index, const config::FieldDef& f, int file_compression);
-  std::string data_source(const config::FieldDef& f) const;
-  GridShape resolve_grid(const config::FieldDef& f, const std::string& id);
-  int register_field(const config::FieldDef& def, const GridShape& shape);
-  int node_for_field(const std::string& id, const config::Location& where, std::vector<std::string>& path);
-  int node_for_expression(const std::string& owner, const std::string& text, const std::string& self,
-                          const config::FieldDef& user, const GridShape& shape, std::vector<std::string>& path);
-  // Instants start + offset + k·period (empty period: every step); null
-  // when that is every step from the start.
-  std::unique_ptr<calendar::Schedule> make_schedule(const std::string& period, const config::Location& where,
-                                                    const std::string& what, const std::string& offset = "") const;
-  void file_periods(const config::FileDef& file, const std::string& file_id, output::FileInfo& info) const;
-  std::string cell_methods(filters::TemporalOp op, const std::string& freq_op) const;
-  int plan_domain(const std::string& id, const config::Location& where);
   DomainSetting& domain_setting(const std::string& id, const char* call);  // after foehn_set_domain_type
-  void resolve_domain(const std::string& id, const config::DomainDef& def, DomainSetting& s);
-  int plan_axis(const std::string& id, const config::Location& where);
-  int plan_scalar(const std::string& id, const config::Location& where);
   AxisSetting& axis_setting(const std::string& id, const char* call);
 
   // Sizes the send buffers from the bytes each server gets per output step
@@ -225,21 +143,16 @@ class Context {
   transport::ClientCounters* counters_;
 
   // Definitions.
-  config::CalendarDef calendar_def_;
-  std::unordered_map<std::string, DomainSetting> domains_;
+  ModelSettings settings_;
   std::string domain_error_;  // found by exchange_domains (which must not throw); raised by prepare_outputs
-  std::unordered_map<std::string, AxisSetting> axes_;
-  std::unordered_map<std::string, ScalarSetting> scalars_;
   bool closed_definition_ = false, closed_ = false;
 
   // Resolved at close of definition.
   std::unique_ptr<calendar::Calendar> calendar_;
   std::int64_t start_ = 0, origin_ = 0, timestep_us_ = 0;
-  bool reduce_on_server_ = false;
   output::ContextPlan plan_;
   std::vector<Field> fields_;
   std::unordered_map<std::string, int> field_index_;
-  std::vector<std::string> plan_domain_ids_, plan_axis_ids_, plan_scalar_ids_;
   std::vector<OutputVar> outputs_;
   filters::Graph graph_;  // sources, expressions, chains and the outputs' temporal stages, in the local layout
   std::vector<FileSchedule> files_;
@@ -266,7 +179,6 @@ class Context {
   std::unique_ptr<server::OutputEngine> attached_;  // attached mode only
   std::vector<std::byte> scratch_;                  // attached packing
   std::vector<double> result_;                      // client-side temporal results
-  std::unordered_map<std::string, int> expression_node_;  // field id -> its expression's node in graph_
   std::string attribute_text_;  // the value attribute() last returned
 
   // Time.

@@ -64,10 +64,10 @@ const std::string* Context::attribute(const std::string& kind, const std::string
   check_open("foehn_get_attribute");
   const config::AttributeOrigins* origins = nullptr;
   if (kind == "calendar") {
-    const std::string* v = name == "type"          ? &calendar_def_.type
-                           : name == "start_date"  ? &calendar_def_.start_date
-                           : name == "time_origin" ? &calendar_def_.time_origin
-                           : name == "timestep"    ? &calendar_def_.timestep
+    const std::string* v = name == "type"          ? &settings_.calendar.type
+                           : name == "start_date"  ? &settings_.calendar.start_date
+                           : name == "time_origin" ? &settings_.calendar.time_origin
+                           : name == "timestep"    ? &settings_.calendar.timestep
                                                    : nullptr;
     if (!v) fail(FOEHN_ERR_ARGUMENT, "foehn_get_attribute: calendar has no attribute '" + name +
                                          "' (type, start_date, time_origin, timestep)");

@@ -1,510 +1,55 @@
-// Close of definition, step by step: resolve the XML against the model's
-// settings, exchange the decomposition, then precompute everything the
-// per-step path needs (schedules, pack plans, send buffers).
+// Close of definition around the plan builder (plan_builder.h): the
+// definitions resolved into a plan, then, after the exchange of the
+// decomposition, everything the per-step path needs (pack plans, send
+// buffers).
 #include <algorithm>
 #include <cmath>
-#include <filesystem>
 #include <map>
-#include <numeric>
-#include <set>
-#include <sstream>
 
 #include "client/agree.h"
 #include "client/context.h"
 #include "client/errors.h"
+#include "client/plan_builder.h"
 #include "transport/event.h"
 
 namespace foehn::client {
 
-namespace {
-
-[[noreturn]] void config_error(const config::Location& where, const std::string& message) {
-  throw config::ConfigError(where, message);
-}
-
-
-// Attributes the reader accepts but the writer does not act on yet
-// (status refused in src/config/xios_attributes.tsv) are refused here, at
-// their line, with the table's reason, rather than silently ignored.
-void refuse_unsupported_field(const config::FieldDef& f, const std::string& id) {
-  auto refuse = [&](const std::string& attr) {
-    config_error(f.where, "field '" + id + "': attribute '" + attr + "' is not supported yet: " +
-                              std::string(config::refusal("field", attr)));
-  };
-  if (f.add_offset) refuse("add_offset");
-  if (f.scale_factor) refuse("scale_factor");
-  for (const auto& [name, value] : f.extra)
-    if (!config::refusal("field", name).empty()) refuse(name);
-}
-
-// The cell_methods written: the XML's cell_methods replaces the computed
-// one (cell_methods_mode overwrite, the default), or goes before (prefix)
-// or after it (suffix); mode none writes none.
-std::string combined_cell_methods(const std::string& given, const std::string& mode, const std::string& computed) {
-  if (mode == "none") return "";
-  if (given.empty()) return computed;
-  if (mode == "prefix") return computed.empty() ? given : given + " " + computed;
-  if (mode == "suffix") return computed.empty() ? given : computed + " " + given;
-  return given;
-}
-
-void refuse_unsupported_file(const config::FileDef& f, const std::string& id) {
-  auto refuse = [&](const std::string& what, std::string_view why = {}) {
-    config_error(f.where, "file '" + id + "': " + what + " is not supported yet" +
-                              (why.empty() ? "" : ": " + std::string(why)));
-  };
-  if (f.par_access != "collective") refuse("par_access=\"" + f.par_access + "\"");
-  if (!f.mode.empty() && f.mode != "write") refuse("mode=\"" + f.mode + "\"");
-  static const std::set<std::string> conventions = {"", "CF", "UGRID", "CDI", "CDI UGRID", "UGRID CDI"};
-  if (!conventions.count(f.convention)) refuse("convention=\"" + f.convention + "\"");
-  if (!f.time_counter.empty() && f.time_counter != "instant" && f.time_counter != "centered")
-    refuse("time_counter=\"" + f.time_counter + "\"");
-  if (!f.time_units.empty() && f.time_units != "seconds") refuse("time_units=\"" + f.time_units + "\"");
-  if (!f.timeseries.empty() && f.timeseries != "none") refuse("timeseries=\"" + f.timeseries + "\"");
-  for (const auto& [name, value] : f.extra)
-    if (const auto why = config::refusal("file", name); !why.empty()) refuse("attribute '" + name + "'", why);
-}
-
-}  // namespace
-
-// split_freq, split_freq_format and sync_freq of a file, checked here (at
-// the file's line) so that the servers only apply them.
-void Context::file_periods(const config::FileDef& file, const std::string& file_id, output::FileInfo& info) const {
-  const auto period = [&](const std::string& attr, const std::string& text) {
-    if (text.empty()) return std::string();
-    const calendar::Duration d = calendar::parse_duration(text);
-    try {
-      calendar::Schedule(*calendar_, start_, d, calendar::Duration{}, timestep_us_);
-    } catch (const calendar::TimeError& e) {
-      config_error(file.where, "file '" + file_id + "': " + attr + " '" + text + "': " + e.what());
-    }
-    return calendar::format_duration(d);
-  };
-  info.split_freq = period("split_freq", file.split_freq);
-  info.sync_freq = period("sync_freq", file.sync_freq);
-  if (info.split_freq.empty()) {
-    if (!file.split_freq_format.empty())
-      config_error(file.where, "file '" + file_id + "': split_freq_format is set but split_freq is not");
-    return;
-  }
-  try {
-    const calendar::SplitPeriods periods(*calendar_, start_, calendar::parse_duration(info.split_freq), timestep_us_,
-                                         file.split_freq_format);
-    info.split_format = file.split_freq_format.empty()
-                            ? calendar::default_split_format(calendar::parse_duration(info.split_freq), timestep_us_)
-                            : file.split_freq_format;
-  } catch (const calendar::TimeError& e) {
-    config_error(file.where, "file '" + file_id + "': split_freq_format '" + file.split_freq_format + "': " + e.what());
-  }
-}
-
-int Context::plan_domain(const std::string& id, const config::Location& where) {
-  auto it = std::find(plan_domain_ids_.begin(), plan_domain_ids_.end(), id);
-  if (it != plan_domain_ids_.end()) return static_cast<int>(it - plan_domain_ids_.begin());
-  const config::DomainDef* d = def_.find_domain(id);
-  if (!d) config_error(where, "unknown domain '" + id + "'");
-  if (!domains_.count(id))
-    config_error(where, "domain '" + id + "' is used by an output field but the model never described it "
-                        "(call foehn_set_domain_rectilinear or foehn_set_domain_type before foehn_close_definition)");
-  DomainSetting& s = domains_.at(id);
-  resolve_domain(id, *d, s);
-  output::DomainInfo info;
-  info.id = id;
-  info.name = d->name;
-  info.long_name = d->long_name;
-  info.type = s.type;
-  info.ni_glo = s.layout.ni_glo;
-  info.nj_glo = s.layout.nj_glo;
-  plan_.domains.push_back(std::move(info));
-  plan_domain_ids_.push_back(id);
-  return static_cast<int>(plan_domain_ids_.size() - 1);
-}
-
-int Context::plan_axis(const std::string& id, const config::Location& where) {
-  auto it = std::find(plan_axis_ids_.begin(), plan_axis_ids_.end(), id);
-  if (it != plan_axis_ids_.end()) return static_cast<int>(it - plan_axis_ids_.begin());
-  const config::AxisDef* a = def_.find_axis(id);
-  if (!a) config_error(where, "unknown axis '" + id + "'");
-  AxisSetting& s = axes_[id];  // the model may have said nothing: the XML's axis, whole
-  output::AxisInfo info;
-  info.id = id;
-  info.name = a->name;
-  info.long_name = a->long_name;
-  info.standard_name = a->standard_name;
-  info.units = s.units.empty() ? a->unit : s.units;
-  info.positive = s.positive.empty() ? a->positive : s.positive;
-  if (auto t = a->extra.find("axis_type"); t != a->extra.end()) info.axis_type = t->second;
-  if (auto b = a->extra.find("bounds_name"); b != a->extra.end()) info.bounds_name = b->second;
-  // The global size: the model's decomposition, else the XML's, else the
-  // values the model gives for the whole axis.
-  const std::string what = "axis '" + id + "' in context '" + id_ + "': ";
-  const std::int64_t n_glo = s.decomposed ? s.n_glo : a->n_glo ? *a->n_glo : static_cast<std::int64_t>(s.values.size());
-  if (n_glo <= 0)
-    config_error(where, "axis '" + id + "' has no values: give value= (or n_glo=) in the XML or call foehn_set_axis");
-  s.local = s.decomposed ? static_cast<std::int64_t>(s.index.size()) : n_glo;
-  if (!s.values.empty() && static_cast<std::int64_t>(s.values.size()) != s.local)
-    fail(FOEHN_ERR_ARGUMENT, what + "foehn_set_axis gives " + std::to_string(s.values.size()) + " values for the " +
-                                 std::to_string(s.local) + (s.decomposed ? " values of this rank's part" : " of the axis"));
-  if (!s.bounds.empty() && static_cast<std::int64_t>(s.bounds.size()) != 2 * s.local)
-    fail(FOEHN_ERR_ARGUMENT, what + "foehn_set_axis_bounds gives " + std::to_string(s.bounds.size()) +
-                                 " bounds; it needs 2 per local value (" + std::to_string(2 * s.local) + ")");
-  if (s.values.empty() && a->value.empty() && s.local > 0)
-    config_error(where, "axis '" + id + "' has no values: give value= in the XML or call foehn_set_axis");
-  // Decomposed axes get the values of the other ranks in exchange_axes.
-  if (!s.decomposed && !s.values.empty()) info.values = s.values;
-  else if (!a->value.empty()) info.values = a->value;
-  else info.values.assign(static_cast<std::size_t>(n_glo), std::nan(""));
-  if (!s.decomposed && !s.bounds.empty()) info.bounds = s.bounds;
-  else if (!a->bounds.empty()) info.bounds = a->bounds;
-  if (!info.positive.empty() && info.positive != "up" && info.positive != "down")
-    config_error(a->where, "axis '" + id + "': positive must be 'up' or 'down', not '" + info.positive + "'");
-  plan_.axes.push_back(std::move(info));
-  plan_axis_ids_.push_back(id);
-  return static_cast<int>(plan_axis_ids_.size() - 1);
-}
-
-int Context::plan_scalar(const std::string& id, const config::Location& where) {
-  auto it = std::find(plan_scalar_ids_.begin(), plan_scalar_ids_.end(), id);
-  if (!id.empty() && it != plan_scalar_ids_.end()) return static_cast<int>(it - plan_scalar_ids_.begin());
-  output::ScalarInfo info;  // an anonymous <scalar/> in a grid: no coordinate
-  info.id = id;
-  if (!id.empty()) {
-    const config::ScalarDef* c = def_.find_scalar(id);
-    if (!c) config_error(where, "unknown scalar '" + id + "'");
-    if (!c->label.empty()) config_error(c->where, "scalar '" + id + "': label is not supported yet");
-    info.name = c->name;
-    info.long_name = c->long_name;
-    info.standard_name = c->standard_name;
-    info.units = c->unit;
-    if (auto p = c->extra.find("positive"); p != c->extra.end()) info.positive = p->second;
-    if (auto t = c->extra.find("axis_type"); t != c->extra.end()) info.axis_type = t->second;
-    info.has_value = c->value.has_value();
-    info.value = c->value.value_or(0.0);
-    if (auto s = scalars_.find(id); s != scalars_.end()) {
-      info.has_value = true;
-      info.value = s->second.value;
-      if (!s->second.units.empty()) info.units = s->second.units;
-    }
-  }
-  plan_.scalars.push_back(std::move(info));
-  plan_scalar_ids_.push_back(id);
-  return static_cast<int>(plan_scalar_ids_.size() - 1);
-}
-
-Context::GridShape Context::resolve_grid(const config::FieldDef& f, const std::string& id) {
-  // The grid's components in Fortran order (fastest first), then the
-  // variable's dimensions in C order (slowest first).
-  std::vector<config::GridComponent> components;
-  if (!f.grid_ref.empty()) {
-    const config::GridDef* g = def_.find_grid(f.grid_ref);
-    if (!g) config_error(f.where, "unknown grid '" + f.grid_ref + "'");
-    components = g->components;
-  } else {
-    if (!f.domain_ref.empty()) components.push_back({config::GridComponent::Kind::domain, f.domain_ref, f.where});
-    if (!f.axis_ref.empty()) components.push_back({config::GridComponent::Kind::axis, f.axis_ref, f.where});
-    if (!f.scalar_ref.empty()) components.push_back({config::GridComponent::Kind::scalar, f.scalar_ref, f.where});
-  }
-  if (components.empty())
-    config_error(f.where, "field '" + id + "' has no grid: set grid_ref, domain_ref, axis_ref or scalar_ref");
-  GridShape shape;
-  std::vector<output::Dim> fortran_dims;
-  int domains = 0;
-  const bool with_domain = std::any_of(components.begin(), components.end(),
-                                       [](const auto& c) { return c.kind == config::GridComponent::Kind::domain; });
-  for (const auto& c : components) {
-    if (c.kind == config::GridComponent::Kind::scalar) {  // no dimension, one value
-      shape.scalars.push_back(plan_scalar(c.ref, c.where));
-      continue;
-    }
-    if (c.kind == config::GridComponent::Kind::domain) {
-      if (++domains > 1) config_error(c.where, "field '" + id + "': a grid may hold one domain only");
-      const int d = plan_domain(c.ref, c.where);
-      fortran_dims.push_back({output::Dim::domain_i, d});
-      if (!plan_.domains[d].one_dimensional()) fortran_dims.push_back({output::Dim::domain_j, d});
-      const grid::DomainLayout& l = domains_.at(c.ref).layout;
-      shape.local *= grid::data_size(l);
-      const std::string text = l.data_dim == 2 && !l.compressed ? std::to_string(l.data_ni) + " x " + std::to_string(l.data_nj)
-                               : l.data_dim == 0 && !l.by_index && !plan_.domains[d].one_dimensional()
-                                   ? std::to_string(l.ni) + " x " + std::to_string(l.nj)
-                                   : std::to_string(grid::data_size(l));
-      shape.text += (shape.text.empty() ? "" : " x ") + text;
-    } else {
-      const int a = plan_axis(c.ref, c.where);
-      fortran_dims.push_back({output::Dim::axis, a});
-      const AxisSetting& setting = axes_.at(c.ref);
-      // Attached writers write their own box: a domain block times a range
-      // of each axis.
-      bool range = true;
-      for (std::size_t k = 1; k < setting.index.size(); ++k) range = range && setting.index[k] == setting.index[k - 1] + 1;
-      if (with_domain && setting.decomposed && world_->attached() && !range)
-        fail(FOEHN_ERR_ARGUMENT, (c.where.file.empty() ? "" : c.where.str() + ": ") + "field '" + id + "': axis '" + c.ref +
-                                     "' is decomposed by an index list in a grid with a domain; without servers "
-                                     "(attached mode) give it as a range (foehn_set_axis_decomposition)");
-      const std::int64_t n = setting.local;
-      shape.local *= n;
-      shape.text += (shape.text.empty() ? "" : " x ") + std::to_string(n);
-    }
-  }
-  shape.dims.assign(fortran_dims.rbegin(), fortran_dims.rend());
-  if (shape.text.empty()) shape.text = "1";  // scalars only
-  return shape;
-}
-
-int Context::register_field(const config::FieldDef& def, const GridShape& shape) {
-  auto [it, inserted] = field_index_.try_emplace(def.id, static_cast<int>(fields_.size()));
-  if (inserted) fields_.push_back(Field{def.id, -1, "", {}, -1, std::numeric_limits<double>::quiet_NaN()});
-  Field& field = fields_[it->second];
-  if (field.local_size >= 0 && field.local_size != shape.local)
-    config_error(def.where, "field '" + def.id + "' is used on two grids of different sizes (" + field.shape_text +
-                                " and " + shape.text + ")");
-  field.local_size = shape.local;
-  field.shape_text = shape.text;
-  if (def.detect_missing_value && def.default_value) field.missing = *def.default_value;
-  return it->second;
-}
-
-std::string Context::data_source(const config::FieldDef& f) const {
-  // The model writes the root of a field_ref chain; the fields that refer
-  // to it (without an expression of their own) carry its data.
-  std::string source = f.field_ref.empty() ? f.id : f.field_ref;
-  for (int hops = 0; hops < 1000; ++hops) {
-    const config::FieldDef* def = def_.find_field(source);
-    if (!def || !def->expression.empty() || def->field_ref.empty()) break;
-    source = def->field_ref;
-  }
-  return source;
-}
-
-void Context::resolve_field(int file_index, const config::FieldDef& f, int file_compression) {
-  const std::string source = data_source(f);
-  refuse_unsupported_field(f, source);
-  filters::TemporalOp op;
-  try {
-    op = filters::parse_temporal_op(f.operation);
-  } catch (const std::invalid_argument& e) {
-    config_error(f.where, "field '" + source + "': " + e.what());
-  }
-  const GridShape shape = resolve_grid(f, source);
-  output::VariableInfo v;
-  v.dims = shape.dims;
-  v.scalars = shape.scalars;
-  v.field_id = source;
-  v.name = f.output_name().empty() ? source : f.output_name();
-  v.long_name = f.long_name;
-  v.standard_name = f.standard_name;
-  v.units = f.unit;
-  v.comment = f.comment;
-  v.operation = std::string(filters::temporal_op_name(op));
-  v.op = static_cast<std::int32_t>(op);
-  v.cell_methods = combined_cell_methods(f.cell_methods, f.cell_methods_mode, cell_methods(op, f.freq_op));
-  v.prec = f.prec;
-  v.compression_level = f.compression_level.value_or(file_compression);
-  auto data_value = [](double x) {  // exact text of a double
-    std::ostringstream out;
-    out.precision(17);
-    out << x;
-    return out.str();
-  };
-  if (f.valid_min) v.attributes.push_back({"valid_min", "data", data_value(*f.valid_min)});
-  if (f.valid_max) v.attributes.push_back({"valid_max", "data", data_value(*f.valid_max)});
-  for (const auto& var : f.variables) v.attributes.push_back({var.output_name(), var.type, var.value});
-  v.file = file_index;
-  v.reduce_on_server = reduce_on_server_ && filters::reduces(op);
-  if (f.default_value || f.detect_missing_value) {
-    v.has_fill = true;
-    v.fill_value = f.default_value.value_or(f.prec == 8 ? 9.9692099683868690e+36 : 9.96921e+36);
-  }
-  for (int other : plan_.files[file_index].variables)
-    if (plan_.variables[other].name == v.name)
-      config_error(f.where, "file '" + plan_.files[file_index].id + "' already has a variable named '" + v.name +
-                                "' (set name= to tell them apart)");
-  const int vi = static_cast<int>(plan_.variables.size());
-  plan_.variables.push_back(std::move(v));
-  plan_.files[file_index].variables.push_back(vi);
-
-  OutputVar out;
-  out.plan_index = vi;
-  out.file = file_index;
-  out.elem = f.prec == 8 ? 8 : 4;
-  out.on_server = plan_.variables[vi].reduce_on_server;
-  out.local_size = shape.local;
-  const double missing = f.detect_missing_value && f.default_value ? *f.default_value : std::nan("");
-  Sampler sampling;  // freq_op
-  if (filters::reduces(op)) {
-    sampling.schedule = make_schedule(f.freq_op, f.where, "freq_op", f.freq_offset);
-    // The first sampling instant is the first one after the start date
-    // (start + freq_offset when the offset is positive).
-    if (sampling.schedule) sampling.next_k = sampling.schedule->first_at_or_after(start_ + 1);
-  } else if (!f.freq_offset.empty() && !calendar::parse_duration(f.freq_offset).is_zero()) {
-    config_error(f.where, "field '" + source + "': freq_offset applies to sampled operations (average, "
-                          "accumulate, minimum, maximum), not to '" + f.operation + "'");
-  }
-  const int oi = static_cast<int>(outputs_.size());
-  int input = -1;  // the graph node that feeds the output; -1: its field's writes
-  if (!f.expression.empty()) {
-    std::vector<std::string> path{source};
-    input = node_for_expression(source, f.expression, source, f, shape, path);
-  } else {
-    const config::FieldDef* def = def_.find_field(source);
-    config::FieldDef own = def ? *def : f;  // the model writes the referenced field
-    own.id = source;
-    fields_[register_field(own, shape)].outputs.push_back(oi);
-  }
-  // Reduced here unless the servers reduce the samples.
-  const bool reduce_here = filters::reduces(op) && !out.on_server;
-  filters::TemporalStage stage(op, reduce_here ? static_cast<std::size_t>(shape.local) : 0, missing, start_);
-  out.node = graph_.add_output(input, std::move(stage), std::move(sampling));
-  outputs_.push_back(std::move(out));
-}
-
-std::unique_ptr<calendar::Schedule> Context::make_schedule(const std::string& period, const config::Location& where,
-                                                           const std::string& what, const std::string& offset) const {
-  const calendar::Duration off = offset.empty() ? calendar::Duration{} : calendar::parse_duration(offset);
-  if (off.months < 0 || off.microseconds < 0 || off.timesteps < 0)
-    config_error(where, "freq_offset '" + offset + "' must not be negative");
-  if ((period.empty() || period == "1ts") && off.is_zero()) return nullptr;  // every step
-  const calendar::Duration d = calendar::parse_duration(period.empty() ? "1ts" : period);
-  if (d.is_zero() || d.months < 0 || d.microseconds < 0 || d.timesteps < 0)
-    config_error(where, what + " '" + period + "' must be positive");
-  try {
-    return std::make_unique<calendar::Schedule>(*calendar_, start_, d, off, timestep_us_);
-  } catch (const calendar::TimeError& e) {
-    config_error(where, what + " '" + period + "': " + e.what());
-  }
-}
-
-std::string Context::cell_methods(filters::TemporalOp op, const std::string& freq_op) const {
-  if (!filters::reduces(op)) return "time: point";
-  // The interval between samples: freq_op, or the model time step.
-  std::string interval = std::to_string(timestep_us_ / calendar::kMicrosPerSecond) + " s";
-  if (!freq_op.empty() && freq_op != "1ts") {
-    const calendar::Duration d = calendar::parse_duration(freq_op);
-    if (d.months == 0) {
-      const std::int64_t us = d.microseconds + d.timesteps * timestep_us_;
-      interval = std::to_string(us / calendar::kMicrosPerSecond) + " s";
-    } else if (d.microseconds == 0 && d.timesteps == 0) {
-      interval = d.months % 12 == 0 ? std::to_string(d.months / 12) + " year" : std::to_string(d.months) + " month";
-    } else {
-      interval = calendar::format_duration(d);
-    }
-  }
-  return "time: " + std::string(filters::cf_method(op)) + " (interval: " + interval + ")";
-}
-
 void Context::resolve_definitions() {
-  // Calendar: the model's settings over the XML's.
-  const auto& c = calendar_def_;
-  const std::string where = c.where.file.empty() ? "context '" + id_ + "'" : c.where.str();
-  if (c.type.empty()) fail(FOEHN_ERR_CONFIG, where + ": no calendar type (set <calendar type=...> or foehn_set_calendar)");
-  if (c.start_date.empty()) fail(FOEHN_ERR_CONFIG, where + ": no calendar start_date");
-  if (c.timestep.empty()) fail(FOEHN_ERR_CONFIG, where + ": no calendar timestep");
-  calendar_ = std::make_unique<calendar::Calendar>(c.make_calendar());
-  const calendar::Date start_date = calendar::parse_date(c.start_date);
-  const calendar::Date origin_date = calendar::parse_date(c.time_origin.empty() ? c.start_date : c.time_origin);
-  calendar_->validate(start_date);
-  calendar_->validate(origin_date);
-  start_ = calendar_->to_instant(start_date);
-  origin_ = calendar_->to_instant(origin_date);
-  const calendar::Duration ts = calendar::parse_duration(c.timestep);
-  if (ts.months != 0 || ts.timesteps != 0 || ts.microseconds <= 0)
-    fail(FOEHN_ERR_CONFIG, where + ": the timestep '" + c.timestep + "' must be a positive duration in d/h/mi/s");
-  timestep_us_ = ts.microseconds;
-  const std::string placement = config::variable_string(def_, "temporal_placement", "client");
-  if (placement != "client" && placement != "server") {
-    const auto* var = def_.find_variable("temporal_placement");
-    config_error(var->where, "temporal_placement must be 'client' or 'server', not '" + placement + "'");
-  }
-  reduce_on_server_ = placement == "server" && !world_->attached();
-
-  plan_ = {};
-  plan_.context_id = id_;
-  plan_.key = key_;
-  plan_.calendar = calendar::cf_calendar_name(calendar_->type());
-  plan_.time_units = "seconds since " + calendar::format_date(origin_date);
-  plan_.start_date = calendar::format_date(start_date);
-  plan_.time_origin = calendar::format_date(origin_date);
-  if (c.user) {
-    const calendar::UserCalendar& u = *c.user;
-    plan_.user_calendar.assign(u.month_lengths.begin(), u.month_lengths.end());
-    plan_.user_calendar.insert(plan_.user_calendar.end(), {u.leap_year_month, u.leap_year_drift, u.leap_year_drift_offset});
-  }
-  plan_.timestep_us = timestep_us_;
-  if (!world_->attached()) {
-    // Two-level servers: the last level2 ranks write, the others receive.
-    const std::int64_t nservers = static_cast<std::int64_t>(world_->server_ranks.size());
-    const std::int64_t l2 = config::variable_int(def_, "server_level2_ranks", 0);
-    const std::int64_t pools = config::variable_int(def_, "server_level2_pools", 1);
-    if (l2 < 0 || l2 >= nservers)
-      fail(FOEHN_ERR_CONFIG, "context '" + id_ + "': server_level2_ranks = " + std::to_string(l2) +
-                                 " must be at least 0 and less than the number of server ranks (" +
-                                 std::to_string(nservers) + "), leaving level 1 at least one rank");
-    if (l2 > 0 && (pools < 1 || pools > l2))
-      fail(FOEHN_ERR_CONFIG, "context '" + id_ + "': server_level2_pools = " + std::to_string(pools) +
-                                 " must be between 1 and server_level2_ranks (" + std::to_string(l2) + ")");
-    const std::int64_t forward = config::variable_int(def_, "server_level1_forward_bytes", 0);
-    if (forward < 0)
-      fail(FOEHN_ERR_CONFIG, "context '" + id_ + "': server_level1_forward_bytes = " + std::to_string(forward) +
-                                 " must be at least 0 (0: twice one record of a level-1 rank's blocks)");
-    plan_.level2_ranks = static_cast<std::int32_t>(l2);
-    plan_.level2_pools = l2 > 0 ? static_cast<std::int32_t>(pools) : 1;
-    plan_.level1_forward_bytes = forward;
-  }
-  for (int c2 = 0; c2 < size_; ++c2) {
+  Placement where;
+  where.context_id = id_;
+  where.key = key_;
+  where.attached = world_->attached();
+  where.server_ranks = static_cast<int>(world_->server_ranks.size());
+  MPI_Group g1, g2;
+  MPI_Comm_group(comm_, &g1);
+  MPI_Comm_group(world_->comm, &g2);
+  for (int c = 0; c < size_; ++c) {
     int world_rank = 0;
-    MPI_Group g1, g2;
-    MPI_Comm_group(comm_, &g1);
-    MPI_Comm_group(world_->comm, &g2);
-    MPI_Group_translate_ranks(g1, 1, &c2, g2, &world_rank);
-    MPI_Group_free(&g1);
-    MPI_Group_free(&g2);
-    plan_.client_ranks.push_back(world_rank);
+    MPI_Group_translate_ranks(g1, 1, &c, g2, &world_rank);
+    where.client_ranks.push_back(world_rank);
   }
-
-  for (const config::FileDef& file : def_.files) {
-    if (!file.enabled) continue;
-    const std::string file_id = file.id.empty() ? file.output_name() : file.id;
-    refuse_unsupported_file(file, file_id);
-    if (file.output_freq.empty()) config_error(file.where, "file '" + file_id + "' has no output_freq");
-    const calendar::Duration freq = calendar::parse_duration(file.output_freq);
-    if (freq.is_zero() || freq.months < 0 || freq.microseconds < 0 || freq.timesteps < 0)
-      config_error(file.where, "file '" + file_id + "': output_freq '" + file.output_freq + "' must be positive");
-    output::FileInfo info;
-    info.id = file_id;
-    // formats::file_name adds the period, the part and the format's extension.
-    info.base_path = std::filesystem::absolute(file.output_name() + file.name_suffix).string();
-    info.title = file.description.empty() ? "foehn output file '" + file_id + "' of context '" + id_ + "'"
-                                          : file.description;
-    info.output_freq = file.output_freq;
-    info.one_file = file.type != "multiple_file";
-    info.format = file.format;
-    info.convention = file.convention;
-    info.append = file.append;
-    info.min_digits = file.min_digits.value_or(0);
-    file_periods(file, file_id, info);
-    for (const auto& var : file.variables) info.attributes.push_back({var.output_name(), var.type, var.value});
-    const int fi = static_cast<int>(plan_.files.size());
-    plan_.files.push_back(std::move(info));
-    FileSchedule fs;
-    fs.sampler.schedule = std::make_unique<calendar::Schedule>(*calendar_, start_, freq, calendar::Duration{}, timestep_us_);
-    fs.record_start = start_;
-    files_.push_back(std::move(fs));
-    for (const config::FieldDef& f : file.fields)
-      if (config::is_output_field(file, f)) resolve_field(fi, f, file.compression_level.value_or(0));
-    if (plan_.files[fi].variables.empty())
-      config_error(file.where, "file '" + file_id + "' has no enabled field (fields above its output_level, default 5, are left out)");
+  MPI_Group_free(&g1);
+  MPI_Group_free(&g2);
+  BuiltPlan built = PlanBuilder(def_, settings_, std::move(where)).build();
+  calendar_ = std::move(built.calendar);
+  start_ = built.start, origin_ = built.origin, timestep_us_ = built.timestep_us;
+  plan_ = std::move(built.plan);
+  fields_ = std::move(built.fields);
+  field_index_ = std::move(built.field_index);
+  outputs_.clear();
+  for (const OutputDef& d : built.outputs) {
+    OutputVar out;
+    static_cast<OutputDef&>(out) = d;
+    outputs_.push_back(std::move(out));
   }
-  // Fields the model may write that no file uses are still known ids.
-  for (const config::FieldDef& f : def_.fields)
-    if (!field_index_.count(f.id)) {
-      field_index_.emplace(f.id, static_cast<int>(fields_.size()));
-      fields_.push_back(Field{f.id, -1, "", {}, -1, std::numeric_limits<double>::quiet_NaN()});
-    }
+  graph_ = std::move(built.graph);
+  files_ = std::move(built.files);
 }
 
 const std::vector<std::vector<std::int64_t>>& Context::destinations_of(
     int domain, int nservers, std::map<int, std::vector<std::vector<std::int64_t>>>& found) const {
   auto [it, fresh] = found.try_emplace(domain);
-  if (fresh) it->second = plan_.split_by_server(domain, domains_.at(plan_.domains[domain].id).data, nservers);
+  if (fresh) it->second = plan_.split_by_server(domain, settings_.domains.at(plan_.domains[domain].id).data, nservers);
   return it->second;
 }
 
@@ -535,7 +80,7 @@ void Context::prepare_outputs() {
     if (layout.domain < 0 && (rank_ == 0 || plan_.decomposed_axes(v)) && out.local_size > 0) axis_only[0].push_back(0);
     const auto& positions = layout.domain < 0 ? axis_only : destinations_of(layout.domain, nservers, by_domain);
     const std::int64_t data_points =
-        layout.domain < 0 ? 1 : static_cast<std::int64_t>(domains_.at(plan_.domains[layout.domain].id).data.size());
+        layout.domain < 0 ? 1 : static_cast<std::int64_t>(settings_.domains.at(plan_.domains[layout.domain].id).data.size());
     // The plan packs by memcpy runs and gathers, or stages the data once per
     // write when many servers' points are interleaved.
     // The data hold this rank's parts of the axes around the domain.
@@ -543,7 +88,7 @@ void Context::prepare_outputs() {
     bool after = false;
     for (const output::Dim& d : v.dims) {
       if (d.kind != output::Dim::axis) after = true;
-      else (after ? inner : outer) *= axes_.at(plan_.axes[d.index].id).local;
+      else (after ? inner : outer) *= settings_.axes.at(plan_.axes[d.index].id).local;
     }
     out.pack = grid::PackPlan(positions, data_points, layout.domain < 0 ? 1 : outer,
                               layout.domain < 0 ? out.local_size : inner);
