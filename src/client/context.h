@@ -1,38 +1,30 @@
-// A model's context on the client side: what the model defines through the
-// API, what close of definition turns it into (output plan, pack plans,
-// schedules, the filter graph of filters/graph.h), and the per-step path:
-// update_calendar and write.
+// A model's context on the client side, as the C API (api.cpp) calls it: a
+// thin façade over its parts.
+// - The definitions the model sets and close of definition
+//   (context_define.cpp): the plan builder (plan_builder.h, no MPI) turns
+//   them into the output plan, the fields, the outputs and the filter graph
+//   (filters/graph.h); the model ranks exchange their decomposition; the
+//   step driver prepares the per-step path.
+// - The step driver (step_driver.h): update_calendar, write, close.
+// - Attributes and variables at run time (context_attributes.cpp).
 #pragma once
 
 #include <mpi.h>
 
+#include <cstddef>
 #include <cstdint>
-#include <limits>
-#include <map>
 #include <memory>
-#include <optional>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
-#include "calendar/calendar.h"
-#include "client/agree.h"
 #include "client/plan_builder.h"
 #include "config/config.h"
-#include "filters/expression.h"
-#include "filters/graph.h"
-#include "filters/temporal.h"
-#include "filters/temporal_stage.h"
-#include "grid/box.h"
-#include "grid/domain_layout.h"
-#include "grid/pack_plan.h"
-#include "output/output_plan.h"
-#include "server/output_engine.h"
-#include "transport/progress_thread.h"
 #include "transport/send_channel.h"
 #include "transport/world.h"
 
 namespace foehn::client {
+
+class StepDriver;
 
 class Context {
  public:
@@ -75,8 +67,8 @@ class Context {
   // Whether other contexts of this process are open (set by the API). A
   // context alone announces each record when its step begins, so that the
   // servers write each variable as soon as its values are in; beside others
-  // it announces at the step's end (announces_ below).
-  void set_shared(bool shared) { shared_ = shared; }
+  // it announces at the step's end (step_driver.h).
+  void set_shared(bool shared);
   // Attributes and variables at run time (context_attributes.cpp): the
   // resolved value of an attribute as text (null when not defined), setting
   // a field or file attribute before close of definition, a variable's text.
@@ -87,51 +79,11 @@ class Context {
   bool is_used(int handle) const;
 
  private:
-  struct Destination {  // one server (or this client itself, attached)
-    std::int64_t total = 0;  // values of this client's stream for it (out.pack packs them)
-  };
-  struct OutputVar : OutputDef {
-    std::vector<Destination> dest;  // by server (one entry when attached)
-    grid::PackPlan pack;            // the same streams, by gathers or one staging pass (see prepare_outputs)
-    std::int64_t last_record = -1;  // to refuse a second write in one step
-    std::int64_t last_sample_step = -1;
-  };
-
-  void resolve_definitions();  // local checks: plan_builder.h, which builds plan_ without the exchanged parts
+  void resolve_definitions();  // local checks: the plan builder's plan, without the exchanged parts
   void exchange_domains();     // collective: every rank's part, its points and coordinates
   void exchange_axes();        // collective: the parts, values and bounds of decomposed axes
-  void prepare_outputs();      // local: schedules, pack plans, buffers, channels
-  // For each server, this rank's data positions in its range (cached per domain).
-  const std::vector<std::vector<std::int64_t>>& destinations_of(
-      int domain, int nservers, std::map<int, std::vector<std::vector<std::int64_t>>>& found) const;
   DomainSetting& domain_setting(const std::string& id, const char* call);  // after foehn_set_domain_type
   AxisSetting& axis_setting(const std::string& id, const char* call);
-
-  // Sizes the send buffers from the bytes each server gets per output step
-  // and checks the transport variables (context_transport.cpp); the
-  // channels open later, while the servers create the files.
-  void size_channels(const std::vector<std::size_t>& bytes_per_server);
-  void open_channels();
-  void send_plan_and_wait();
-  void collect_acks(const char* what, LocalFailure mine = {});
-  void advance_time(std::int64_t now);
-  void end_step();
-  template <class T>
-  void feed(OutputVar& out, const T* data);
-  template <class T>
-  void send_values(OutputVar& out, const T* data, std::int64_t record);
-  template <class T>
-  void send_sample(OutputVar& out, const T* data, std::int64_t record, double weight);
-  void finish_record(OutputVar& out);
-  std::int64_t current_record(const OutputVar& out) const;
-  template <class T, class U>
-  void pack(OutputVar& out, int server, const T* data, std::int64_t record, std::uint16_t flags, double weight,
-            double missing);
-  template <class T, class U>
-  void pack_attached(OutputVar& out, const T* data, std::int64_t record);
-  void send_event_to_all(transport::EventType type, std::uint32_t item, std::int64_t record, double time,
-                         double time_start);
-  void make_room(int server);
   void check_open(const char* call) const;
 
   std::string id_;
@@ -144,48 +96,12 @@ class Context {
 
   // Definitions.
   ModelSettings settings_;
-  std::string domain_error_;  // found by exchange_domains (which must not throw); raised by prepare_outputs
+  std::string domain_error_;  // found by the exchanges (which must not throw); raised after them
   bool closed_definition_ = false, closed_ = false;
-
-  // Resolved at close of definition.
-  std::unique_ptr<calendar::Calendar> calendar_;
-  std::int64_t start_ = 0, origin_ = 0, timestep_us_ = 0;
-  output::ContextPlan plan_;
-  std::vector<Field> fields_;
-  std::unordered_map<std::string, int> field_index_;
-  std::vector<OutputVar> outputs_;
-  filters::Graph graph_;  // sources, expressions, chains and the outputs' temporal stages, in the local layout
-  std::vector<FileSchedule> files_;
-  // Records due this step, announced to the servers at its end, after the
-  // step's data and results, when other contexts are open: an announced
-  // record is one the servers can write, so they never wait for data this
-  // client would send only later (while it waits for them in another
-  // context's close).
   bool shared_ = false;
-  struct Announce {
-    std::uint32_t file;
-    std::int64_t record;
-    double time, time_start;
-  };
-  std::vector<Announce> announces_;
-  std::vector<transport::SendChannel> channels_;  // by server
-  struct ChannelPlan {  // what size_channels decided, for open_channels
-    std::vector<std::size_t> capacity;  // by server
-    std::size_t message_size = 0, direct_min = 0;
-    bool progress_thread = false;
-    std::int64_t progress_interval_us = 200;
-  } channel_plan_;
-  std::unique_ptr<transport::ProgressThread> progress_;  // variable progress_thread
-  std::unique_ptr<server::OutputEngine> attached_;  // attached mode only
-  std::vector<std::byte> scratch_;                  // attached packing
-  std::vector<double> result_;                      // client-side temporal results
+  BuiltPlan built_;  // during close of definition: the plan builder's result, completed by the exchanges
+  std::unique_ptr<StepDriver> driver_;  // from close of definition on
   std::string attribute_text_;  // the value attribute() last returned
-
-  // Time.
-  std::int64_t step_ = -1;
-  std::int64_t now_ = 0;        // model time (instant, microseconds)
-  bool dynamic_steps_ = false;  // the model tells its time: averages weight by time
-  double now_seconds_ = 0;
 };
 
 }  // namespace foehn::client

@@ -8,6 +8,7 @@
 #include "calendar/calendar.h"
 #include "client/context.h"
 #include "client/errors.h"
+#include "client/step_driver.h"
 #include "config/values.h"
 
 namespace foehn::client {
@@ -161,9 +162,6 @@ const std::string* Context::variable(const std::string& id) const {
   return v ? &v->value : nullptr;
 }
 
-bool Context::is_used(int handle) const {
-  if (handle < 0 || handle >= static_cast<int>(fields_.size())) return false;
-  return fields_[handle].source >= 0 || !fields_[handle].outputs.empty();
-}
+bool Context::is_used(int handle) const { return driver_ && driver_->is_used(handle); }
 
 }  // namespace foehn::client

@@ -1,7 +1,8 @@
 // Definition phase of a client context: the API setters (domains of every
-// kind: docs/grids.md), each domain's index maps (resolve_domain), the
+// kind: docs/grids.md), the plan builder's part (plan_builder.h), the
 // exchange of the decomposition between the model ranks, and close of
-// definition, which runs the phases in order.
+// definition, which runs the phases in order and hands the result to the
+// step driver (step_driver.h).
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -11,9 +12,9 @@
 #include "client/agree.h"
 #include "client/context.h"
 #include "client/errors.h"
+#include "client/plan_builder.h"
+#include "client/step_driver.h"
 #include "transport/event.h"
-#include "transport/liveness.h"
-#include "transport/wire.h"
 
 namespace foehn::client {
 
@@ -269,11 +270,11 @@ void Context::set_scalar(const std::string& id, double value, const char* units)
 
 void Context::exchange_domains() {
   // Collective and never throwing: a problem is kept in domain_error_ and
-  // raised by prepare_outputs, on every rank at once. The servers need every
+  // raised after the exchanges, on every rank at once. The servers need every
   // client's points and the coordinates (gathered on model rank 0, which
   // sends the plan); attached writers need them on every rank.
   const bool to_all = world_->attached();
-  for (output::DomainInfo& info : plan_.domains) {
+  for (output::DomainInfo& info : built_.plan.domains) {
     DomainSetting& s = settings_.domains.at(info.id);
     std::vector<std::int64_t> sent;
     for (const std::int64_t g : s.data)
@@ -344,8 +345,8 @@ void Context::exchange_domains() {
       p.lat = lat_all.data() + lat_at[r], p.n_lat = lat_n[r];
       p.bounds_lon = blon_all.data() + blon_at[r], p.bounds_lat = blat_all.data() + blat_at[r];
     }
-    const int index = static_cast<int>(&info - plan_.domains.data());
-    if (std::string e = assemble_gathered_domain(plan_, index, parts, to_all); !e.empty()) domain_error_ = e;
+    const int index = static_cast<int>(&info - built_.plan.domains.data());
+    if (std::string e = assemble_gathered_domain(built_.plan, index, parts, to_all); !e.empty()) domain_error_ = e;
   }
 }
 
@@ -356,7 +357,7 @@ void Context::exchange_axes() {
   const bool to_all = world_->attached();
   enum { kN, kDecomposed, kLocal, kValues, kBounds, kAxisFields };
   std::string values_error;  // a value or bound no rank gives
-  for (output::AxisInfo& info : plan_.axes) {
+  for (output::AxisInfo& info : built_.plan.axes) {
     const AxisSetting& s = settings_.axes[info.id];
     const std::array<std::int64_t, kAxisFields> mine{info.size(), s.decomposed, s.local,
                                                      static_cast<std::int64_t>(s.values.size()),
@@ -418,13 +419,32 @@ void Context::exchange_axes() {
   // Grids of decomposed axes: the ranks' parts must hold each value once
   // (said first: overlapping parts also leave values without a value).
   if (!domain_error_.empty() || (!to_all && rank_ != 0)) return;
-  for (const output::VariableInfo& v : plan_.variables)
-    if (!plan_.has_domain(v) && plan_.decomposed_axes(v))
-      if (std::string e = output::check_axes_cover(plan_, v); !e.empty()) {
+  for (const output::VariableInfo& v : built_.plan.variables)
+    if (!built_.plan.has_domain(v) && built_.plan.decomposed_axes(v))
+      if (std::string e = output::check_axes_cover(built_.plan, v); !e.empty()) {
         domain_error_ = e;
         return;
       }
   domain_error_ = values_error;
+}
+
+void Context::resolve_definitions() {
+  Placement where;
+  where.context_id = id_;
+  where.key = key_;
+  where.attached = world_->attached();
+  where.server_ranks = static_cast<int>(world_->server_ranks.size());
+  MPI_Group g1, g2;
+  MPI_Comm_group(comm_, &g1);
+  MPI_Comm_group(world_->comm, &g2);
+  for (int c = 0; c < size_; ++c) {
+    int world_rank = 0;
+    MPI_Group_translate_ranks(g1, 1, &c, g2, &world_rank);
+    where.client_ranks.push_back(world_rank);
+  }
+  MPI_Group_free(&g1);
+  MPI_Group_free(&g2);
+  built_ = PlanBuilder(def_, settings_, std::move(where)).build();
 }
 
 void Context::close_definition() {
@@ -436,64 +456,24 @@ void Context::close_definition() {
   collectively(comm_, [&] { resolve_definitions(); });
   exchange_axes();  // first: whether the domains' points may be shared
   exchange_domains();
-  collectively(comm_, [&] { prepare_outputs(); });
+  collectively(comm_, [&] {
+    if (!domain_error_.empty()) fail(FOEHN_ERR_ARGUMENT, domain_error_);
+    driver_ = std::make_unique<StepDriver>(id_, comm_, def_, *world_, key_, *counters_, std::move(built_));
+    driver_->set_shared(shared_);
+    driver_->prepare(settings_);
+  });
   if (world_->attached()) {
-    collectively(comm_, [&] {
-      server::WriterRole role;
-      role.attached = true;
-      role.index = rank_;
-      role.count = size_;
-      role.comm = comm_;
-      attached_ = std::make_unique<server::OutputEngine>(plan_, role);
-    });
+    collectively(comm_, [&] { driver_->attach(); });
   } else {
-    send_plan_and_wait();
+    driver_->send_plan_and_wait();
     // The servers hold the coordinates and points now; per step the
     // clients need neither.
-    for (output::DomainInfo& d : plan_.domains) {
+    for (output::DomainInfo& d : driver_->plan().domains) {
       for (auto* v : {&d.lon, &d.lat, &d.bounds_lon, &d.bounds_lat}) std::vector<double>().swap(*v);
       std::vector<output::ClientPoints>().swap(d.points);
     }
   }
   closed_definition_ = true;
-}
-
-void Context::send_plan_and_wait() {
-  if (rank_ == 0) {
-    const auto bytes = output::encode(plan_);
-    // Synchronous sends: each server has received the plan before any
-    // client (released by the barrier below) sends it data.
-    for (int s : world_->server_ranks) {
-      MPI_Ssend(bytes.data(), static_cast<int>(bytes.size()), MPI_BYTE, s, transport::kTagPlan, world_->comm);
-      counters_->bytes_sent += bytes.size();
-      ++counters_->messages_sent;
-    }
-  }
-  // The send buffers are mapped while the servers create the files (tens
-  // of milliseconds each for the thesis configuration); a failure here is
-  // agreed on with the servers' answers, so no rank is left waiting.
-  collect_acks("creating the output files", attempt([&] { open_channels(); }));
-}
-
-void Context::collect_acks(const char* what, LocalFailure mine) {
-  if (rank_ == 0) {
-    for (size_t k = 0; k < world_->server_ranks.size(); ++k) {
-      MPI_Status st;
-      transport::wait_for_message(world_->comm, MPI_ANY_SOURCE, transport::kTagAck, st, world_->server_ranks);
-      int bytes = 0;
-      MPI_Get_count(&st, MPI_BYTE, &bytes);
-      std::vector<char> buf(bytes);
-      MPI_Recv(buf.data(), bytes, MPI_BYTE, st.MPI_SOURCE, transport::kTagAck, world_->comm, MPI_STATUS_IGNORE);
-      transport::WireReader r(buf.data(), buf.size());
-      std::int32_t failed = 0;
-      std::string message;
-      r.get(failed);
-      r.get(message);
-      if (failed && !mine.failed)
-        mine = {true, FOEHN_ERR_IO, std::string("foehn server failed ") + what + ": " + message};
-    }
-  }
-  agree(comm_, mine);
 }
 
 }  // namespace foehn::client

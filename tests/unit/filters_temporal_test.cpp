@@ -351,7 +351,7 @@ TEST(Accumulator, FloatSamplesWithMissingValueGivenInDouble) {
   // A float field whose missing value is configured as the double 1e20
   // (detect_missing_value with default_value="1e20", the usual XIOS setting),
   // written by the model as the float 1e20f. The client passes the double
-  // (context_step.cpp: out.acc.add(..., out.missing)).
+  // (step_driver.cpp: the output's TemporalStage adds with its missing value).
   //
   // Regression: samples are compared with the missing value in their own
   // precision; 1e20f widened is 100000002004087734272, not 1e20, and used to
