@@ -217,6 +217,35 @@ TEST(ClientPlanBuilder, ExpressionsAndChainsBuildTheGraph) {
   EXPECT_EQ(variable(b.plan, "anom").cell_methods, "time: point");
 }
 
+TEST(ClientPlanBuilder, FilePeriodsAndRecordSchedules) {
+  const Built b = build(xml(kFields, R"(      <file id="h" output_freq="6h" split_freq="1d" sync_freq="12h">
+        <field field_ref="ps"/>
+      </file>
+      <file id="m" output_freq="1mo" split_freq="1y" split_freq_format="%y">
+        <field field_ref="ps" name="ps_m" operation="average"/>
+      </file>
+)"));
+  const output::ContextPlan& p = b.plan.plan;
+  ASSERT_EQ(p.files.size(), 2u);
+  EXPECT_EQ(p.files[0].split_freq, "1d");
+  EXPECT_EQ(p.files[0].sync_freq, "12h");
+  EXPECT_EQ(p.files[0].split_format, "%y%mo%d");
+  EXPECT_EQ(p.files[1].split_freq, "1y");
+  EXPECT_EQ(p.files[1].split_format, "%y");
+  EXPECT_EQ(p.files[1].sync_freq, "");
+  // Each file's records: every output_freq from the start date.
+  ASSERT_EQ(b.plan.files.size(), 2u);
+  constexpr std::int64_t kHourUs = 3600LL * 1000000;
+  EXPECT_EQ(b.plan.files[0].record_start, b.plan.start);
+  ASSERT_NE(b.plan.files[0].sampler.schedule, nullptr);
+  EXPECT_EQ(b.plan.files[0].sampler.schedule->instant(1) - b.plan.start, 6 * kHourUs);
+  EXPECT_EQ(b.plan.files[1].sampler.schedule->instant(1) - b.plan.start, 31 * 24 * kHourUs);  // January 2000
+  EXPECT_EQ(error_of(xml(kFields, R"(      <file id="h" output_freq="6h" split_freq_format="%y">
+        <field field_ref="ps"/>
+      </file>
+)")).find("inline.xml:18: "), 0u);
+}
+
 TEST(ClientPlanBuilder, ServerPlacementSendsSamples) {
   Placement where;
   where.server_ranks = 2;
