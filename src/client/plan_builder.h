@@ -126,6 +126,7 @@ class PlanBuilder {
  public:
   PlanBuilder(const config::ContextDef& def, ModelSettings& settings, Placement placement);
   // Throws config::ConfigError or ApiError on the first problem found.
+  // Once per builder: the result is moved out.
   BuiltPlan build();
 
  private:
@@ -164,6 +165,7 @@ class PlanBuilder {
   const std::string& id_;
   bool reduce_on_server_ = false;
   BuiltPlan out_;
+  // The parts of out_ under the names the resolving code uses.
   std::unique_ptr<calendar::Calendar>& calendar_;
   std::int64_t &start_, &origin_, &timestep_us_;
   output::ContextPlan& plan_;
