@@ -1,7 +1,7 @@
 // Benchmark: the cost of packing one field on a client with the pack plans
 // foehn builds at close of definition (grid::PackPlan, from the per-server
-// point lists as context_plan.cpp makes them), against a plain memcpy of
-// the same bytes measured in the same run.
+// point lists as src/client/step_driver.cpp makes them), against a plain
+// memcpy of the same bytes measured in the same run.
 //
 // Cases: a contiguous block, and a shuffled 1-D decomposition (the
 // client's points a random subset of the domain, in random order) sent to

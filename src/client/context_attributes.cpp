@@ -8,6 +8,7 @@
 #include "calendar/calendar.h"
 #include "client/context.h"
 #include "client/errors.h"
+#include "client/step_driver.h"
 #include "config/values.h"
 
 namespace foehn::client {
@@ -64,10 +65,10 @@ const std::string* Context::attribute(const std::string& kind, const std::string
   check_open("foehn_get_attribute");
   const config::AttributeOrigins* origins = nullptr;
   if (kind == "calendar") {
-    const std::string* v = name == "type"          ? &calendar_def_.type
-                           : name == "start_date"  ? &calendar_def_.start_date
-                           : name == "time_origin" ? &calendar_def_.time_origin
-                           : name == "timestep"    ? &calendar_def_.timestep
+    const std::string* v = name == "type"          ? &settings_.calendar.type
+                           : name == "start_date"  ? &settings_.calendar.start_date
+                           : name == "time_origin" ? &settings_.calendar.time_origin
+                           : name == "timestep"    ? &settings_.calendar.timestep
                                                    : nullptr;
     if (!v) fail(FOEHN_ERR_ARGUMENT, "foehn_get_attribute: calendar has no attribute '" + name +
                                          "' (type, start_date, time_origin, timestep)");
@@ -161,9 +162,6 @@ const std::string* Context::variable(const std::string& id) const {
   return v ? &v->value : nullptr;
 }
 
-bool Context::is_used(int handle) const {
-  if (handle < 0 || handle >= static_cast<int>(fields_.size())) return false;
-  return fields_[handle].stream >= 0 || !fields_[handle].outputs.empty();
-}
+bool Context::is_used(int handle) const { return driver_ && driver_->is_used(handle); }
 
 }  // namespace foehn::client

@@ -1,7 +1,8 @@
 // Definition phase of a client context: the API setters (domains of every
-// kind: docs/grids.md), each domain's index maps (resolve_domain), the
+// kind: docs/grids.md), the plan builder's part (plan_builder.h), the
 // exchange of the decomposition between the model ranks, and close of
-// definition, which runs the phases in order.
+// definition, which runs the phases in order and hands the result to the
+// step driver (step_driver.h).
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -11,9 +12,9 @@
 #include "client/agree.h"
 #include "client/context.h"
 #include "client/errors.h"
+#include "client/plan_builder.h"
+#include "client/step_driver.h"
 #include "transport/event.h"
-#include "transport/liveness.h"
-#include "transport/wire.h"
 
 namespace foehn::client {
 
@@ -58,7 +59,7 @@ Context::Context(const std::string& id, MPI_Comm comm, const config::ContextDef&
     : id_(id), comm_(comm), def_(def), world_(&world), key_(key), counters_(&counters) {
   MPI_Comm_rank(comm_, &rank_);
   MPI_Comm_size(comm_, &size_);
-  calendar_def_ = def_.calendar;
+  settings_.calendar = def_.calendar;
 }
 
 Context::~Context() = default;
@@ -70,10 +71,10 @@ void Context::check_open(const char* call) const {
 void Context::set_calendar(const char* type, const char* start, const char* origin, const char* timestep) {
   check_open("foehn_set_calendar");
   if (closed_definition_) fail(FOEHN_ERR_STATE, "foehn_set_calendar: context '" + id_ + "' is already defined");
-  if (type) calendar::parse_calendar_type(type), calendar_def_.type = type;
-  if (start) calendar::parse_date(start), calendar_def_.start_date = start;
-  if (origin) calendar::parse_date(origin), calendar_def_.time_origin = origin;
-  if (timestep) calendar::parse_duration(timestep), calendar_def_.timestep = timestep;
+  if (type) calendar::parse_calendar_type(type), settings_.calendar.type = type;
+  if (start) calendar::parse_date(start), settings_.calendar.start_date = start;
+  if (origin) calendar::parse_date(origin), settings_.calendar.time_origin = origin;
+  if (timestep) calendar::parse_duration(timestep), settings_.calendar.timestep = timestep;
 }
 
 void Context::set_domain(const std::string& id, DomainSetting s) {
@@ -98,7 +99,7 @@ void Context::set_domain(const std::string& id, DomainSetting s) {
   s.layout.nj_glo = s.nj_glo;
   s.layout.ibegin = b.ibegin, s.layout.ni = b.ni, s.layout.jbegin = b.jbegin, s.layout.nj = b.nj;
   s.has_block = true;
-  domains_[id] = std::move(s);
+  settings_.domains[id] = std::move(s);
 }
 
 void Context::set_domain_type(const std::string& id, const char* type, std::int64_t ni_glo, std::int64_t nj_glo) {
@@ -128,14 +129,14 @@ void Context::set_domain_type(const std::string& id, const char* type, std::int6
   s.type = effective;
   s.ni_glo = s.layout.ni_glo = ni_glo;
   s.nj_glo = s.layout.nj_glo = nj_glo;
-  domains_[id] = std::move(s);
+  settings_.domains[id] = std::move(s);
 }
 
 DomainSetting& Context::domain_setting(const std::string& id, const char* call) {
   check_open(call);
   if (closed_definition_) fail(FOEHN_ERR_STATE, std::string(call) + ": context '" + id_ + "' is already defined");
-  auto it = domains_.find(id);
-  if (it == domains_.end())
+  auto it = settings_.domains.find(id);
+  if (it == settings_.domains.end())
     fail(FOEHN_ERR_STATE, std::string(call) + ": domain '" + id + "': call foehn_set_domain_type first");
   return it->second;
 }
@@ -213,7 +214,7 @@ AxisSetting& Context::axis_setting(const std::string& id, const char* call) {
   check_open(call);
   if (closed_definition_) fail(FOEHN_ERR_STATE, std::string(call) + ": context '" + id_ + "' is already defined");
   if (!def_.find_axis(id)) fail(FOEHN_ERR_ARGUMENT, "axis '" + id + "' is not defined in context '" + id_ + "' of the XML");
-  return axes_[id];
+  return settings_.axes[id];
 }
 
 void Context::set_axis(const std::string& id, std::vector<double> values, const char* units, const char* positive) {
@@ -262,47 +263,19 @@ void Context::set_scalar(const std::string& id, double value, const char* units)
   if (closed_definition_) fail(FOEHN_ERR_STATE, std::string(call) + ": context '" + id_ + "' is already defined");
   if (!def_.find_scalar(id))
     fail(FOEHN_ERR_ARGUMENT, "scalar '" + id + "' is not defined in context '" + id_ + "' of the XML");
-  ScalarSetting& s = scalars_[id];
+  ScalarSetting& s = settings_.scalars[id];
   s.value = value;
   if (units) s.units = units;
 }
 
-void Context::resolve_domain(const std::string& id, const config::DomainDef& def, DomainSetting& s) {
-  if (s.type.empty()) s.type = def.type.empty() ? "rectilinear" : def.type;
-  if (!def.type.empty() && def.type != s.type)
-    throw config::ConfigError(def.where, "domain '" + id + "' has type '" + def.type + "' but the model describes it as '" + s.type + "'");
-  const std::string what = "domain '" + id + "' in context '" + id_ + "': ";
-  if (!s.has_block && !s.has_index)
-    fail(FOEHN_ERR_ARGUMENT, what + "no local points (call foehn_set_domain_block or foehn_set_domain_index)");
-  try {
-    s.owned = grid::owned_points(s.layout);
-    s.data = grid::data_points(s.layout, s.owned);
-  } catch (const std::invalid_argument& e) {
-    fail(FOEHN_ERR_ARGUMENT, what + e.what());
-  }
-  // Rectilinear blocks give a longitude per column and a latitude per row;
-  // everything else one of each per local point.
-  const bool per_line = s.type == "rectilinear" && s.has_block;
-  const auto nlon = static_cast<std::size_t>(per_line ? s.layout.ni : s.owned.size());
-  const auto nlat = static_cast<std::size_t>(per_line ? s.layout.nj : s.owned.size());
-  if (s.lon.size() != nlon || s.lat.size() != nlat)
-    fail(FOEHN_ERR_ARGUMENT, what + "expected " + std::to_string(nlon) + " longitudes and " + std::to_string(nlat) +
-                                 " latitudes (" + (per_line ? "one per local column and row" : "one per local point") +
-                                 "), given " + std::to_string(s.lon.size()) + " and " + std::to_string(s.lat.size()) +
-                                 " (foehn_set_domain_coordinates)");
-  if (s.type == "rectilinear" && s.nvertex != 0 && s.nvertex != 2)
-    fail(FOEHN_ERR_ARGUMENT, what + "rectilinear bounds have 2 values per longitude and latitude, not " +
-                                 std::to_string(s.nvertex));
-}
-
 void Context::exchange_domains() {
   // Collective and never throwing: a problem is kept in domain_error_ and
-  // raised by prepare_outputs, on every rank at once. The servers need every
+  // raised after the exchanges, on every rank at once. The servers need every
   // client's points and the coordinates (gathered on model rank 0, which
   // sends the plan); attached writers need them on every rank.
   const bool to_all = world_->attached();
-  for (output::DomainInfo& info : plan_.domains) {
-    DomainSetting& s = domains_.at(info.id);
+  for (output::DomainInfo& info : built_.plan.domains) {
+    DomainSetting& s = settings_.domains.at(info.id);
     std::vector<std::int64_t> sent;
     for (const std::int64_t g : s.data)
       if (g >= 0) sent.push_back(g);
@@ -372,55 +345,8 @@ void Context::exchange_domains() {
       p.lat = lat_all.data() + lat_at[r], p.n_lat = lat_n[r];
       p.bounds_lon = blon_all.data() + blon_at[r], p.bounds_lat = blat_all.data() + blat_at[r];
     }
-    // Several ranks may hold the same points when every grid of the domain
-    // splits an axis among them (a 2-D decomposition: points x levels).
-    const int index = static_cast<int>(&info - plan_.domains.data());
-    bool used = false, shared = true, split_axes = false;
-    for (const output::VariableInfo& v : plan_.variables)
-      if (plan_.layout(v).domain == index) {
-        used = true;
-        shared = shared && plan_.decomposed_axes(v);
-        split_axes = split_axes || plan_.decomposed_axes(v);
-      }
-    shared = shared && used;
-    if (std::string e = output::assemble_domain(info, parts, shared); !e.empty()) {
-      domain_error_ = e;
-      continue;
-    }
-    // A file of convention="CDI" writes the rows of its gaussian domains:
-    // the points must make rows (the writers would fail later).
-    std::string rows_error;
-    for (const output::VariableInfo& v : plan_.variables)
-      if (info.type == "gaussian" && plan_.layout(v).domain == index && plan_.files[v.file].has_convention("CDI")) {
-        output::ReducedRows rows;
-        if (std::string e = output::reduced_rows(info, rows); !e.empty())
-          rows_error = "file '" + plan_.files[v.file].id + "': " + e;
-        break;
-      }
-    if (!rows_error.empty()) {
-      domain_error_ = rows_error;
-      continue;
-    }
-    if (!to_all)  // only attached writers use each client's own points
-      for (output::ClientPoints& cp : info.points) std::vector<std::int64_t>().swap(cp.owned);
-    if (!split_axes) continue;  // the grids of the domain hold whole axes: one holder per point suffices
-    std::vector<std::vector<int>> holders(static_cast<std::size_t>(info.size()));
-    for (int r = 0; r < size_; ++r) {
-      const output::ClientPart& p = parts[r];
-      if (p.by_index) {
-        for (std::int64_t k = 0; k < p.n_owned; ++k) holders[static_cast<std::size_t>(p.owned[k])].push_back(r);
-        continue;
-      }
-      for (std::int64_t j = p.extent.jbegin; j < p.extent.jbegin + p.extent.nj; ++j)
-        for (std::int64_t i = p.extent.ibegin; i < p.extent.ibegin + p.extent.ni; ++i)
-          holders[static_cast<std::size_t>(j * info.ni_glo + i)].push_back(r);
-    }
-    for (const output::VariableInfo& v : plan_.variables)
-      if (plan_.layout(v).domain == index && plan_.decomposed_axes(v))
-        if (std::string e = output::check_shared_points(plan_, v, holders); !e.empty()) {
-          domain_error_ = e;
-          break;
-        }
+    const int index = static_cast<int>(&info - built_.plan.domains.data());
+    if (std::string e = assemble_gathered_domain(built_.plan, index, parts, to_all); !e.empty()) domain_error_ = e;
   }
 }
 
@@ -431,8 +357,8 @@ void Context::exchange_axes() {
   const bool to_all = world_->attached();
   enum { kN, kDecomposed, kLocal, kValues, kBounds, kAxisFields };
   std::string values_error;  // a value or bound no rank gives
-  for (output::AxisInfo& info : plan_.axes) {
-    const AxisSetting& s = axes_[info.id];
+  for (output::AxisInfo& info : built_.plan.axes) {
+    const AxisSetting& s = settings_.axes[info.id];
     const std::array<std::int64_t, kAxisFields> mine{info.size(), s.decomposed, s.local,
                                                      static_cast<std::int64_t>(s.values.size()),
                                                      static_cast<std::int64_t>(s.bounds.size())};
@@ -493,13 +419,32 @@ void Context::exchange_axes() {
   // Grids of decomposed axes: the ranks' parts must hold each value once
   // (said first: overlapping parts also leave values without a value).
   if (!domain_error_.empty() || (!to_all && rank_ != 0)) return;
-  for (const output::VariableInfo& v : plan_.variables)
-    if (!plan_.has_domain(v) && plan_.decomposed_axes(v))
-      if (std::string e = output::check_axes_cover(plan_, v); !e.empty()) {
+  for (const output::VariableInfo& v : built_.plan.variables)
+    if (!built_.plan.has_domain(v) && built_.plan.decomposed_axes(v))
+      if (std::string e = output::check_axes_cover(built_.plan, v); !e.empty()) {
         domain_error_ = e;
         return;
       }
   domain_error_ = values_error;
+}
+
+void Context::resolve_definitions() {
+  Placement where;
+  where.context_id = id_;
+  where.key = key_;
+  where.attached = world_->attached();
+  where.server_ranks = static_cast<int>(world_->server_ranks.size());
+  MPI_Group g1, g2;
+  MPI_Comm_group(comm_, &g1);
+  MPI_Comm_group(world_->comm, &g2);
+  for (int c = 0; c < size_; ++c) {
+    int world_rank = 0;
+    MPI_Group_translate_ranks(g1, 1, &c, g2, &world_rank);
+    where.client_ranks.push_back(world_rank);
+  }
+  MPI_Group_free(&g1);
+  MPI_Group_free(&g2);
+  built_ = PlanBuilder(def_, settings_, std::move(where)).build();
 }
 
 void Context::close_definition() {
@@ -511,64 +456,24 @@ void Context::close_definition() {
   collectively(comm_, [&] { resolve_definitions(); });
   exchange_axes();  // first: whether the domains' points may be shared
   exchange_domains();
-  collectively(comm_, [&] { prepare_outputs(); });
+  collectively(comm_, [&] {
+    if (!domain_error_.empty()) fail(FOEHN_ERR_ARGUMENT, domain_error_);
+    driver_ = std::make_unique<StepDriver>(id_, comm_, def_, *world_, key_, *counters_, std::move(built_));
+    driver_->set_shared(shared_);
+    driver_->prepare(settings_);
+  });
   if (world_->attached()) {
-    collectively(comm_, [&] {
-      server::WriterRole role;
-      role.attached = true;
-      role.index = rank_;
-      role.count = size_;
-      role.comm = comm_;
-      attached_ = std::make_unique<server::OutputEngine>(plan_, role);
-    });
+    collectively(comm_, [&] { driver_->attach(); });
   } else {
-    send_plan_and_wait();
+    driver_->send_plan_and_wait();
     // The servers hold the coordinates and points now; per step the
     // clients need neither.
-    for (output::DomainInfo& d : plan_.domains) {
+    for (output::DomainInfo& d : driver_->plan().domains) {
       for (auto* v : {&d.lon, &d.lat, &d.bounds_lon, &d.bounds_lat}) std::vector<double>().swap(*v);
       std::vector<output::ClientPoints>().swap(d.points);
     }
   }
   closed_definition_ = true;
-}
-
-void Context::send_plan_and_wait() {
-  if (rank_ == 0) {
-    const auto bytes = output::encode(plan_);
-    // Synchronous sends: each server has received the plan before any
-    // client (released by the barrier below) sends it data.
-    for (int s : world_->server_ranks) {
-      MPI_Ssend(bytes.data(), static_cast<int>(bytes.size()), MPI_BYTE, s, transport::kTagPlan, world_->comm);
-      counters_->bytes_sent += bytes.size();
-      ++counters_->messages_sent;
-    }
-  }
-  // The send buffers are mapped while the servers create the files (tens
-  // of milliseconds each for the thesis configuration); a failure here is
-  // agreed on with the servers' answers, so no rank is left waiting.
-  collect_acks("creating the output files", attempt([&] { open_channels(); }));
-}
-
-void Context::collect_acks(const char* what, LocalFailure mine) {
-  if (rank_ == 0) {
-    for (size_t k = 0; k < world_->server_ranks.size(); ++k) {
-      MPI_Status st;
-      transport::wait_for_message(world_->comm, MPI_ANY_SOURCE, transport::kTagAck, st, world_->server_ranks);
-      int bytes = 0;
-      MPI_Get_count(&st, MPI_BYTE, &bytes);
-      std::vector<char> buf(bytes);
-      MPI_Recv(buf.data(), bytes, MPI_BYTE, st.MPI_SOURCE, transport::kTagAck, world_->comm, MPI_STATUS_IGNORE);
-      transport::WireReader r(buf.data(), buf.size());
-      std::int32_t failed = 0;
-      std::string message;
-      r.get(failed);
-      r.get(message);
-      if (failed && !mine.failed)
-        mine = {true, FOEHN_ERR_IO, std::string("foehn server failed ") + what + ": " + message};
-    }
-  }
-  agree(comm_, mine);
 }
 
 }  // namespace foehn::client

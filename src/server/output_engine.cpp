@@ -317,7 +317,7 @@ OutputEngine::Pending& OutputEngine::pending(int var, std::int64_t record) {
     }
     it->second.data.resize(bytes);
     if (vars_[var].reduce_here)
-      it->second.acc = filters::Accumulator(vars_[var].op, static_cast<std::size_t>(vars_[var].block.size()));
+      it->second.stage = filters::TemporalStage(vars_[var].op, static_cast<std::size_t>(vars_[var].block.size()));
   }
   return it->second;
 }
@@ -335,15 +335,15 @@ void OutputEngine::accumulate(const ClientPlan& cp, Pending& p, const transport:
   // the operation runs.
   const double* values = reinterpret_cast<const double*>(payload);
   cp.map.for_each_run(h.offset, h.count, [&](std::int64_t s, std::int64_t b, std::int64_t n) {
-    p.acc.add(static_cast<std::size_t>(b), values + (s - h.offset), static_cast<std::size_t>(n), h.time);
+    p.stage.add(static_cast<std::size_t>(b), values + (s - h.offset), static_cast<std::size_t>(n), h.time);
   });
 }
 
 void OutputEngine::finish_reduction(int var, Pending& p) {
   const VarState& s = vars_[var];
   const auto n = static_cast<std::size_t>(s.block.size());
-  if (s.elem == 8) p.acc.result(0, reinterpret_cast<double*>(p.data.data()), n);
-  else p.acc.result(0, reinterpret_cast<float*>(p.data.data()), n);
+  if (s.elem == 8) p.stage.result(0, reinterpret_cast<double*>(p.data.data()), n);
+  else p.stage.result(0, reinterpret_cast<float*>(p.data.data()), n);
   p.complete = true;
 }
 

@@ -22,6 +22,7 @@
 
 #include "calendar/calendar.h"
 #include "filters/temporal.h"
+#include "filters/temporal_stage.h"
 #include "grid/box.h"
 #include "grid/stream_map.h"
 #include "formats/writer.h"
@@ -114,7 +115,7 @@ class OutputEngine {
     std::vector<std::byte> data;  // the record's values in the block, in the file's precision
     std::int64_t received = 0;    // values received (or, when reducing, samples' values)
     int finished_clients = 0;     // clients that sent their last sample (when reducing)
-    filters::Accumulator acc;     // when reducing
+    filters::TemporalStage stage;  // when reducing: the samples' weights come with them
     bool complete = false;
   };
   struct Announce {

@@ -1,15 +1,17 @@
-// The per-step path of a client context: the model's time (update_calendar
-// or set_model_time), write (sample, or pack into the send buffers by
-// precomputed runs), the end of a step (filter graph, records that end
-// now), and close.
+// The per-step path of a client context (step_driver.h): the model's time
+// (update_calendar or set_model_time), write (sample, or pack into the send
+// buffers by precomputed runs), the end of a step (filter graph, records
+// that end now), and close; before the first step, the pack plans and
+// buffers (prepare).
 #include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <iostream>
+#include <map>
 
 #include "client/agree.h"
-#include "client/context.h"
 #include "client/errors.h"
+#include "client/step_driver.h"
 #include "transport/event.h"
 
 namespace foehn::client {
@@ -25,23 +27,106 @@ constexpr std::size_t kMinFragmentBytes = 4096;
 
 }  // namespace
 
-void Sampler::advance(std::int64_t now) {
-  if (!schedule) {
-    due = true;
-    return;
-  }
-  due = false;
-  // Every instant reached by this step counts once.
-  while (schedule->instant(next_k) <= now) {
-    due = true;
-    ++next_k;
+StepDriver::StepDriver(const std::string& id, MPI_Comm comm, const config::ContextDef& def, transport::World& world,
+                       std::uint32_t key, transport::ClientCounters& counters, BuiltPlan built)
+    : id_(id),
+      comm_(comm),
+      def_(def),
+      world_(&world),
+      key_(key),
+      counters_(&counters),
+      calendar_(std::move(built.calendar)),
+      start_(built.start),
+      origin_(built.origin),
+      timestep_us_(built.timestep_us),
+      plan_(std::move(built.plan)),
+      fields_(std::move(built.fields)),
+      field_index_(std::move(built.field_index)),
+      graph_(std::move(built.graph)),
+      files_(std::move(built.files)) {
+  MPI_Comm_rank(comm_, &rank_);
+  MPI_Comm_size(comm_, &size_);
+  for (const OutputDef& d : built.outputs) {
+    OutputVar out;
+    static_cast<OutputDef&>(out) = d;
+    outputs_.push_back(std::move(out));
   }
 }
 
-void Context::update_calendar(std::int64_t step) {
-  check_open("foehn_update_calendar");
-  if (!closed_definition_)
-    fail(FOEHN_ERR_STATE, "foehn_update_calendar: context '" + id_ + "' is still being defined (call foehn_close_definition)");
+StepDriver::~StepDriver() = default;
+
+const std::vector<std::vector<std::int64_t>>& StepDriver::destinations_of(
+    const ModelSettings& settings, int domain, int nservers,
+    std::map<int, std::vector<std::vector<std::int64_t>>>& found) const {
+  auto [it, fresh] = found.try_emplace(domain);
+  if (fresh) it->second = plan_.split_by_server(domain, settings.domains.at(plan_.domains[domain].id).data, nservers);
+  return it->second;
+}
+
+void StepDriver::prepare(const ModelSettings& settings) {
+  // Points no client sends (masks, compressed data) are written as the fill
+  // value, so their variables need one.
+  for (auto& v : plan_.variables) {
+    const auto l = plan_.layout(v);
+    if (l.domain < 0 || !plan_.domains[l.domain].needs_fill || v.has_fill) continue;
+    v.has_fill = true;
+    v.fill_value = v.prec == 8 ? 9.9692099683868690e+36 : 9.96921e+36;
+  }
+  const bool attached = world_->attached();
+  // Clients send to level-1 servers only (all servers with one level).
+  const int nservers = attached ? 1 : static_cast<int>(world_->server_ranks.size()) - plan_.level2_ranks;
+  std::vector<std::size_t> bytes_per_server(nservers, sizeof(transport::BufferHeader));
+  std::size_t largest_local = 0, result_size = 0;
+  std::map<int, std::vector<std::vector<std::int64_t>>> by_domain;  // found once per domain
+  for (OutputVar& out : outputs_) {
+    const auto& v = plan_.variables[out.plan_index];
+    const auto layout = plan_.layout(v);
+    // For each destination, the data positions whose points it owns, in
+    // data order: the packed stream walks the local data forward.
+    // Axes only (and scalars): server 0 gets the whole field from client 0,
+    // or, when the axes are decomposed, every client's part.
+    std::vector<std::vector<std::int64_t>> axis_only(nservers);
+    if (layout.domain < 0 && (rank_ == 0 || plan_.decomposed_axes(v)) && out.local_size > 0) axis_only[0].push_back(0);
+    const auto& positions = layout.domain < 0 ? axis_only : destinations_of(settings, layout.domain, nservers, by_domain);
+    const std::int64_t data_points =
+        layout.domain < 0 ? 1 : static_cast<std::int64_t>(settings.domains.at(plan_.domains[layout.domain].id).data.size());
+    // The plan packs by memcpy runs and gathers, or stages the data once per
+    // write when many servers' points are interleaved.
+    // The data hold this rank's parts of the axes around the domain.
+    std::int64_t outer = 1, inner = 1;
+    bool after = false;
+    for (const output::Dim& d : v.dims) {
+      if (d.kind != output::Dim::axis) after = true;
+      else (after ? inner : outer) *= settings.axes.at(plan_.axes[d.index].id).local;
+    }
+    out.pack = grid::PackPlan(positions, data_points, layout.domain < 0 ? 1 : outer,
+                              layout.domain < 0 ? out.local_size : inner);
+    out.dest.resize(nservers);
+    for (int s = 0; s < nservers; ++s) {
+      Destination& d = out.dest[s];
+      d.total = out.pack.size(static_cast<std::size_t>(s));
+      if (d.total) bytes_per_server[s] += transport::event_bytes(d.total * out.elem);
+    }
+    // Client-side results are computed in the local layout, in double.
+    largest_local = std::max(largest_local, static_cast<std::size_t>(out.local_size) * sizeof(double));
+    result_size = std::max(result_size, static_cast<std::size_t>(out.local_size));
+  }
+  scratch_.resize(largest_local);
+  result_.resize(result_size);
+  if (attached) return;
+  size_channels(bytes_per_server);
+}
+
+void StepDriver::attach() {
+  server::WriterRole role;
+  role.attached = true;
+  role.index = rank_;
+  role.count = size_;
+  role.comm = comm_;
+  attached_ = std::make_unique<server::OutputEngine>(plan_, role);
+}
+
+void StepDriver::update_calendar(std::int64_t step) {
   if (dynamic_steps_)
     fail(FOEHN_ERR_STATE, "foehn_update_calendar: context '" + id_ + "' is driven by foehn_set_model_time; use one or the other");
   if (step < 0 || step <= step_)
@@ -52,10 +137,7 @@ void Context::update_calendar(std::int64_t step) {
   advance_time(start_ + step * timestep_us_);
 }
 
-void Context::set_model_time(double seconds) {
-  check_open("foehn_set_model_time");
-  if (!closed_definition_)
-    fail(FOEHN_ERR_STATE, "foehn_set_model_time: context '" + id_ + "' is still being defined (call foehn_close_definition)");
+void StepDriver::set_model_time(double seconds) {
   if (step_ >= 0 && !dynamic_steps_)
     fail(FOEHN_ERR_STATE, "foehn_set_model_time: context '" + id_ + "' is driven by foehn_update_calendar; use one or the other");
   const double us = std::round(seconds * static_cast<double>(calendar::kMicrosPerSecond));
@@ -69,7 +151,7 @@ void Context::set_model_time(double seconds) {
   advance_time(now);
 }
 
-void Context::advance_time(std::int64_t now) {
+void StepDriver::advance_time(std::int64_t now) {
   now_ = now;
   now_seconds_ = static_cast<double>(now - origin_) / static_cast<double>(calendar::kMicrosPerSecond);
   for (size_t f = 0; f < files_.size(); ++f) {
@@ -85,9 +167,7 @@ void Context::advance_time(std::int64_t now) {
     else if (rank_ == 0 && shared_) announces_.push_back({static_cast<std::uint32_t>(f), fs.record, now_seconds_, start});
     else if (rank_ == 0) send_event_to_all(EventType::announce, static_cast<std::uint32_t>(f), fs.record, now_seconds_, start);
   }
-  for (auto& out : outputs_) out.sampling.advance(now);
-  for (auto& st : streams_)
-    if (st.kind == Stream::Kind::chain) st.period.advance(now);
+  graph_.advance(now);
   // What the previous step wrote leaves now, while the model computes.
   for (auto& ch : channels_) {
     ch.send_current();
@@ -95,36 +175,30 @@ void Context::advance_time(std::int64_t now) {
   }
 }
 
-int Context::handle(const std::string& field_id) const {
-  if (!closed_definition_)
-    fail(FOEHN_ERR_STATE, "field '" + field_id + "': context '" + id_ +
-                              "' is still being defined (call foehn_close_definition first)");
+int StepDriver::handle(const std::string& field_id) const {
   auto it = field_index_.find(field_id);
   if (it == field_index_.end())
     fail(FOEHN_ERR_ARGUMENT, "unknown field '" + field_id + "' in context '" + id_ + "'");
   return it->second;
 }
 
-bool Context::is_active(int handle) const {
-  if (!closed_definition_ || closed_ || step_ < 0 || handle < 0 || handle >= static_cast<int>(fields_.size())) return false;
+bool StepDriver::is_active(int handle) const {
+  if (step_ < 0 || handle < 0 || handle >= static_cast<int>(fields_.size())) return false;
   const Field& field = fields_[handle];
-  if (field.stream >= 0) return true;  // expressions and chains read it every step
+  if (field.source >= 0) return true;  // expressions and chains read it every step
   for (int o : field.outputs) {
-    const OutputVar& out = outputs_[o];
-    const bool file_due = files_[out.file].sampler.due;
-    if (out.op == filters::TemporalOp::instant && file_due) return true;
-    if (out.op == filters::TemporalOp::once && file_due && !out.once_done) return true;
-    if (filters::reduces(out.op) && out.sampling.due) return true;
+    const filters::Node& node = graph_.node(outputs_[o].node);
+    if (node.stage.wants(files_[outputs_[o].file].sampler.due, node.sampler.due)) return true;
   }
   return false;
 }
 
-std::int64_t Context::current_record(const OutputVar& out) const {
+std::int64_t StepDriver::current_record(const OutputVar& out) const {
   const FileSchedule& fs = files_[out.file];
   return fs.sampler.due ? fs.record : fs.records;
 }
 
-void Context::make_room(int server) {
+void StepDriver::make_room(int server) {
   transport::SendChannel& ch = channels_[server];
   if (ch.ready()) return;
   // Before blocking on one server, let everything pending to the others
@@ -135,7 +209,7 @@ void Context::make_room(int server) {
 }
 
 template <class T, class U>
-void Context::pack(OutputVar& out, int server, const T* data, std::int64_t record, std::uint16_t flags, double weight,
+void StepDriver::pack(OutputVar& out, int server, const T* data, std::int64_t record, std::uint16_t flags, double weight,
                    double missing) {
   const Destination& d = out.dest[server];
   transport::SendChannel& ch = channels_[server];
@@ -180,7 +254,7 @@ void Context::pack(OutputVar& out, int server, const T* data, std::int64_t recor
 }
 
 template <class T, class U>
-void Context::pack_attached(OutputVar& out, const T* data, std::int64_t record) {
+void StepDriver::pack_attached(OutputVar& out, const T* data, std::int64_t record) {
   const Destination& d = out.dest[0];
   if (d.total == 0) return;
   U* packed = reinterpret_cast<U*>(scratch_.data());
@@ -190,7 +264,7 @@ void Context::pack_attached(OutputVar& out, const T* data, std::int64_t record) 
 }
 
 template <class T>
-void Context::send_values(OutputVar& out, const T* data, std::int64_t record) {
+void StepDriver::send_values(OutputVar& out, const T* data, std::int64_t record) {
   if (attached_) {
     if (out.elem == 8) pack_attached<T, double>(out, data, record);
     else pack_attached<T, float>(out, data, record);
@@ -205,42 +279,41 @@ void Context::send_values(OutputVar& out, const T* data, std::int64_t record) {
 }
 
 template <class T>
-void Context::send_sample(OutputVar& out, const T* data, std::int64_t record, double weight) {
+void StepDriver::send_sample(OutputVar& out, const T* data, std::int64_t record, double weight) {
   // Samples travel as double so that the server's result equals the client's.
   if (out.pack.staged()) out.pack.stage(data, reinterpret_cast<T*>(scratch_.data()));
   for (size_t s = 0; s < out.dest.size(); ++s)
-    if (out.dest[s].total) pack<T, double>(out, static_cast<int>(s), data, record, transport::kSample, weight, out.missing);
+    if (out.dest[s].total)
+      pack<T, double>(out, static_cast<int>(s), data, record, transport::kSample, weight,
+                      graph_.node(out.node).stage.missing());
 }
 
 template <class T>
-void Context::feed(OutputVar& out, const T* data) {
+void StepDriver::feed(OutputVar& out, const T* data) {
   const FileSchedule& fs = files_[out.file];
   const std::string& field = plan_.variables[out.plan_index].field_id;
-  if (out.op == filters::TemporalOp::instant || out.op == filters::TemporalOp::once) {
-    if (!fs.sampler.due || (out.op == filters::TemporalOp::once && out.once_done)) return;
+  filters::Node& node = graph_.node(out.node);
+  filters::TemporalStage& stage = node.stage;
+  if (!stage.reduces()) {  // instant, once
+    if (!stage.wants(fs.sampler.due, false)) return;
     if (out.last_record == fs.record)
       fail(FOEHN_ERR_ARGUMENT, "field '" + field + "' in context '" + id_ + "' was already written at step " + std::to_string(step_));
     out.last_record = fs.record;
-    out.once_done = true;
+    stage.took_value();
     send_values(out, data, fs.record);
     return;
   }
-  if (!out.sampling.due) return;
+  if (!stage.wants(false, node.sampler.due)) return;
   if (out.last_sample_step == step_)
     fail(FOEHN_ERR_ARGUMENT, "field '" + field + "' in context '" + id_ + "' was already written at step " + std::to_string(step_));
   out.last_sample_step = step_;
-  // Regular steps weigh the same; irregular ones by the time they stand for.
-  const double weight = dynamic_steps_ ? static_cast<double>(now_ - out.last_sample_time) / calendar::kMicrosPerSecond : 1.0;
-  out.last_sample_time = now_;
+  const double weight = stage.sample_weight(now_, dynamic_steps_);
   if (out.on_server) send_sample(out, data, current_record(out), weight);
-  else out.acc.add(0, data, static_cast<std::size_t>(out.local_size), weight, out.missing);
+  else stage.add(0, data, static_cast<std::size_t>(out.local_size), weight);
 }
 
 template <class T>
-void Context::write(int handle, const T* data, std::size_t n) {
-  check_open("foehn_write");
-  if (!closed_definition_)
-    fail(FOEHN_ERR_STATE, "foehn_write: context '" + id_ + "' is still being defined (call foehn_close_definition)");
+void StepDriver::write(int handle, const T* data, std::size_t n) {
   if (handle < 0 || handle >= static_cast<int>(fields_.size()))
     fail(FOEHN_ERR_ARGUMENT, "foehn_write: invalid field handle " + std::to_string(handle) + " in context '" + id_ + "'");
   if (step_ < 0)
@@ -253,23 +326,20 @@ void Context::write(int handle, const T* data, std::size_t n) {
                                  "), given " + std::to_string(n));
   if (n > 0 && data == nullptr) fail(FOEHN_ERR_ARGUMENT, "field '" + field.id + "': data is NULL");
   for (int o : field.outputs) feed(outputs_[o], data);
-  if (field.stream >= 0) {
-    // A copy for the expressions and chains evaluated at the end of the step.
-    Stream& st = streams_[field.stream];
-    if (st.step == step_)
-      fail(FOEHN_ERR_ARGUMENT, "field '" + field.id + "' in context '" + id_ + "' was already written at step " + std::to_string(step_));
-    const bool map_missing = !std::isnan(field.missing);
-    const T missing = static_cast<T>(field.missing);  // compared in the data's own type
-    for (std::size_t i = 0; i < n; ++i)
-      st.data[i] = map_missing && data[i] == missing ? std::nan("") : static_cast<double>(data[i]);
-    st.step = step_;
-  }
+  // A copy for the expressions and chains evaluated at the end of the step.
+  if (field.source >= 0 && !graph_.set_source(field.source, step_, data, n, field.missing))
+    fail(FOEHN_ERR_ARGUMENT, "field '" + field.id + "' in context '" + id_ + "' was already written at step " + std::to_string(step_));
 }
 
-template void Context::write<float>(int, const float*, std::size_t);
-template void Context::write<double>(int, const double*, std::size_t);
+template void StepDriver::write<float>(int, const float*, std::size_t);
+template void StepDriver::write<double>(int, const double*, std::size_t);
 
-void Context::finish_record(OutputVar& out) {
+bool StepDriver::is_used(int handle) const {
+  if (handle < 0 || handle >= static_cast<int>(fields_.size())) return false;
+  return fields_[handle].source >= 0 || !fields_[handle].outputs.empty();
+}
+
+void StepDriver::finish_record(OutputVar& out) {
   const FileSchedule& fs = files_[out.file];
   if (out.on_server) {
     for (size_t s = 0; s < channels_.size(); ++s) {
@@ -284,48 +354,26 @@ void Context::finish_record(OutputVar& out) {
     }
     return;
   }
-  out.acc.result(0, result_.data(), static_cast<std::size_t>(out.local_size));
-  out.acc.reset();
+  filters::TemporalStage& stage = graph_.node(out.node).stage;
+  stage.result(0, result_.data(), static_cast<std::size_t>(out.local_size));
+  stage.reset();
   send_values(out, result_.data(), fs.record);
 }
 
-void Context::end_step() {
+void StepDriver::end_step() {
   if (step_ < 0) return;
-  for (Stream& st : streams_) {
-    if (st.kind == Stream::Kind::chain) {
-      const Stream& in = streams_[st.inputs[0]];
-      if (in.step == step_) {
-        const double w = dynamic_steps_ ? static_cast<double>(now_ - st.last_sample_time) / calendar::kMicrosPerSecond : 1.0;
-        st.last_sample_time = now_;
-        st.acc.add(0, in.data.data(), in.data.size(), w);
-      }
-      if (st.period.due) {
-        st.acc.result(0, st.data.data(), st.data.size());
-        st.acc.reset();
-        st.step = step_;
-      }
-    } else if (st.kind == Stream::Kind::expression) {
-      thread_local std::vector<const double*> inputs;
-      inputs.clear();
-      bool ready = true;
-      for (int i : st.inputs) {
-        ready = ready && streams_[i].step == step_;
-        inputs.push_back(streams_[i].data.data());
-      }
-      if (!ready) continue;
-      st.expr->evaluate(inputs, st.data.data(), st.data.size());
-      st.step = step_;
-    }
+  graph_.evaluate(step_, now_, dynamic_steps_);
+  for (OutputVar& out : outputs_) {
+    const std::vector<int>& in = graph_.node(out.node).inputs;
+    if (!in.empty() && graph_.has_values(in[0], step_)) feed(out, graph_.values(in[0]));
   }
   for (OutputVar& out : outputs_)
-    if (out.stream >= 0 && streams_[out.stream].step == step_) feed(out, streams_[out.stream].data.data());
-  for (OutputVar& out : outputs_)
-    if (filters::reduces(out.op) && files_[out.file].sampler.due) finish_record(out);
+    if (graph_.node(out.node).stage.reduces() && files_[out.file].sampler.due) finish_record(out);
   for (const Announce& a : announces_) send_event_to_all(EventType::announce, a.file, a.record, a.time, a.time_start);
   announces_.clear();
 }
 
-void Context::send_event_to_all(EventType type, std::uint32_t item, std::int64_t record, double time, double time_start) {
+void StepDriver::send_event_to_all(EventType type, std::uint32_t item, std::int64_t record, double time, double time_start) {
   for (size_t s = 0; s < channels_.size(); ++s) {
     if (!channels_[s].make_space(0)) {
       channels_[s].send_current();
@@ -336,11 +384,7 @@ void Context::send_event_to_all(EventType type, std::uint32_t item, std::int64_t
   }
 }
 
-void Context::close() {
-  check_open("foehn_context_close");
-  if (closed_definition_) end_step();  // the last step's records
-  closed_ = true;
-  if (!closed_definition_) return;  // nothing was sent or created
+void StepDriver::close() {
   if (attached_) {
     collectively(comm_, [&] {
       attached_->close();
@@ -355,8 +399,8 @@ void Context::close() {
   collect_acks("writing the files");
 }
 
-void Context::drain_sends() {
-  if (attached_ || !closed_definition_ || closed_) return;
+void StepDriver::drain_sends() {
+  if (attached_) return;
   for (auto& ch : channels_) ch.drain();
 }
 

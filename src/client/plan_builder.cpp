@@ -1,18 +1,18 @@
-// Close of definition, step by step: resolve the XML against the model's
-// settings, exchange the decomposition, then precompute everything the
-// per-step path needs (schedules, pack plans, send buffers).
+// The pure part of close of definition (plan_builder.h): the calendar, the
+// files and their fields resolved against the XML and the model's settings,
+// the output plan, and the filter graph of expressions in field text, the
+// fields they read (source nodes) and chained temporal operations (@id).
+// Graph nodes are added inputs first, so evaluating them in order at the
+// end of a step is a topological order.
+#include "client/plan_builder.h"
+
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
-#include <map>
-#include <numeric>
 #include <set>
 #include <sstream>
 
-#include "client/agree.h"
-#include "client/context.h"
 #include "client/errors.h"
-#include "transport/event.h"
 
 namespace foehn::client {
 
@@ -21,7 +21,6 @@ namespace {
 [[noreturn]] void config_error(const config::Location& where, const std::string& message) {
   throw config::ConfigError(where, message);
 }
-
 
 // Attributes the reader accepts but the writer does not act on yet
 // (status refused in src/config/xios_attributes.tsv) are refused here, at
@@ -65,11 +64,42 @@ void refuse_unsupported_file(const config::FileDef& f, const std::string& id) {
     if (const auto why = config::refusal("file", name); !why.empty()) refuse("attribute '" + name + "'", why);
 }
 
+// "a -> b -> c": a cycle of field references, for messages.
+std::string join(const std::vector<std::string>& path, const std::string& last) {
+  std::string s;
+  for (const auto& p : path) s += p + " -> ";
+  return s + last;
+}
+
 }  // namespace
+
+PlanBuilder::PlanBuilder(const config::ContextDef& def, ModelSettings& settings, Placement placement)
+    : def_(def),
+      settings_(settings),
+      domains_(settings.domains),
+      axes_(settings.axes),
+      placement_(std::move(placement)),
+      id_(placement_.context_id),
+      calendar_(out_.calendar),
+      start_(out_.start),
+      origin_(out_.origin),
+      timestep_us_(out_.timestep_us),
+      plan_(out_.plan),
+      fields_(out_.fields),
+      field_index_(out_.field_index),
+      outputs_(out_.outputs),
+      graph_(out_.graph),
+      files_(out_.files) {}
+
+BuiltPlan PlanBuilder::build() {
+  resolve_definitions();
+  return std::move(out_);
+}
+
 
 // split_freq, split_freq_format and sync_freq of a file, checked here (at
 // the file's line) so that the servers only apply them.
-void Context::file_periods(const config::FileDef& file, const std::string& file_id, output::FileInfo& info) const {
+void PlanBuilder::file_periods(const config::FileDef& file, const std::string& file_id, output::FileInfo& info) const {
   const auto period = [&](const std::string& attr, const std::string& text) {
     if (text.empty()) return std::string();
     const calendar::Duration d = calendar::parse_duration(text);
@@ -98,7 +128,7 @@ void Context::file_periods(const config::FileDef& file, const std::string& file_
   }
 }
 
-int Context::plan_domain(const std::string& id, const config::Location& where) {
+int PlanBuilder::plan_domain(const std::string& id, const config::Location& where) {
   auto it = std::find(plan_domain_ids_.begin(), plan_domain_ids_.end(), id);
   if (it != plan_domain_ids_.end()) return static_cast<int>(it - plan_domain_ids_.begin());
   const config::DomainDef* d = def_.find_domain(id);
@@ -120,7 +150,7 @@ int Context::plan_domain(const std::string& id, const config::Location& where) {
   return static_cast<int>(plan_domain_ids_.size() - 1);
 }
 
-int Context::plan_axis(const std::string& id, const config::Location& where) {
+int PlanBuilder::plan_axis(const std::string& id, const config::Location& where) {
   auto it = std::find(plan_axis_ids_.begin(), plan_axis_ids_.end(), id);
   if (it != plan_axis_ids_.end()) return static_cast<int>(it - plan_axis_ids_.begin());
   const config::AxisDef* a = def_.find_axis(id);
@@ -163,7 +193,7 @@ int Context::plan_axis(const std::string& id, const config::Location& where) {
   return static_cast<int>(plan_axis_ids_.size() - 1);
 }
 
-int Context::plan_scalar(const std::string& id, const config::Location& where) {
+int PlanBuilder::plan_scalar(const std::string& id, const config::Location& where) {
   auto it = std::find(plan_scalar_ids_.begin(), plan_scalar_ids_.end(), id);
   if (!id.empty() && it != plan_scalar_ids_.end()) return static_cast<int>(it - plan_scalar_ids_.begin());
   output::ScalarInfo info;  // an anonymous <scalar/> in a grid: no coordinate
@@ -180,7 +210,7 @@ int Context::plan_scalar(const std::string& id, const config::Location& where) {
     if (auto t = c->extra.find("axis_type"); t != c->extra.end()) info.axis_type = t->second;
     info.has_value = c->value.has_value();
     info.value = c->value.value_or(0.0);
-    if (auto s = scalars_.find(id); s != scalars_.end()) {
+    if (auto s = settings_.scalars.find(id); s != settings_.scalars.end()) {
       info.has_value = true;
       info.value = s->second.value;
       if (!s->second.units.empty()) info.units = s->second.units;
@@ -191,7 +221,7 @@ int Context::plan_scalar(const std::string& id, const config::Location& where) {
   return static_cast<int>(plan_scalar_ids_.size() - 1);
 }
 
-Context::GridShape Context::resolve_grid(const config::FieldDef& f, const std::string& id) {
+PlanBuilder::GridShape PlanBuilder::resolve_grid(const config::FieldDef& f, const std::string& id) {
   // The grid's components in Fortran order (fastest first), then the
   // variable's dimensions in C order (slowest first).
   std::vector<config::GridComponent> components;
@@ -236,7 +266,7 @@ Context::GridShape Context::resolve_grid(const config::FieldDef& f, const std::s
       // of each axis.
       bool range = true;
       for (std::size_t k = 1; k < setting.index.size(); ++k) range = range && setting.index[k] == setting.index[k - 1] + 1;
-      if (with_domain && setting.decomposed && world_->attached() && !range)
+      if (with_domain && setting.decomposed && placement_.attached && !range)
         fail(FOEHN_ERR_ARGUMENT, (c.where.file.empty() ? "" : c.where.str() + ": ") + "field '" + id + "': axis '" + c.ref +
                                      "' is decomposed by an index list in a grid with a domain; without servers "
                                      "(attached mode) give it as a range (foehn_set_axis_decomposition)");
@@ -250,7 +280,7 @@ Context::GridShape Context::resolve_grid(const config::FieldDef& f, const std::s
   return shape;
 }
 
-int Context::register_field(const config::FieldDef& def, const GridShape& shape) {
+int PlanBuilder::register_field(const config::FieldDef& def, const GridShape& shape) {
   auto [it, inserted] = field_index_.try_emplace(def.id, static_cast<int>(fields_.size()));
   if (inserted) fields_.push_back(Field{def.id, -1, "", {}, -1, std::numeric_limits<double>::quiet_NaN()});
   Field& field = fields_[it->second];
@@ -263,7 +293,7 @@ int Context::register_field(const config::FieldDef& def, const GridShape& shape)
   return it->second;
 }
 
-std::string Context::data_source(const config::FieldDef& f) const {
+std::string PlanBuilder::data_source(const config::FieldDef& f) const {
   // The model writes the root of a field_ref chain; the fields that refer
   // to it (without an expression of their own) carry its data.
   std::string source = f.field_ref.empty() ? f.id : f.field_ref;
@@ -275,7 +305,7 @@ std::string Context::data_source(const config::FieldDef& f) const {
   return source;
 }
 
-void Context::resolve_field(int file_index, const config::FieldDef& f, int file_compression) {
+void PlanBuilder::resolve_field(int file_index, const config::FieldDef& f, int file_compression) {
   const std::string source = data_source(f);
   refuse_unsupported_field(f, source);
   filters::TemporalOp op;
@@ -322,37 +352,42 @@ void Context::resolve_field(int file_index, const config::FieldDef& f, int file_
   plan_.variables.push_back(std::move(v));
   plan_.files[file_index].variables.push_back(vi);
 
-  OutputVar out;
+  OutputDef out;
   out.plan_index = vi;
   out.file = file_index;
   out.elem = f.prec == 8 ? 8 : 4;
-  out.op = op;
   out.on_server = plan_.variables[vi].reduce_on_server;
   out.local_size = shape.local;
-  if (f.detect_missing_value && f.default_value) out.missing = *f.default_value;
+  const double missing = f.detect_missing_value && f.default_value ? *f.default_value : std::nan("");
+  Sampler sampling;  // freq_op
   if (filters::reduces(op)) {
-    out.sampling.schedule = make_schedule(f.freq_op, f.where, "freq_op", f.freq_offset);
+    sampling.schedule = make_schedule(f.freq_op, f.where, "freq_op", f.freq_offset);
     // The first sampling instant is the first one after the start date
     // (start + freq_offset when the offset is positive).
-    if (out.sampling.schedule) out.sampling.next_k = out.sampling.schedule->first_at_or_after(start_ + 1);
+    if (sampling.schedule) sampling.next_k = sampling.schedule->first_at_or_after(start_ + 1);
   } else if (!f.freq_offset.empty() && !calendar::parse_duration(f.freq_offset).is_zero()) {
     config_error(f.where, "field '" + source + "': freq_offset applies to sampled operations (average, "
                           "accumulate, minimum, maximum), not to '" + f.operation + "'");
   }
   const int oi = static_cast<int>(outputs_.size());
+  int input = -1;  // the graph node that feeds the output; -1: its field's writes
   if (!f.expression.empty()) {
     std::vector<std::string> path{source};
-    out.stream = stream_for_expression(source, f.expression, source, f, shape, path);
+    input = node_for_expression(source, f.expression, source, f, shape, path);
   } else {
     const config::FieldDef* def = def_.find_field(source);
     config::FieldDef own = def ? *def : f;  // the model writes the referenced field
     own.id = source;
     fields_[register_field(own, shape)].outputs.push_back(oi);
   }
+  // Reduced here unless the servers reduce the samples.
+  const bool reduce_here = filters::reduces(op) && !out.on_server;
+  filters::TemporalStage stage(op, reduce_here ? static_cast<std::size_t>(shape.local) : 0, missing, start_);
+  out.node = graph_.add_output(input, std::move(stage), std::move(sampling));
   outputs_.push_back(std::move(out));
 }
 
-std::unique_ptr<calendar::Schedule> Context::make_schedule(const std::string& period, const config::Location& where,
+std::unique_ptr<calendar::Schedule> PlanBuilder::make_schedule(const std::string& period, const config::Location& where,
                                                            const std::string& what, const std::string& offset) const {
   const calendar::Duration off = offset.empty() ? calendar::Duration{} : calendar::parse_duration(offset);
   if (off.months < 0 || off.microseconds < 0 || off.timesteps < 0)
@@ -368,7 +403,7 @@ std::unique_ptr<calendar::Schedule> Context::make_schedule(const std::string& pe
   }
 }
 
-std::string Context::cell_methods(filters::TemporalOp op, const std::string& freq_op) const {
+std::string PlanBuilder::cell_methods(filters::TemporalOp op, const std::string& freq_op) const {
   if (!filters::reduces(op)) return "time: point";
   // The interval between samples: freq_op, or the model time step.
   std::string interval = std::to_string(timestep_us_ / calendar::kMicrosPerSecond) + " s";
@@ -386,9 +421,9 @@ std::string Context::cell_methods(filters::TemporalOp op, const std::string& fre
   return "time: " + std::string(filters::cf_method(op)) + " (interval: " + interval + ")";
 }
 
-void Context::resolve_definitions() {
+void PlanBuilder::resolve_definitions() {
   // Calendar: the model's settings over the XML's.
-  const auto& c = calendar_def_;
+  const auto& c = settings_.calendar;
   const std::string where = c.where.file.empty() ? "context '" + id_ + "'" : c.where.str();
   if (c.type.empty()) fail(FOEHN_ERR_CONFIG, where + ": no calendar type (set <calendar type=...> or foehn_set_calendar)");
   if (c.start_date.empty()) fail(FOEHN_ERR_CONFIG, where + ": no calendar start_date");
@@ -409,11 +444,10 @@ void Context::resolve_definitions() {
     const auto* var = def_.find_variable("temporal_placement");
     config_error(var->where, "temporal_placement must be 'client' or 'server', not '" + placement + "'");
   }
-  reduce_on_server_ = placement == "server" && !world_->attached();
+  reduce_on_server_ = placement == "server" && !placement_.attached;
 
-  plan_ = {};
   plan_.context_id = id_;
-  plan_.key = key_;
+  plan_.key = placement_.key;
   plan_.calendar = calendar::cf_calendar_name(calendar_->type());
   plan_.time_units = "seconds since " + calendar::format_date(origin_date);
   plan_.start_date = calendar::format_date(start_date);
@@ -424,9 +458,9 @@ void Context::resolve_definitions() {
     plan_.user_calendar.insert(plan_.user_calendar.end(), {u.leap_year_month, u.leap_year_drift, u.leap_year_drift_offset});
   }
   plan_.timestep_us = timestep_us_;
-  if (!world_->attached()) {
+  if (!placement_.attached) {
     // Two-level servers: the last level2 ranks write, the others receive.
-    const std::int64_t nservers = static_cast<std::int64_t>(world_->server_ranks.size());
+    const std::int64_t nservers = placement_.server_ranks;
     const std::int64_t l2 = config::variable_int(def_, "server_level2_ranks", 0);
     const std::int64_t pools = config::variable_int(def_, "server_level2_pools", 1);
     if (l2 < 0 || l2 >= nservers)
@@ -444,16 +478,7 @@ void Context::resolve_definitions() {
     plan_.level2_pools = l2 > 0 ? static_cast<std::int32_t>(pools) : 1;
     plan_.level1_forward_bytes = forward;
   }
-  for (int c2 = 0; c2 < size_; ++c2) {
-    int world_rank = 0;
-    MPI_Group g1, g2;
-    MPI_Comm_group(comm_, &g1);
-    MPI_Comm_group(world_->comm, &g2);
-    MPI_Group_translate_ranks(g1, 1, &c2, g2, &world_rank);
-    MPI_Group_free(&g1);
-    MPI_Group_free(&g2);
-    plan_.client_ranks.push_back(world_rank);
-  }
+  plan_.client_ranks = placement_.client_ranks;
 
   for (const config::FileDef& file : def_.files) {
     if (!file.enabled) continue;
@@ -496,70 +521,141 @@ void Context::resolve_definitions() {
     }
 }
 
-const std::vector<std::vector<std::int64_t>>& Context::destinations_of(
-    int domain, int nservers, std::map<int, std::vector<std::vector<std::int64_t>>>& found) const {
-  auto [it, fresh] = found.try_emplace(domain);
-  if (fresh) it->second = plan_.split_by_server(domain, domains_.at(plan_.domains[domain].id).data, nservers);
-  return it->second;
+
+int PlanBuilder::node_for_field(const std::string& id, const config::Location& where, std::vector<std::string>& path) {
+  const config::FieldDef* def = def_.find_field(id);
+  if (!def) config_error(where, "unknown field '" + id + "' in the expression of field '" + path.back() + "'");
+  // A field without an expression that refers to another carries its data.
+  if (def->expression.empty() && !def->field_ref.empty()) return node_for_field(def->field_ref, where, path);
+  if (std::find(path.begin(), path.end(), id) != path.end())
+    config_error(where, "cycle between fields: " + join(path, id));
+  const GridShape shape = resolve_grid(*def, id);
+  if (!def->expression.empty()) {
+    if (auto it = expression_node_.find(id); it != expression_node_.end()) return it->second;
+    path.push_back(id);
+    const int s = node_for_expression(id, def->expression, id, *def, shape, path);
+    path.pop_back();
+    expression_node_[id] = s;
+    return s;
+  }
+  const int h = register_field(*def, shape);
+  if (fields_[h].source < 0) fields_[h].source = graph_.add_source(static_cast<std::size_t>(shape.local));
+  return fields_[h].source;
 }
 
-void Context::prepare_outputs() {
-  if (!domain_error_.empty()) fail(FOEHN_ERR_ARGUMENT, domain_error_);
-  // Points no client sends (masks, compressed data) are written as the fill
-  // value, so their variables need one.
-  for (auto& v : plan_.variables) {
-    const auto l = plan_.layout(v);
-    if (l.domain < 0 || !plan_.domains[l.domain].needs_fill || v.has_fill) continue;
-    v.has_fill = true;
-    v.fill_value = v.prec == 8 ? 9.9692099683868690e+36 : 9.96921e+36;
+int PlanBuilder::node_for_expression(const std::string& owner, const std::string& text, const std::string& self,
+                                 const config::FieldDef& user, const GridShape& shape,
+                                 std::vector<std::string>& path) {
+  std::shared_ptr<const filters::Expression> expr;
+  try {
+    expr = std::make_shared<const filters::Expression>(filters::Expression::parse(text));
+  } catch (const filters::ExpressionError& e) {
+    config_error(user.where, "field '" + owner + "': expression '" + text + "': " + e.what());
   }
-  const bool attached = world_->attached();
-  // Clients send to level-1 servers only (all servers with one level).
-  const int nservers = attached ? 1 : static_cast<int>(world_->server_ranks.size()) - plan_.level2_ranks;
-  std::vector<std::size_t> bytes_per_server(nservers, sizeof(transport::BufferHeader));
-  std::size_t largest_local = 0, result_size = 0;
-  std::map<int, std::vector<std::vector<std::int64_t>>> by_domain;  // found once per domain
-  for (OutputVar& out : outputs_) {
-    const auto& v = plan_.variables[out.plan_index];
-    const auto layout = plan_.layout(v);
-    // For each destination, the data positions whose points it owns, in
-    // data order: the packed stream walks the local data forward.
-    // Axes only (and scalars): server 0 gets the whole field from client 0,
-    // or, when the axes are decomposed, every client's part.
-    std::vector<std::vector<std::int64_t>> axis_only(nservers);
-    if (layout.domain < 0 && (rank_ == 0 || plan_.decomposed_axes(v)) && out.local_size > 0) axis_only[0].push_back(0);
-    const auto& positions = layout.domain < 0 ? axis_only : destinations_of(layout.domain, nservers, by_domain);
-    const std::int64_t data_points =
-        layout.domain < 0 ? 1 : static_cast<std::int64_t>(domains_.at(plan_.domains[layout.domain].id).data.size());
-    // The plan packs by memcpy runs and gathers, or stages the data once per
-    // write when many servers' points are interleaved.
-    // The data hold this rank's parts of the axes around the domain.
-    std::int64_t outer = 1, inner = 1;
-    bool after = false;
-    for (const output::Dim& d : v.dims) {
-      if (d.kind != output::Dim::axis) after = true;
-      else (after ? inner : outer) *= axes_.at(plan_.axes[d.index].id).local;
+  std::vector<int> inputs;
+  for (const auto& in : expr->inputs()) {
+    int s = -1;
+    if (in.kind == filters::ExpressionInput::Kind::self) {
+      // `this`: the data the model writes for the field itself.
+      config::FieldDef own = user;
+      own.id = self;
+      const int h = register_field(own, shape);
+      if (fields_[h].source < 0) fields_[h].source = graph_.add_source(static_cast<std::size_t>(shape.local));
+      s = fields_[h].source;
+    } else {
+      s = node_for_field(in.id, user.where, path);
+      const GridShape other = resolve_grid(*def_.find_field(in.id), in.id);
+      if (other.local != shape.local || other.dims.size() != shape.dims.size())
+        config_error(user.where, "field '" + owner + "': '" + in.id + "' in its expression is on a grid of " +
+                                     other.text + " values per rank, the field on " + shape.text);
     }
-    out.pack = grid::PackPlan(positions, data_points, layout.domain < 0 ? 1 : outer,
-                              layout.domain < 0 ? out.local_size : inner);
-    out.dest.resize(nservers);
-    for (int s = 0; s < nservers; ++s) {
-      Destination& d = out.dest[s];
-      d.total = out.pack.size(static_cast<std::size_t>(s));
-      if (d.total) bytes_per_server[s] += transport::event_bytes(d.total * out.elem);
+    if (in.kind == filters::ExpressionInput::Kind::chained) {
+      // @id: id's own temporal operation over this field's freq_op.
+      const config::FieldDef* def = def_.find_field(in.id);
+      filters::TemporalOp op;
+      try {
+        op = filters::parse_temporal_op(def->operation);
+      } catch (const std::invalid_argument& e) {
+        config_error(def->where, "field '" + in.id + "': " + e.what());
+      }
+      // Its samples are the values already in NaN form: no missing value.
+      filters::TemporalStage stage(op, static_cast<std::size_t>(shape.local), std::nan(""), start_);
+      s = graph_.add_chain(s, std::move(stage), make_schedule(user.freq_op, user.where, "freq_op"));
     }
-    // Client-side results are computed in the local layout, in double.
-    largest_local = std::max(largest_local, static_cast<std::size_t>(out.local_size) * sizeof(double));
-    if (filters::reduces(out.op) && !out.on_server)
-      out.acc = filters::Accumulator(out.op, static_cast<std::size_t>(out.local_size));
-    result_size = std::max(result_size, static_cast<std::size_t>(out.local_size));
-    out.last_sample_time = start_;
+    inputs.push_back(s);
   }
-  for (Stream& st : streams_) st.last_sample_time = start_;
-  scratch_.resize(largest_local);
-  result_.resize(result_size);
-  if (attached) return;
-  size_channels(bytes_per_server);
+  return graph_.add_expression(std::move(expr), std::move(inputs), static_cast<std::size_t>(shape.local));
+}
+
+
+void PlanBuilder::resolve_domain(const std::string& id, const config::DomainDef& def, DomainSetting& s) {
+  if (s.type.empty()) s.type = def.type.empty() ? "rectilinear" : def.type;
+  if (!def.type.empty() && def.type != s.type)
+    throw config::ConfigError(def.where, "domain '" + id + "' has type '" + def.type + "' but the model describes it as '" + s.type + "'");
+  const std::string what = "domain '" + id + "' in context '" + id_ + "': ";
+  if (!s.has_block && !s.has_index)
+    fail(FOEHN_ERR_ARGUMENT, what + "no local points (call foehn_set_domain_block or foehn_set_domain_index)");
+  try {
+    s.owned = grid::owned_points(s.layout);
+    s.data = grid::data_points(s.layout, s.owned);
+  } catch (const std::invalid_argument& e) {
+    fail(FOEHN_ERR_ARGUMENT, what + e.what());
+  }
+  // Rectilinear blocks give a longitude per column and a latitude per row;
+  // everything else one of each per local point.
+  const bool per_line = s.type == "rectilinear" && s.has_block;
+  const auto nlon = static_cast<std::size_t>(per_line ? s.layout.ni : s.owned.size());
+  const auto nlat = static_cast<std::size_t>(per_line ? s.layout.nj : s.owned.size());
+  if (s.lon.size() != nlon || s.lat.size() != nlat)
+    fail(FOEHN_ERR_ARGUMENT, what + "expected " + std::to_string(nlon) + " longitudes and " + std::to_string(nlat) +
+                                 " latitudes (" + (per_line ? "one per local column and row" : "one per local point") +
+                                 "), given " + std::to_string(s.lon.size()) + " and " + std::to_string(s.lat.size()) +
+                                 " (foehn_set_domain_coordinates)");
+  if (s.type == "rectilinear" && s.nvertex != 0 && s.nvertex != 2)
+    fail(FOEHN_ERR_ARGUMENT, what + "rectilinear bounds have 2 values per longitude and latitude, not " +
+                                 std::to_string(s.nvertex));
+}
+
+std::string assemble_gathered_domain(output::ContextPlan& plan, int index, const std::vector<output::ClientPart>& parts,
+                                     bool keep_client_points) {
+  output::DomainInfo& info = plan.domains[static_cast<std::size_t>(index)];
+  // Several ranks may hold the same points when every grid of the domain
+  // splits an axis among them (a 2-D decomposition: points x levels).
+  bool used = false, shared = true, split_axes = false;
+  for (const output::VariableInfo& v : plan.variables)
+    if (plan.layout(v).domain == index) {
+      used = true;
+      shared = shared && plan.decomposed_axes(v);
+      split_axes = split_axes || plan.decomposed_axes(v);
+    }
+  shared = shared && used;
+  if (std::string e = output::assemble_domain(info, parts, shared); !e.empty()) return e;
+  // A file of convention="CDI" writes the rows of its gaussian domains:
+  // the points must make rows (the writers would fail later).
+  for (const output::VariableInfo& v : plan.variables)
+    if (info.type == "gaussian" && plan.layout(v).domain == index && plan.files[v.file].has_convention("CDI")) {
+      output::ReducedRows rows;
+      if (std::string e = output::reduced_rows(info, rows); !e.empty()) return "file '" + plan.files[v.file].id + "': " + e;
+      break;
+    }
+  if (!keep_client_points)  // only attached writers use each client's own points
+    for (output::ClientPoints& cp : info.points) std::vector<std::int64_t>().swap(cp.owned);
+  if (!split_axes) return "";  // the grids of the domain hold whole axes: one holder per point suffices
+  std::vector<std::vector<int>> holders(static_cast<std::size_t>(info.size()));
+  for (std::size_t r = 0; r < parts.size(); ++r) {
+    const output::ClientPart& p = parts[r];
+    if (p.by_index) {
+      for (std::int64_t k = 0; k < p.n_owned; ++k) holders[static_cast<std::size_t>(p.owned[k])].push_back(static_cast<int>(r));
+      continue;
+    }
+    for (std::int64_t j = p.extent.jbegin; j < p.extent.jbegin + p.extent.nj; ++j)
+      for (std::int64_t i = p.extent.ibegin; i < p.extent.ibegin + p.extent.ni; ++i)
+        holders[static_cast<std::size_t>(j * info.ni_glo + i)].push_back(static_cast<int>(r));
+  }
+  for (const output::VariableInfo& v : plan.variables)
+    if (plan.layout(v).domain == index && plan.decomposed_axes(v))
+      if (std::string e = output::check_shared_points(plan, v, holders); !e.empty()) return e;
+  return "";
 }
 
 }  // namespace foehn::client

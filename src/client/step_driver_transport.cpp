@@ -1,15 +1,18 @@
-// The client's side of the transport for a context: sizing the send
-// buffers from the definitions and opening one channel per server.
+// The transport part of the step driver (step_driver.h): sizing the send
+// buffers from the definitions, opening one channel per server, sending
+// the plan to the servers and collecting their answers.
 #include <algorithm>
 #include <chrono>
 #include <iostream>
 
-#include "client/context.h"
 #include "client/errors.h"
+#include "client/step_driver.h"
+#include "transport/liveness.h"
+#include "transport/wire.h"
 
 namespace foehn::client {
 
-void Context::size_channels(const std::vector<std::size_t>& bytes_per_server) {
+void StepDriver::size_channels(const std::vector<std::size_t>& bytes_per_server) {
   // optimal_buffer_size = performance (default): a buffer holds everything a
   // server gets in one output step, so a step is one message; memory: it
   // holds the largest single message (one field's part for that server).
@@ -57,7 +60,7 @@ void Context::size_channels(const std::vector<std::size_t>& bytes_per_server) {
   if (plan.progress_thread) plan.progress_interval_us = config::variable_int(def_, "progress_interval_us", 200);
 }
 
-void Context::open_channels() {
+void StepDriver::open_channels() {
   const ChannelPlan& plan = channel_plan_;
   channels_.reserve(plan.capacity.size());
   for (size_t s = 0; s < plan.capacity.size(); ++s)
@@ -74,6 +77,44 @@ void Context::open_channels() {
       std::cerr << "foehn: warning: context '" << id_
                 << "': progress_thread needs MPI_Init_thread with MPI_THREAD_MULTIPLE; progress is made inside the calls\n";
   }
+}
+
+void StepDriver::send_plan_and_wait() {
+  if (rank_ == 0) {
+    const auto bytes = output::encode(plan_);
+    // Synchronous sends: each server has received the plan before any
+    // client (released by the barrier below) sends it data.
+    for (int s : world_->server_ranks) {
+      MPI_Ssend(bytes.data(), static_cast<int>(bytes.size()), MPI_BYTE, s, transport::kTagPlan, world_->comm);
+      counters_->bytes_sent += bytes.size();
+      ++counters_->messages_sent;
+    }
+  }
+  // The send buffers are mapped while the servers create the files (tens
+  // of milliseconds each for the thesis configuration); a failure here is
+  // agreed on with the servers' answers, so no rank is left waiting.
+  collect_acks("creating the output files", attempt([&] { open_channels(); }));
+}
+
+void StepDriver::collect_acks(const char* what, LocalFailure mine) {
+  if (rank_ == 0) {
+    for (size_t k = 0; k < world_->server_ranks.size(); ++k) {
+      MPI_Status st;
+      transport::wait_for_message(world_->comm, MPI_ANY_SOURCE, transport::kTagAck, st, world_->server_ranks);
+      int bytes = 0;
+      MPI_Get_count(&st, MPI_BYTE, &bytes);
+      std::vector<char> buf(bytes);
+      MPI_Recv(buf.data(), bytes, MPI_BYTE, st.MPI_SOURCE, transport::kTagAck, world_->comm, MPI_STATUS_IGNORE);
+      transport::WireReader r(buf.data(), buf.size());
+      std::int32_t failed = 0;
+      std::string message;
+      r.get(failed);
+      r.get(message);
+      if (failed && !mine.failed)
+        mine = {true, FOEHN_ERR_IO, std::string("foehn server failed ") + what + ": " + message};
+    }
+  }
+  agree(comm_, mine);
 }
 
 }  // namespace foehn::client

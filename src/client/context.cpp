@@ -1,0 +1,64 @@
+// The façade's per-step calls: the state checks of the C API (a context
+// being defined, closed), then the step driver (step_driver.h).
+#include "client/context.h"
+#include "client/errors.h"
+#include "client/step_driver.h"
+
+namespace foehn::client {
+
+void Context::update_calendar(std::int64_t step) {
+  check_open("foehn_update_calendar");
+  if (!closed_definition_)
+    fail(FOEHN_ERR_STATE, "foehn_update_calendar: context '" + id_ + "' is still being defined (call foehn_close_definition)");
+  driver_->update_calendar(step);
+}
+
+void Context::set_model_time(double seconds) {
+  check_open("foehn_set_model_time");
+  if (!closed_definition_)
+    fail(FOEHN_ERR_STATE, "foehn_set_model_time: context '" + id_ + "' is still being defined (call foehn_close_definition)");
+  driver_->set_model_time(seconds);
+}
+
+int Context::handle(const std::string& field_id) const {
+  if (!closed_definition_)
+    fail(FOEHN_ERR_STATE, "field '" + field_id + "': context '" + id_ +
+                              "' is still being defined (call foehn_close_definition first)");
+  return driver_->handle(field_id);
+}
+
+bool Context::is_active(int handle) const { return closed_definition_ && !closed_ && driver_->is_active(handle); }
+
+template <class T>
+void Context::write(int handle, const T* data, std::size_t n) {
+  check_open("foehn_write");
+  if (!closed_definition_)
+    fail(FOEHN_ERR_STATE, "foehn_write: context '" + id_ + "' is still being defined (call foehn_close_definition)");
+  driver_->write(handle, data, n);
+}
+
+template void Context::write<float>(int, const float*, std::size_t);
+template void Context::write<double>(int, const double*, std::size_t);
+
+void Context::close() {
+  check_open("foehn_context_close");
+  if (!closed_definition_) {  // nothing was sent or created
+    closed_ = true;
+    return;
+  }
+  driver_->end_last_step();  // the last step's records
+  closed_ = true;
+  driver_->close();
+}
+
+void Context::drain_sends() {
+  if (!closed_definition_ || closed_) return;
+  driver_->drain_sends();
+}
+
+void Context::set_shared(bool shared) {
+  shared_ = shared;
+  if (driver_) driver_->set_shared(shared);
+}
+
+}  // namespace foehn::client

@@ -1,0 +1,190 @@
+// The pure part of a client context's close of definition: the XML
+// (config::ContextDef), what the model set (calendar, domains, axes,
+// scalars) and where the context runs -> the output plan, the fields the
+// model writes, the output variables and the filter graph. No MPI and no
+// transport: the collective exchanges of the decomposition happen around it
+// (client::Context), and what they gather is added by
+// assemble_gathered_domain. Errors are config::ConfigError (at a line of
+// the XML) or ApiError (client/errors.h), as the API reports them.
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "calendar/calendar.h"
+#include "config/config.h"
+#include "filters/graph.h"
+#include "filters/temporal.h"
+#include "filters/temporal_stage.h"
+#include "grid/domain_layout.h"
+#include "output/output_plan.h"
+
+namespace foehn::client {
+
+// What the model says about its part of a domain (docs/grids.md): set whole
+// by foehn_set_domain_rectilinear (ni_glo, nj_glo, block, lon, lat), or
+// piece by piece by the foehn_set_domain_* calls (type first).
+struct DomainSetting {
+  std::int64_t ni_glo = 0, nj_glo = 0;
+  output::LocalBlock block;
+  std::vector<double> lon, lat;  // rectilinear block: ni and nj values; otherwise one per local point
+  std::string type;              // empty: the XML's (rectilinear by default)
+  grid::DomainLayout layout;     // local points, data layout, mask (the block is copied in)
+  bool has_block = false, has_index = false;
+  int nvertex = 0;               // corners per lon / lat value in the bounds (0: none)
+  std::vector<double> bounds_lon, bounds_lat;
+  // Derived at close of definition: the global index of each local point,
+  // and of each data value (-1: not sent).
+  std::vector<std::int64_t> owned, data;
+};
+
+// What the model says about an axis (foehn_set_axis*, in any order): its
+// values, bounds and metadata, and, when decomposed, its part.
+struct AxisSetting {
+  std::int64_t n_glo = -1;          // -1: not said (the values' count, or the XML's n_glo)
+  bool decomposed = false;          // a part given (foehn_set_axis_decomposition / _index)
+  std::vector<std::int64_t> index;  // decomposed: the global index of each local value
+  std::vector<double> values;       // one per local value (empty: the XML's)
+  std::vector<double> bounds;       // two per local value (lower, upper), or empty
+  std::string units, positive;
+  std::int64_t local = 0;           // local values, found at close of definition
+};
+
+struct ScalarSetting {
+  double value = 0;
+  std::string units;
+};
+
+using filters::Sampler;
+
+// Everything the model set through the API before close of definition.
+// The builder completes the settings it uses (a domain's points, an axis's
+// local size).
+struct ModelSettings {
+  config::CalendarDef calendar;  // the XML's, with the model's foehn_set_calendar over it
+  std::unordered_map<std::string, DomainSetting> domains;
+  std::unordered_map<std::string, AxisSetting> axes;
+  std::unordered_map<std::string, ScalarSetting> scalars;
+};
+
+// Where the context runs.
+struct Placement {
+  std::string context_id;
+  std::uint32_t key = 0;
+  bool attached = false;         // no server ranks: each model rank writes its own block
+  int server_ranks = 0;          // with servers: how many
+  std::vector<std::int32_t> client_ranks;  // the world rank of each model rank of the context
+};
+
+// A field the model may write.
+struct Field {
+  std::string id;
+  std::int64_t local_size = -1;  // -1: not used by any enabled file
+  std::string shape_text;        // e.g. "40 x 20 x 3", for messages
+  std::vector<int> outputs;      // output vars fed directly by its writes
+  int source = -1;               // its source node in the graph, when expressions use it
+  double missing = std::numeric_limits<double>::quiet_NaN();
+};
+
+// An output variable as the client feeds it.
+struct OutputDef {
+  int plan_index = 0;
+  int file = 0;
+  std::size_t elem = 4;
+  std::int64_t local_size = 0;  // values per step from this rank (the grid's local size)
+  bool on_server = false;       // samples go to the servers, which reduce them
+  // Its output node in the graph: the temporal stage (reducing here unless
+  // on_server) and its sampling; the node's input, if any, feeds it,
+  // otherwise its field's writes do.
+  int node = -1;
+};
+
+struct FileSchedule {
+  Sampler sampler;
+  std::int64_t records = 0;
+  std::int64_t record = -1;       // the record due now
+  std::int64_t record_start = 0;  // start of the record's interval (instant, microseconds)
+};
+
+// What close of definition builds before the exchanges.
+struct BuiltPlan {
+  std::unique_ptr<calendar::Calendar> calendar;  // the schedules point to it
+  std::int64_t start = 0, origin = 0, timestep_us = 0;
+  output::ContextPlan plan;  // without the exchanged parts (points, coordinates, decomposed axes)
+  std::vector<Field> fields;
+  std::unordered_map<std::string, int> field_index;
+  std::vector<OutputDef> outputs;  // by plan variable
+  filters::Graph graph;            // in this rank's layout
+  std::vector<FileSchedule> files;  // by plan file
+};
+
+class PlanBuilder {
+ public:
+  PlanBuilder(const config::ContextDef& def, ModelSettings& settings, Placement placement);
+  // Throws config::ConfigError or ApiError on the first problem found.
+  // Once per builder: the result is moved out.
+  BuiltPlan build();
+
+ private:
+  struct GridShape {
+    std::vector<output::Dim> dims;
+    std::vector<std::int32_t> scalars;  // plan scalars: coordinates without a dimension
+    std::int64_t local = 1;
+    std::string text;
+  };
+
+  void resolve_definitions();
+  // file_compression: the file's compression_level, for fields without one.
+  void resolve_field(int file_index, const config::FieldDef& f, int file_compression);
+  std::string data_source(const config::FieldDef& f) const;
+  GridShape resolve_grid(const config::FieldDef& f, const std::string& id);
+  int register_field(const config::FieldDef& def, const GridShape& shape);
+  int node_for_field(const std::string& id, const config::Location& where, std::vector<std::string>& path);
+  int node_for_expression(const std::string& owner, const std::string& text, const std::string& self,
+                          const config::FieldDef& user, const GridShape& shape, std::vector<std::string>& path);
+  // Instants start + offset + k·period (empty period: every step); null
+  // when that is every step from the start.
+  std::unique_ptr<calendar::Schedule> make_schedule(const std::string& period, const config::Location& where,
+                                                    const std::string& what, const std::string& offset = "") const;
+  void file_periods(const config::FileDef& file, const std::string& file_id, output::FileInfo& info) const;
+  std::string cell_methods(filters::TemporalOp op, const std::string& freq_op) const;
+  int plan_domain(const std::string& id, const config::Location& where);
+  void resolve_domain(const std::string& id, const config::DomainDef& def, DomainSetting& s);
+  int plan_axis(const std::string& id, const config::Location& where);
+  int plan_scalar(const std::string& id, const config::Location& where);
+
+  const config::ContextDef& def_;
+  ModelSettings& settings_;
+  std::unordered_map<std::string, DomainSetting>& domains_;
+  std::unordered_map<std::string, AxisSetting>& axes_;
+  const Placement placement_;
+  const std::string& id_;
+  bool reduce_on_server_ = false;
+  BuiltPlan out_;
+  // The parts of out_ under the names the resolving code uses.
+  std::unique_ptr<calendar::Calendar>& calendar_;
+  std::int64_t &start_, &origin_, &timestep_us_;
+  output::ContextPlan& plan_;
+  std::vector<Field>& fields_;
+  std::unordered_map<std::string, int>& field_index_;
+  std::vector<OutputDef>& outputs_;
+  filters::Graph& graph_;
+  std::vector<FileSchedule>& files_;
+  std::vector<std::string> plan_domain_ids_, plan_axis_ids_, plan_scalar_ids_;
+  std::unordered_map<std::string, int> expression_node_;  // field id -> its expression's node in graph_
+};
+
+// After the exchange of plan domain `index` (its type, sizes, nvertex,
+// clients' extents and needs_fill set): its points and coordinates from
+// every model rank's part, in rank order, and the checks that need them
+// (one owner per point, rows of CDI gaussian domains, points shared by
+// ranks that split an axis). keep_client_points: attached writers keep each
+// client's own points. Returns an error message, or "".
+std::string assemble_gathered_domain(output::ContextPlan& plan, int index, const std::vector<output::ClientPart>& parts,
+                                     bool keep_client_points);
+
+}  // namespace foehn::client

@@ -1,0 +1,155 @@
+// The per-step path of a client context, from the end of close of
+// definition to its close: the model's time (update_calendar or
+// set_model_time) drives the file schedules and the filter graph; write
+// feeds the graph or packs the data into each server's send buffer by its
+// precomputed pack plan; the end of a step evaluates the graph and ends the
+// records due. Its transport part (step_driver_transport.cpp) sizes and
+// opens the send channels and talks to the servers.
+#pragma once
+
+#include <mpi.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "client/agree.h"
+#include "client/plan_builder.h"
+#include "config/config.h"
+#include "filters/graph.h"
+#include "grid/pack_plan.h"
+#include "output/output_plan.h"
+#include "server/output_engine.h"
+#include "transport/event.h"
+#include "transport/progress_thread.h"
+#include "transport/send_channel.h"
+#include "transport/world.h"
+
+namespace foehn::client {
+
+class StepDriver {
+ public:
+  // `built`: the plan builder's result, completed by the exchanges. `def`
+  // (its variables: buffer sizes, progress thread) must outlive the driver.
+  StepDriver(const std::string& id, MPI_Comm comm, const config::ContextDef& def, transport::World& world,
+             std::uint32_t key, transport::ClientCounters& counters, BuiltPlan built);
+  ~StepDriver();
+
+  output::ContextPlan& plan() { return plan_; }
+  // Local: pack plans, buffers and the channels' sizes, from the model's
+  // settings (each domain's data points, each axis's local size).
+  void prepare(const ModelSettings& settings);
+  // Attached mode: the output engine this client writes its block with.
+  void attach();
+  // With servers: sends them the plan and waits until they created the
+  // files, opening the channels meanwhile.
+  void send_plan_and_wait();
+  // Whether other contexts of this process are open (Context::set_shared).
+  void set_shared(bool shared) { shared_ = shared; }
+
+  void update_calendar(std::int64_t step);
+  void set_model_time(double seconds);
+  int handle(const std::string& field_id) const;  // throws for an unknown field
+  bool is_active(int handle) const;
+  bool is_used(int handle) const;
+  template <class T>
+  void write(int handle, const T* data, std::size_t n);
+  // The last step's records, then the servers' close (or the attached
+  // engine's) and their answers.
+  void end_last_step() { end_step(); }
+  void close();
+  void drain_sends();
+
+ private:
+  struct Destination {  // one server (or this client itself, attached)
+    std::int64_t total = 0;  // values of this client's stream for it (out.pack packs them)
+  };
+  struct OutputVar : OutputDef {
+    std::vector<Destination> dest;  // by server (one entry when attached)
+    grid::PackPlan pack;            // the same streams, by gathers or one staging pass (see prepare)
+    std::int64_t last_record = -1;  // to refuse a second write in one step
+    std::int64_t last_sample_step = -1;
+  };
+
+  // For each server, this rank's data positions in its range (cached per domain).
+  const std::vector<std::vector<std::int64_t>>& destinations_of(
+      const ModelSettings& settings, int domain, int nservers,
+      std::map<int, std::vector<std::vector<std::int64_t>>>& found) const;
+  // Sizes the send buffers from the bytes each server gets per output step
+  // and checks the transport variables (step_driver_transport.cpp); the
+  // channels open later, while the servers create the files.
+  void size_channels(const std::vector<std::size_t>& bytes_per_server);
+  void open_channels();
+  void collect_acks(const char* what, LocalFailure mine = {});
+  void advance_time(std::int64_t now);
+  void end_step();
+  template <class T>
+  void feed(OutputVar& out, const T* data);
+  template <class T>
+  void send_values(OutputVar& out, const T* data, std::int64_t record);
+  template <class T>
+  void send_sample(OutputVar& out, const T* data, std::int64_t record, double weight);
+  void finish_record(OutputVar& out);
+  std::int64_t current_record(const OutputVar& out) const;
+  template <class T, class U>
+  void pack(OutputVar& out, int server, const T* data, std::int64_t record, std::uint16_t flags, double weight,
+            double missing);
+  template <class T, class U>
+  void pack_attached(OutputVar& out, const T* data, std::int64_t record);
+  void send_event_to_all(transport::EventType type, std::uint32_t item, std::int64_t record, double time,
+                         double time_start);
+  void make_room(int server);
+
+  std::string id_;
+  MPI_Comm comm_;
+  int rank_ = 0, size_ = 1;
+  const config::ContextDef& def_;
+  transport::World* world_;
+  std::uint32_t key_;
+  transport::ClientCounters* counters_;
+
+  std::unique_ptr<calendar::Calendar> calendar_;  // the schedules point to it
+  std::int64_t start_ = 0, origin_ = 0, timestep_us_ = 0;
+  output::ContextPlan plan_;
+  std::vector<Field> fields_;
+  std::unordered_map<std::string, int> field_index_;
+  std::vector<OutputVar> outputs_;
+  filters::Graph graph_;  // sources, expressions, chains and the outputs' temporal stages, in the local layout
+  std::vector<FileSchedule> files_;
+  // Records due this step, announced to the servers at its end, after the
+  // step's data and results, when other contexts are open: an announced
+  // record is one the servers can write, so they never wait for data this
+  // client would send only later (while it waits for them in another
+  // context's close). A context alone announces each record when its step
+  // begins, so that the servers write each variable as soon as its values
+  // are in.
+  bool shared_ = false;
+  struct Announce {
+    std::uint32_t file;
+    std::int64_t record;
+    double time, time_start;
+  };
+  std::vector<Announce> announces_;
+  std::vector<transport::SendChannel> channels_;  // by server
+  struct ChannelPlan {  // what size_channels decided, for open_channels
+    std::vector<std::size_t> capacity;  // by server
+    std::size_t message_size = 0, direct_min = 0;
+    bool progress_thread = false;
+    std::int64_t progress_interval_us = 200;
+  } channel_plan_;
+  std::unique_ptr<transport::ProgressThread> progress_;  // variable progress_thread
+  std::unique_ptr<server::OutputEngine> attached_;  // attached mode only
+  std::vector<std::byte> scratch_;                  // attached packing
+  std::vector<double> result_;                      // client-side temporal results
+
+  // Time.
+  std::int64_t step_ = -1;
+  std::int64_t now_ = 0;        // model time (instant, microseconds)
+  bool dynamic_steps_ = false;  // the model tells its time: averages weight by time
+  double now_seconds_ = 0;
+};
+
+}  // namespace foehn::client

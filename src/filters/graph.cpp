@@ -1,0 +1,96 @@
+#include "filters/graph.h"
+
+#include <cmath>
+#include <utility>
+
+namespace foehn::filters {
+
+int Graph::add(Node node) {
+  nodes_.push_back(std::move(node));
+  return static_cast<int>(nodes_.size()) - 1;
+}
+
+int Graph::add_source(std::size_t size) {
+  Node n;
+  n.kind = NodeKind::source;
+  n.values.resize(size);
+  return add(std::move(n));
+}
+
+int Graph::add_expression(std::shared_ptr<const Expression> expression, std::vector<int> inputs, std::size_t size) {
+  Node n;
+  n.kind = NodeKind::expression;
+  n.expression = std::move(expression);
+  n.input_values.resize(inputs.size());
+  n.inputs = std::move(inputs);
+  n.values.resize(size);
+  return add(std::move(n));
+}
+
+int Graph::add_chain(int input, TemporalStage stage, std::unique_ptr<calendar::Schedule> period) {
+  Node n;
+  n.kind = NodeKind::chain;
+  n.inputs = {input};
+  n.values.resize(stage.size());
+  n.stage = std::move(stage);
+  n.sampler.schedule = std::move(period);
+  return add(std::move(n));
+}
+
+int Graph::add_output(int input, TemporalStage stage, Sampler sampling) {
+  Node n;
+  n.kind = NodeKind::output;
+  if (input >= 0) n.inputs = {input};
+  n.stage = std::move(stage);
+  n.sampler = std::move(sampling);
+  return add(std::move(n));
+}
+
+void Graph::advance(std::int64_t now) {
+  for (Node& n : nodes_)
+    if (n.kind == NodeKind::chain || n.kind == NodeKind::output) n.sampler.advance(now);
+}
+
+template <class T>
+bool Graph::set_source(int source, std::int64_t step, const T* data, std::size_t n, double missing) {
+  Node& node = nodes_[static_cast<std::size_t>(source)];
+  if (node.step == step) return false;
+  const bool map_missing = !std::isnan(missing);
+  const T m = static_cast<T>(missing);  // compared in the data's own type
+  double* out = node.values.data();
+  for (std::size_t i = 0; i < n; ++i) out[i] = map_missing && data[i] == m ? std::nan("") : static_cast<double>(data[i]);
+  node.step = step;
+  return true;
+}
+
+template bool Graph::set_source<float>(int, std::int64_t, const float*, std::size_t, double);
+template bool Graph::set_source<double>(int, std::int64_t, const double*, std::size_t, double);
+
+void Graph::evaluate(std::int64_t step, std::int64_t now, bool irregular) {
+  for (Node& node : nodes_) {
+    if (node.kind == NodeKind::chain) {
+      const Node& in = nodes_[static_cast<std::size_t>(node.inputs[0])];
+      if (in.step == step) {
+        const double w = node.stage.sample_weight(now, irregular);
+        node.stage.add(0, in.values.data(), in.values.size(), w);
+      }
+      if (node.sampler.due) {
+        node.stage.result(0, node.values.data(), node.values.size());
+        node.stage.reset();
+        node.step = step;
+      }
+    } else if (node.kind == NodeKind::expression) {
+      bool ready = true;
+      for (std::size_t k = 0; k < node.inputs.size(); ++k) {
+        const Node& in = nodes_[static_cast<std::size_t>(node.inputs[k])];
+        ready = ready && in.step == step;
+        node.input_values[k] = in.values.data();
+      }
+      if (!ready) continue;
+      node.expression->evaluate(node.input_values, node.values.data(), node.values.size());
+      node.step = step;
+    }
+  }
+}
+
+}  // namespace foehn::filters
