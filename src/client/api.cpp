@@ -11,6 +11,7 @@
 #include "client/agree.h"
 #include "client/context.h"
 #include "client/errors.h"
+#include "client/step_driver.h"
 #include "config/config.h"
 #include "report/report.h"
 #include "transport/event.h"
@@ -346,23 +347,25 @@ int foehn_field_is_active(foehn_context ctx, const char* field_id, int* active) 
 int foehn_write_float(foehn_context ctx, const char* field_id, const float* data, size_t n) {
   return api_call([&] {
     Context& c = context_of(ctx, "foehn_write_float");
-    c.write(c.handle(text(field_id, "foehn_write_float: field_id")), data, n);
+    const int handle = c.handle(text(field_id, "foehn_write_float: field_id"));  // an unknown field first
+    c.steps("foehn_write").write(handle, data, n);
   }, true);
 }
 
 int foehn_write_double(foehn_context ctx, const char* field_id, const double* data, size_t n) {
   return api_call([&] {
     Context& c = context_of(ctx, "foehn_write_double");
-    c.write(c.handle(text(field_id, "foehn_write_double: field_id")), data, n);
+    const int handle = c.handle(text(field_id, "foehn_write_double: field_id"));  // an unknown field first
+    c.steps("foehn_write").write(handle, data, n);
   }, true);
 }
 
 int foehn_write_float_h(foehn_context ctx, int handle, const float* data, size_t n) {
-  return api_call([&] { context_of(ctx, "foehn_write_float_h").write(handle, data, n); }, true);
+  return api_call([&] { context_of(ctx, "foehn_write_float_h").steps("foehn_write").write(handle, data, n); }, true);
 }
 
 int foehn_write_double_h(foehn_context ctx, int handle, const double* data, size_t n) {
-  return api_call([&] { context_of(ctx, "foehn_write_double_h").write(handle, data, n); }, true);
+  return api_call([&] { context_of(ctx, "foehn_write_double_h").steps("foehn_write").write(handle, data, n); }, true);
 }
 
 int foehn_context_close(foehn_context ctx) {

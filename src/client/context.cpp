@@ -29,17 +29,6 @@ int Context::handle(const std::string& field_id) const {
 
 bool Context::is_active(int handle) const { return closed_definition_ && !closed_ && driver_->is_active(handle); }
 
-template <class T>
-void Context::write(int handle, const T* data, std::size_t n) {
-  check_open("foehn_write");
-  if (!closed_definition_)
-    fail(FOEHN_ERR_STATE, "foehn_write: context '" + id_ + "' is still being defined (call foehn_close_definition)");
-  driver_->write(handle, data, n);
-}
-
-template void Context::write<float>(int, const float*, std::size_t);
-template void Context::write<double>(int, const double*, std::size_t);
-
 void Context::close() {
   check_open("foehn_context_close");
   if (!closed_definition_) {  // nothing was sent or created

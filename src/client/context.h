@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "client/errors.h"
 #include "client/plan_builder.h"
 #include "config/config.h"
 #include "transport/send_channel.h"
@@ -56,8 +57,15 @@ class Context {
   void set_model_time(double seconds);
   int handle(const std::string& field_id) const;  // throws for an unknown field
   bool is_active(int handle) const;
-  template <class T>
-  void write(int handle, const T* data, std::size_t n);
+  // The per-step path: foehn_write* calls the step driver directly once the
+  // context is defined and not closed (here, inline: the path of a field,
+  // docs/design.md, does not pass through the façade's files).
+  StepDriver& steps(const char* call) {
+    check_open(call);
+    if (!closed_definition_)
+      fail(FOEHN_ERR_STATE, std::string(call) + ": context '" + id_ + "' is still being defined (call foehn_close_definition)");
+    return *driver_;
+  }
   void close();
   // Sends everything buffered for the servers and waits until it has left.
   // Another context calls this before it waits for the servers (its close
@@ -84,7 +92,9 @@ class Context {
   void exchange_axes();        // collective: the parts, values and bounds of decomposed axes
   DomainSetting& domain_setting(const std::string& id, const char* call);  // after foehn_set_domain_type
   AxisSetting& axis_setting(const std::string& id, const char* call);
-  void check_open(const char* call) const;
+  void check_open(const char* call) const {
+    if (closed_) fail(FOEHN_ERR_STATE, std::string(call) + ": context '" + id_ + "' is closed");
+  }
 
   std::string id_;
   MPI_Comm comm_;

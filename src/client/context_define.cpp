@@ -64,10 +64,6 @@ Context::Context(const std::string& id, MPI_Comm comm, const config::ContextDef&
 
 Context::~Context() = default;
 
-void Context::check_open(const char* call) const {
-  if (closed_) fail(FOEHN_ERR_STATE, std::string(call) + ": context '" + id_ + "' is closed");
-}
-
 void Context::set_calendar(const char* type, const char* start, const char* origin, const char* timestep) {
   check_open("foehn_set_calendar");
   if (closed_definition_) fail(FOEHN_ERR_STATE, "foehn_set_calendar: context '" + id_ + "' is already defined");
