@@ -12,6 +12,7 @@
 #include "client/context.h"
 #include "client/errors.h"
 #include "config/config.h"
+#include "formats/registry.h"
 #include "report/report.h"
 #include "transport/event.h"
 #include "transport/liveness.h"
@@ -249,6 +250,7 @@ int foehn_finalize(void) {
     MPI_Comm_rank(r.world.local, &rank);
     if (rank == 0) write_report(r, report);
     foehn::transport::leave_world(r.world);
+    foehn::formats::before_mpi_finalize();  // attached: its files are closed
     r.initialized = false;
     r.finalized = true;
     if (!still_open.empty())

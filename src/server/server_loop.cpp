@@ -11,6 +11,7 @@
 #include <thread>
 #include <vector>
 
+#include "formats/registry.h"
 #include "report/report.h"
 #include "server/direct_receives.h"
 #include "server/output_engine.h"
@@ -696,6 +697,7 @@ int run_server(MPI_Comm world, const ServerOptions& options) {
     code = server.run();
   }
   transport::leave_world(w);
+  formats::before_mpi_finalize();
   return code;
 }
 

@@ -1,13 +1,39 @@
 #include "formats/netcdf/nc_dataset.h"
 
+#include <dlfcn.h>
 #include <netcdf_par.h>
 
 #include <algorithm>
+#include <atomic>
 #include <utility>
 
 #include "formats/writer.h"
 
 namespace foehn::formats::netcdf {
+
+namespace {
+
+std::atomic<bool> a_close_failed{false};
+
+// nc_close, remembering a failure (see close_failed).
+int close_noting(int id) {
+  const int status = nc_close(id);
+  if (status != NC_NOERR) a_close_failed = true;
+  return status;
+}
+
+}  // namespace
+
+bool NcDataset::close_failed() { return a_close_failed; }
+
+void NcDataset::before_mpi_finalize() {
+  if (!a_close_failed) return;
+  // HDF5's shutdown runs only while its "initialized" flag is set; the
+  // flag is looked up at run time so that another HDF5, without it, is
+  // merely left to crash as before. Files still open lose their last
+  // flush: only files that failed are left in this state.
+  if (auto* initialized = static_cast<bool*>(dlsym(RTLD_DEFAULT, "H5_libinit_g"))) *initialized = false;
+}
 
 NcDataset NcDataset::create(const std::string& path, int mode, MPI_Comm comm, bool parallel) {
   NcDataset ds(path, -1);
@@ -48,7 +74,7 @@ void NcDataset::release() noexcept {
   // The one netCDF status not turned into an error: a dataset still open
   // here belongs to a writer that has thrown already (close() was not
   // reached), and a destructor has no one to report to.
-  if (id_ >= 0) static_cast<void>(nc_close(std::exchange(id_, -1)));
+  if (id_ >= 0) static_cast<void>(close_noting(std::exchange(id_, -1)));
 }
 
 std::string NcDataset::object_of(int varid) const {
@@ -215,7 +241,7 @@ void NcDataset::sync() const { call(nc_sync(id_), "nc_sync"); }
 void NcDataset::close() {
   if (id_ < 0) return;
   const int id = std::exchange(id_, -1);
-  call(nc_close(id), "nc_close");
+  call(close_noting(id), "nc_close");
 }
 
 }  // namespace foehn::formats::netcdf
