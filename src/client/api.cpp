@@ -16,6 +16,7 @@
 #include "report/report.h"
 #include "transport/event.h"
 #include "transport/liveness.h"
+#include "transport/wire.h"
 #include "transport/world.h"
 
 using foehn::client::ApiError;
@@ -53,12 +54,40 @@ Runtime& runtime() {
 
 thread_local std::string last_error;
 
+// A server that fails in a context (a write error: disk full, ...) tells
+// its clients at once (kTagError); the model hears of it at its next
+// per-step call (not a collective one, which other ranks may have entered),
+// not only when it closes the context after the whole run. Every such
+// message waiting is taken; the first is raised.
+void raise_server_errors(const foehn::transport::World& w) {
+  if (w.attached()) return;
+  std::string first;
+  while (true) {
+    int flag = 0;
+    MPI_Status st;
+    MPI_Iprobe(MPI_ANY_SOURCE, foehn::transport::kTagError, w.comm, &flag, &st);
+    if (!flag) break;
+    int bytes = 0;
+    MPI_Get_count(&st, MPI_BYTE, &bytes);
+    std::vector<char> buf(static_cast<std::size_t>(bytes));
+    MPI_Recv(buf.data(), bytes, MPI_BYTE, st.MPI_SOURCE, foehn::transport::kTagError, w.comm, MPI_STATUS_IGNORE);
+    foehn::transport::WireReader r(buf.data(), buf.size());
+    std::uint32_t key = 0;
+    std::string message;
+    r.get(key);
+    r.get(message);
+    if (first.empty()) first = message;
+  }
+  if (!first.empty()) fail(FOEHN_ERR_IO, "foehn server failed writing the files: " + first);
+}
+
 // Runs an API call: times it, turns exceptions into a status and a message.
 template <class F>
 int api_call(F&& f, bool per_step = false) {
   const double t0 = MPI_Wtime();
   int status = FOEHN_OK;
   try {
+    if (per_step && runtime().initialized) raise_server_errors(runtime().world);
     f();
   } catch (const std::exception& e) {
     const auto failure = foehn::client::failure_of(e);

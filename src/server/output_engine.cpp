@@ -527,6 +527,35 @@ void OutputEngine::write_block(int var, std::int64_t record, const std::byte* da
 }
 
 bool OutputEngine::write_front(bool closing) {
+  if (failed()) return false;
+  try {
+    return write_front_unguarded(closing);
+  } catch (const formats::IoError& e) {
+    fail_writing(e);
+  }
+}
+
+void OutputEngine::fail_writing(const formats::IoError& e) {
+  // Every writer of a collective file meets the error at the same record
+  // (NetcdfWriter::check_space decides for all), so all close together.
+  failure_ = e.what();
+  std::string closed;
+  for (auto& f : files_) {
+    if (!f) continue;
+    try {
+      f->close();
+      closed += (closed.empty() ? "" : ", ") + f->path();
+    } catch (const std::exception& c) {
+      failure_ += std::string("; closing: ") + c.what();
+    }
+  }
+  if (!closed.empty()) failure_ += "; closed, with the records written before: " + closed;
+  announced_.clear();
+  pending_.clear();
+  throw formats::IoError(failure_);
+}
+
+bool OutputEngine::write_front_unguarded(bool closing) {
   if (announced_.empty()) return false;
   const Announce& a = announced_.front();
   const auto& vars = plan_.files[a.file].variables;
@@ -563,6 +592,7 @@ void OutputEngine::advance(bool closing) {
 }
 
 void OutputEngine::close() {
+  if (failed()) throw formats::IoError(failure_);  // the files were closed then
   advance(true);
   for (auto& [key, p] : pending_)
     warnings_.push_back("field '" + plan_.variables[key.first].field_id + "' record " + std::to_string(key.second) +

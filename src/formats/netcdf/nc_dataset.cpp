@@ -2,9 +2,13 @@
 
 #include <dlfcn.h>
 #include <netcdf_par.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
 #include <utility>
 
 #include "formats/writer.h"
@@ -20,6 +24,29 @@ int close_noting(int id) {
   const int status = nc_close(id);
   if (status != NC_NOERR) a_close_failed = true;
   return status;
+}
+
+// The reason in words of an I/O failure, from errno (reset before the
+// calls that write): netCDF says only "HDF error" for a full disk. Only
+// reasons a write can have are named; others may be left from anything.
+std::string io_reason() {
+  const int e = errno;
+  if (e == ENOSPC || e == EDQUOT || e == EIO || e == EFBIG || e == EROFS) return std::strerror(e);
+  return "";
+}
+
+// Why a file cannot be created in its directory, in words (netCDF reports
+// any failure of HDF5's create as EACCES, "Permission denied"); empty when
+// the directory looks writable.
+std::string create_reason(const std::string& path) {
+  std::filesystem::path dir = std::filesystem::path(path).parent_path();
+  if (dir.empty()) dir = ".";
+  std::error_code ec;
+  const auto status = std::filesystem::status(dir, ec);
+  if (ec) return "directory " + dir.string() + ": " + ec.message();
+  if (!std::filesystem::is_directory(status)) return dir.string() + " is not a directory";
+  if (access(dir.c_str(), W_OK | X_OK) != 0) return "directory " + dir.string() + ": " + std::strerror(errno);
+  return "";
 }
 
 }  // namespace
@@ -38,10 +65,14 @@ void NcDataset::before_mpi_finalize() {
 NcDataset NcDataset::create(const std::string& path, int mode, MPI_Comm comm, bool parallel) {
   NcDataset ds(path, -1);
   int id = -1;
-  if (parallel)
-    ds.call(nc_create_par(path.c_str(), NC_CLOBBER | mode, comm, MPI_INFO_NULL, &id), "nc_create_par");
-  else
-    ds.call(nc_create(path.c_str(), NC_CLOBBER | mode, &id), "nc_create");
+  errno = 0;
+  const int status = parallel ? nc_create_par(path.c_str(), NC_CLOBBER | mode, comm, MPI_INFO_NULL, &id)
+                              : nc_create(path.c_str(), NC_CLOBBER | mode, &id);
+  if (status != NC_NOERR) {
+    const std::string why = create_reason(path);
+    if (!why.empty()) throw IoError(path + ": file: " + (parallel ? "nc_create_par: " : "nc_create: ") + why);
+  }
+  ds.call(status, parallel ? "nc_create_par" : "nc_create");
   ds.id_ = id;
   return ds;
 }
@@ -90,7 +121,9 @@ void NcDataset::call(int status, std::string_view what, int varid) const {
 
 void NcDataset::call(int status, std::string_view what, std::string_view object) const {
   if (status == NC_NOERR) return;
-  throw IoError(path_ + ": " + std::string(object) + ": " + std::string(what) + ": " + nc_strerror(status));
+  const std::string why = io_reason();
+  throw IoError(path_ + ": " + std::string(object) + ": " + std::string(what) + ": " + nc_strerror(status) +
+                (why.empty() ? "" : " (" + why + ")"));
 }
 
 int NcDataset::def_dim(const std::string& name, std::size_t length) const {
@@ -162,7 +195,10 @@ void NcDataset::set_par_access(int varid, int access) const {
   call(nc_var_par_access(id_, varid, access), "nc_var_par_access", varid);
 }
 
-void NcDataset::end_definition() const { call(nc_enddef(id_), "nc_enddef"); }
+void NcDataset::end_definition() const {
+  errno = 0;
+  call(nc_enddef(id_), "nc_enddef");
+}
 
 void NcDataset::put_text(int varid, const std::string& name, std::string_view value) const {
   if (!value.empty()) put_text_as_given(varid, name, value);
@@ -213,18 +249,22 @@ std::vector<int> NcDataset::var_dims(int varid) const {
 }
 
 void NcDataset::put(int varid, const std::size_t* start, const std::size_t* count, const double* values) const {
+  errno = 0;
   call(nc_put_vara_double(id_, varid, start, count, values), "nc_put_vara_double", varid);
 }
 
 void NcDataset::put(int varid, const std::size_t* start, const std::size_t* count, const float* values) const {
+  errno = 0;
   call(nc_put_vara_float(id_, varid, start, count, values), "nc_put_vara_float", varid);
 }
 
 void NcDataset::put(int varid, const std::size_t* start, const std::size_t* count, const int* values) const {
+  errno = 0;
   call(nc_put_vara_int(id_, varid, start, count, values), "nc_put_vara_int", varid);
 }
 
 void NcDataset::put_scalar(int varid, double value) const {
+  errno = 0;
   call(nc_put_var_double(id_, varid, &value), "nc_put_var_double", varid);
 }
 
@@ -236,11 +276,15 @@ double NcDataset::get_double(int varid, const std::size_t* start) const {
   return value;
 }
 
-void NcDataset::sync() const { call(nc_sync(id_), "nc_sync"); }
+void NcDataset::sync() const {
+  errno = 0;
+  call(nc_sync(id_), "nc_sync");
+}
 
 void NcDataset::close() {
   if (id_ < 0) return;
   const int id = std::exchange(id_, -1);
+  errno = 0;
   call(close_noting(id), "nc_close");
 }
 
