@@ -4,6 +4,7 @@
 #include <fstream>
 #include <iostream>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -216,6 +217,25 @@ int foehn_binding_argument_error(const char* message);
 int foehn_binding_argument_error(const char* message) {
   last_error = message ? message : "invalid argument";
   return FOEHN_ERR_ARGUMENT;
+}
+
+// For the language bindings only: the local data shape a write of the
+// field expects (by id, or by handle when field_id is NULL), fastest
+// dimension first ("40 x 20 x 3"); "" while undefined or when no output
+// uses the field. The binding checks an array's shape against it, where
+// the array has one (a transposed array has the right size).
+int foehn_binding_field_shape(foehn_context ctx, const char* field_id, int handle, const char** shape);
+int foehn_binding_field_shape(foehn_context ctx, const char* field_id, int handle, const char** shape) {
+  static const std::string none;
+  return api_call([&] {
+    Context& c = context_of(ctx, "foehn_binding_field_shape");
+    const int h = field_id ? c.handle(field_id) : handle;
+    try {
+      *shape = c.shape_text(h).c_str();
+    } catch (const std::out_of_range&) {
+      *shape = none.c_str();
+    }
+  });
 }
 
 int foehn_init(const char* code_id, const char* config_path, MPI_Comm world, MPI_Comm* model_comm) {

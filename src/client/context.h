@@ -103,6 +103,8 @@ class Context {
   // Dynamic time stepping: the model time, in seconds since the start date.
   void set_model_time(double seconds);
   int handle(const std::string& field_id) const;  // throws for an unknown field
+  // The field's local data shape, Fortran order ("40 x 20 x 3"); "" if no output uses it. For the bindings.
+  const std::string& shape_text(int handle) const { return fields_.at(static_cast<std::size_t>(handle)).shape_text; }
   bool is_active(int handle) const;
   template <class T>
   void write(int handle, const T* data, std::size_t n);
