@@ -59,9 +59,12 @@ thread_local std::string last_error;
 // its clients at once (kTagError); the model hears of it at its next
 // per-step call (not a collective one, which other ranks may have entered),
 // not only when it closes the context after the whole run. Every such
-// message waiting is taken; the first is raised.
-void raise_server_errors(const foehn::transport::World& w) {
-  if (w.attached()) return;
+// message waiting is taken; the first is raised. Looked for at most every
+// millisecond: a model may make thousands of writes a step.
+void raise_server_errors(const foehn::transport::World& w, double now) {
+  static double last = -1;
+  if (w.attached() || now - last < 1e-3) return;
+  last = now;
   std::string first;
   while (true) {
     int flag = 0;
@@ -88,7 +91,7 @@ int api_call(F&& f, bool per_step = false) {
   const double t0 = MPI_Wtime();
   int status = FOEHN_OK;
   try {
-    if (per_step && runtime().initialized) raise_server_errors(runtime().world);
+    if (per_step && runtime().initialized) raise_server_errors(runtime().world, t0);
     f();
   } catch (const std::exception& e) {
     const auto failure = foehn::client::failure_of(e);

@@ -19,7 +19,7 @@ namespace {
 
 std::atomic<bool> a_close_failed{false};
 
-// nc_close, remembering a failure (see close_failed).
+// nc_close, remembering a failure (see before_mpi_finalize).
 int close_noting(int id) {
   const int status = nc_close(id);
   if (status != NC_NOERR) a_close_failed = true;
@@ -50,8 +50,6 @@ std::string create_reason(const std::string& path) {
 }
 
 }  // namespace
-
-bool NcDataset::close_failed() { return a_close_failed; }
 
 void NcDataset::before_mpi_finalize() {
   if (!a_close_failed) return;
