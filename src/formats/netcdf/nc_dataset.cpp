@@ -26,11 +26,21 @@ int close_noting(int id) {
   return status;
 }
 
-// The reason in words of an I/O failure, from errno (reset before the
-// calls that write): netCDF says only "HDF error" for a full disk. Only
-// reasons a write can have are named; others may be left from anything.
+// The reason in words of an I/O failure, from errno: netCDF says only
+// "HDF error" for a full disk. errno is read only after the calls that
+// write, which reset it first (arm_errno), so that an errno left by an
+// earlier failure is not blamed; and only reasons a write can have are
+// named, as HDF5 and MPI may leave others on the way.
+thread_local bool errno_armed = false;
+
+void arm_errno() {
+  errno = 0;
+  errno_armed = true;
+}
+
 std::string io_reason() {
   const int e = errno;
+  if (!std::exchange(errno_armed, false)) return "";
   if (e == ENOSPC || e == EDQUOT || e == EIO || e == EFBIG || e == EROFS) return std::strerror(e);
   return "";
 }
@@ -63,11 +73,12 @@ void NcDataset::before_mpi_finalize() {
 NcDataset NcDataset::create(const std::string& path, int mode, MPI_Comm comm, bool parallel) {
   NcDataset ds(path, -1);
   int id = -1;
-  errno = 0;
+  arm_errno();
   const int status = parallel ? nc_create_par(path.c_str(), NC_CLOBBER | mode, comm, MPI_INFO_NULL, &id)
                               : nc_create(path.c_str(), NC_CLOBBER | mode, &id);
-  if (status != NC_NOERR) {
-    const std::string why = create_reason(path);
+  if (status != NC_NOERR) {  // netCDF's own reason would be "Permission denied", whatever it was
+    std::string why = io_reason();
+    if (why.empty()) why = create_reason(path);
     if (!why.empty()) throw IoError(path + ": file: " + (parallel ? "nc_create_par: " : "nc_create: ") + why);
   }
   ds.call(status, parallel ? "nc_create_par" : "nc_create");
@@ -114,11 +125,15 @@ std::string NcDataset::object_of(int varid) const {
 }
 
 void NcDataset::call(int status, std::string_view what, int varid) const {
-  if (status != NC_NOERR) call(status, what, object_of(varid));
+  if (status != NC_NOERR) return call(status, what, object_of(varid));
+  errno_armed = false;
 }
 
 void NcDataset::call(int status, std::string_view what, std::string_view object) const {
-  if (status == NC_NOERR) return;
+  if (status == NC_NOERR) {
+    errno_armed = false;
+    return;
+  }
   const std::string why = io_reason();
   throw IoError(path_ + ": " + std::string(object) + ": " + std::string(what) + ": " + nc_strerror(status) +
                 (why.empty() ? "" : " (" + why + ")"));
@@ -194,7 +209,7 @@ void NcDataset::set_par_access(int varid, int access) const {
 }
 
 void NcDataset::end_definition() const {
-  errno = 0;
+  arm_errno();
   call(nc_enddef(id_), "nc_enddef");
 }
 
@@ -247,22 +262,22 @@ std::vector<int> NcDataset::var_dims(int varid) const {
 }
 
 void NcDataset::put(int varid, const std::size_t* start, const std::size_t* count, const double* values) const {
-  errno = 0;
+  arm_errno();
   call(nc_put_vara_double(id_, varid, start, count, values), "nc_put_vara_double", varid);
 }
 
 void NcDataset::put(int varid, const std::size_t* start, const std::size_t* count, const float* values) const {
-  errno = 0;
+  arm_errno();
   call(nc_put_vara_float(id_, varid, start, count, values), "nc_put_vara_float", varid);
 }
 
 void NcDataset::put(int varid, const std::size_t* start, const std::size_t* count, const int* values) const {
-  errno = 0;
+  arm_errno();
   call(nc_put_vara_int(id_, varid, start, count, values), "nc_put_vara_int", varid);
 }
 
 void NcDataset::put_scalar(int varid, double value) const {
-  errno = 0;
+  arm_errno();
   call(nc_put_var_double(id_, varid, &value), "nc_put_var_double", varid);
 }
 
@@ -275,14 +290,14 @@ double NcDataset::get_double(int varid, const std::size_t* start) const {
 }
 
 void NcDataset::sync() const {
-  errno = 0;
+  arm_errno();
   call(nc_sync(id_), "nc_sync");
 }
 
 void NcDataset::close() {
   if (id_ < 0) return;
   const int id = std::exchange(id_, -1);
-  errno = 0;
+  arm_errno();
   call(close_noting(id), "nc_close");
 }
 
