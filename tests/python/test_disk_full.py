@@ -99,7 +99,7 @@ def small_disk(tmp_path):
     if mount.returncode != 0:
         pytest.skip(f"cannot mount a small tmpfs for a full disk (needs root): {mount.stderr.strip()}")
     yield disk
-    subprocess.run(["umount", str(disk)], check=True)
+    subprocess.run(["umount", "--lazy", str(disk)], check=True)  # lazy: a hung run may hold it
 
 
 def run(tmp_path, mpmd, clients, servers, nsteps, ballast_step=0):
