@@ -158,6 +158,7 @@ class OutputEngine {
   };
   bool writes(int file) const { return files_[file] != nullptr; }
   bool write_front_unguarded(bool closing);
+  void start_and_agree(const Announce& a);
   [[noreturn]] void fail_writing(const formats::IoError& e);
   void init_periods();
   void open_file(int file);
@@ -179,6 +180,10 @@ class OutputEngine {
   int next_in_file_ = -1;
   bool external_order_ = false;  // position in the front announce: -1 time not yet written
   std::vector<char> client_closed_;
+  // Files shared by several writers beside files of this writer alone: a
+  // write error in one of its own files must end the shared ones on every
+  // writer together (start_and_agree).
+  bool mixed_ = false;
   std::size_t closed_clients_ = 0;
   std::vector<std::string> warnings_;
   std::string failure_;  // the write error that ended writing (write_front)

@@ -10,6 +10,7 @@ Run as a script under mpiexec, this file is itself the model
 rank 0 fills the file system behind foehn's back. On a foehn.Error it prints
 the step and the message, closes the context and exits 1."""
 import os
+import re
 import subprocess
 import sys
 import time
@@ -90,11 +91,12 @@ def importable_package(monkeypatch):
 
 
 @pytest.fixture
-def small_disk(tmp_path):
-    """tmp_path/disk: a 3 MiB tmpfs (skipped where mounting is not permitted)."""
+def small_disk(tmp_path, request):
+    """tmp_path/disk: a 3 MiB tmpfs, or disk_mib (skipped where mounting is not permitted)."""
     disk = tmp_path / "disk"
     disk.mkdir()
-    mount = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=3m", "tmpfs", str(disk)], capture_output=True,
+    size = getattr(request, "param", 3)
+    mount = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}m", "tmpfs", str(disk)], capture_output=True,
                            text=True)
     if mount.returncode != 0:
         pytest.skip(f"cannot mount a small tmpfs for a full disk (needs root): {mount.stderr.strip()}")
@@ -102,9 +104,9 @@ def small_disk(tmp_path):
     subprocess.run(["umount", "--lazy", str(disk)], check=True)  # lazy: a hung run may hold it
 
 
-def run(tmp_path, mpmd, clients, servers, nsteps, ballast_step=0):
+def run(tmp_path, mpmd, clients, servers, nsteps, ballast_step=0, xml_text=XML):
     xml = tmp_path / "dfull.xml"
-    xml.write_text(XML)
+    xml.write_text(xml_text)
     start = time.monotonic()
     try:
         done = mpmd(tmp_path, clients, servers, [sys.executable, __file__, xml, nsteps, ballast_step],
@@ -146,3 +148,35 @@ def test_disk_filled_by_another_writer_ends_the_run_without_a_crash(tmp_path, mp
     assert done.returncode != 0, out
     assert str(small_disk / "full.nc") in out, out
     assert "No space left on device" in out, out
+
+
+@pytest.mark.parametrize("small_disk", [12], indirect=True)  # room for the HDF5 caches of three files
+@pytest.mark.parametrize("clients,servers", [(2, 2), (2, 0)], ids=["2+2", "attached-2"])
+def test_full_disk_with_shared_and_own_files(tmp_path, mpmd, small_disk, clients, servers):
+    # A file of each writer (multiple_file) beside a shared one: a writer
+    # whose own file meets the full disk ends the shared file on every
+    # writer together; otherwise the others would wait for it in their next
+    # collective write (a hang). The check before each record sees only its
+    # own file's caches, so with several files filling the disk at once a
+    # write may fail for real: then that file is lost, but the run still
+    # ends, and the files reported closed are readable and exact.
+    # The shared file has a record every 2 steps: the writers' own files fill the disk first.
+    xml = XML.replace('<file id="full" name="disk/full">', '<file id="full" name="disk/full" output_freq="2ts">')
+    xml = xml.replace('<field field_ref="ts"/></file>',
+                      '<field field_ref="ts"/></file>\n    <file id="part" name="disk/part" type="multiple_file">'
+                      '<field field_ref="ts"/></file>')
+    done, out = run(tmp_path, mpmd, clients, servers, 1000, xml_text=xml)  # 24 MB
+    assert done.returncode != 0, out
+    assert "No space left on device" in out, out
+    closed = set()  # the paths after each "closed, ..." (lines of several ranks may run together)
+    for tail in out.split("closed, with the records written before: ")[1:]:
+        closed.update(re.findall(re.escape(str(small_disk)) + r"/\w+\.nc", tail.split(": ")[0]))
+    assert closed, out
+    for path in closed:
+        every = 2 if path.endswith("full.nc") else 1
+        with netCDF4.Dataset(path) as nc:
+            ts = nc["ts"][:]
+            assert ts.shape[0] > 5, path
+            j0 = int(nc["lat"][0])  # the model's latitudes are its rows' indices
+            for r in range(ts.shape[0]):
+                np.testing.assert_array_equal(ts[r], values(every * (r + 1), j0, j0 + ts.shape[1]))

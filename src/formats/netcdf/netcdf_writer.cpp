@@ -74,8 +74,8 @@ void NetcdfWriter::check_space(std::int64_t record) {
   // What may still be in HDF5's chunk caches reaches the disk at the
   // latest at close, with the metadata (a small reserve).
   constexpr std::uint64_t kMetadataReserve = 1 << 20;
-  const std::uint64_t cached = std::min<std::uint64_t>(file_bytes_ - record_bytes_, cache_bytes_);
-  const std::uint64_t needed = record_bytes_ + cached + kMetadataReserve;
+  const std::uint64_t cached = std::min<std::uint64_t>(file_bytes_ - record_bytes_ - synced_bytes_, cache_bytes_);
+  std::uint64_t needed = record_bytes_ + cached + kMetadataReserve;
   long long free = -1;  // -1: unknown (the check is skipped)
   if (is_root_) {
     std::filesystem::path dir = std::filesystem::path(ds_.path()).parent_path();
@@ -88,12 +88,22 @@ void NetcdfWriter::check_space(std::int64_t record) {
     unchecked_ = file_bytes_ + (std::uint64_t{1} << 30);
     return;
   }
+  const bool low = static_cast<std::uint64_t>(free) < 4 * needed;
+  if (low && cached > 0) {
+    // Little room left, for this file and for the others on the file
+    // system (whose caches this check does not see): flushing the caches
+    // now leaves only the metadata to write at close, whenever it comes.
+    ds_.sync();
+    synced_bytes_ = file_bytes_ - record_bytes_;
+    needed -= cached;
+  }
   if (static_cast<std::uint64_t>(free) < needed)
     throw IoError(ds_.path() + ": record " + std::to_string(base_record_ + record) + ": " + std::strerror(ENOSPC) +
                   ": " + std::to_string(free) + " bytes free on its file system, about " + std::to_string(needed) +
                   " needed (the record, what HDF5 still caches of the file and its metadata)");
-  // Others may fill the file system too: look again after half the margin.
-  unchecked_ = file_bytes_ + (static_cast<std::uint64_t>(free) - needed) / 2;
+  // Others may fill the file system too: look again after half the margin
+  // (at every record once room is low).
+  unchecked_ = low ? file_bytes_ : file_bytes_ + (static_cast<std::uint64_t>(free) - needed) / 2;
 }
 
 bool NetcdfWriter::lay_out(const ContextPlan& plan, const FileInfo& f) {

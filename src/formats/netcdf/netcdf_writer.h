@@ -129,6 +129,7 @@ class NetcdfWriter final : public Writer {
   double write_seconds_ = 0;
   std::uint64_t record_bytes_ = 0, cache_bytes_ = 0;  // HDF5's chunk caches of the file's variables
   std::uint64_t file_bytes_ = 0;                      // records written into the file by all its writers
+  std::uint64_t synced_bytes_ = 0;                    // of which flushed by check_space
   std::uint64_t unchecked_ = 0;                       // bytes that may be written before the next check
 };
 
