@@ -6,11 +6,16 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <cstdlib>
 #include <optional>
 #include <string>
 #include <variant>
+#include <vector>
 
 #include "foehn/foehn.h"
+
+// Not in foehn.h: for the bindings (src/client/api.cpp).
+extern "C" int foehn_binding_field_shape(foehn_context ctx, const char* field_id, int handle, const char** shape);
 
 namespace py = pybind11;
 
@@ -54,6 +59,10 @@ class Context {
 
   void set_domain_rectilinear(const std::string& id, int ni_glo, int nj_glo, int ibegin, int jbegin, Doubles lon,
                               Doubles lat) {
+    // ni and nj are the arrays' lengths: a 2-D array here is a mistake (curvilinear: set_domain_coordinates).
+    if (lon.ndim() != 1 || lat.ndim() != 1)
+      throw py::value_error("set_domain_rectilinear of domain '" + id + "': lon and lat must be 1-D (one value per "
+                            "local column and row), given shapes " + shape_of(lon) + " and " + shape_of(lat));
     check(foehn_set_domain_rectilinear(open(), id.c_str(), ni_glo, nj_glo, ibegin, static_cast<int>(lon.size()), jbegin,
                                        static_cast<int>(lat.size()), lon.data(), lat.data()));
   }
@@ -177,6 +186,7 @@ class Context {
       throw py::type_error("foehn write of field " + describe(field) +
                            ": the array is not C-contiguous (foehn does not copy; pass numpy.ascontiguousarray(a))");
     foehn_context ctx = open();
+    check_shape(ctx, field, a);
     const void* data = a.data();
     const size_t n = static_cast<size_t>(a.size());
     int status;
@@ -209,6 +219,41 @@ class Context {
   const std::string& id() const { return id_; }
 
  private:
+  static std::string shape_of(const py::array& a) {
+    std::string text = "(";
+    for (py::ssize_t d = 0; d < a.ndim(); ++d) text += (d ? ", " : "") + std::to_string(a.shape(d));
+    return text + (a.ndim() == 1 ? ",)" : ")");
+  }
+
+  // An array with dimensions must have the field's local shape (C order,
+  // slowest first): one of the right size in another shape (transposed)
+  // would be written scrambled. A flat array is taken as it is; dimensions
+  // of length 1 do not count.
+  static void check_shape(foehn_context ctx, const std::variant<int, std::string>& field, const py::array& a) {
+    if (a.ndim() < 2) return;
+    const std::string* id = std::get_if<std::string>(&field);
+    const char* text = nullptr;
+    if (foehn_binding_field_shape(ctx, id ? id->c_str() : nullptr, id ? -1 : std::get<int>(field), &text) != FOEHN_OK ||
+        !text || !*text)
+      return;  // the write itself says what is wrong
+    std::vector<py::ssize_t> want;  // "ni x nj x nlev", fastest first
+    for (const char* p = text; *p;) {
+      char* end = nullptr;
+      want.insert(want.begin(), static_cast<py::ssize_t>(std::strtoll(p, &end, 10)));
+      p = end;
+      while (*p == ' ' || *p == 'x') ++p;
+    }
+    std::vector<py::ssize_t> given(a.shape(), a.shape() + a.ndim());
+    std::erase(want, 1);
+    std::erase(given, 1);
+    if (given == want) return;
+    std::string expected = "(";
+    for (std::size_t d = 0; d < want.size(); ++d) expected += (d ? ", " : "") + std::to_string(want[d]);
+    throw Failure{FOEHN_ERR_ARGUMENT, "foehn write of field " + describe(field) + ": an array of shape " + shape_of(a) +
+                                          " for local data of shape " + expected + (want.size() == 1 ? ",)" : ")") +
+                                          " (C order, slowest dimension first; transposed?)"};
+  }
+
   static std::string describe(const std::variant<int, std::string>& field) {
     if (const int* h = std::get_if<int>(&field)) return "handle " + std::to_string(*h);
     return "'" + std::get<std::string>(field) + "'";

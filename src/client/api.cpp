@@ -4,6 +4,7 @@
 #include <fstream>
 #include <iostream>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -13,9 +14,11 @@
 #include "client/errors.h"
 #include "client/step_driver.h"
 #include "config/config.h"
+#include "formats/registry.h"
 #include "report/report.h"
 #include "transport/event.h"
 #include "transport/liveness.h"
+#include "transport/wire.h"
 #include "transport/world.h"
 
 using foehn::client::ApiError;
@@ -53,12 +56,43 @@ Runtime& runtime() {
 
 thread_local std::string last_error;
 
+// A server that fails in a context (a write error: disk full, ...) tells
+// its clients at once (kTagError); the model hears of it at its next
+// per-step call (not a collective one, which other ranks may have entered),
+// not only when it closes the context after the whole run. Every such
+// message waiting is taken; the first is raised. Looked for at most every
+// millisecond: a model may make thousands of writes a step.
+void raise_server_errors(const foehn::transport::World& w, double now) {
+  static double last = -1;
+  if (w.attached() || now - last < 1e-3) return;
+  last = now;
+  std::string first;
+  while (true) {
+    int flag = 0;
+    MPI_Status st;
+    MPI_Iprobe(MPI_ANY_SOURCE, foehn::transport::kTagError, w.comm, &flag, &st);
+    if (!flag) break;
+    int bytes = 0;
+    MPI_Get_count(&st, MPI_BYTE, &bytes);
+    std::vector<char> buf(static_cast<std::size_t>(bytes));
+    MPI_Recv(buf.data(), bytes, MPI_BYTE, st.MPI_SOURCE, foehn::transport::kTagError, w.comm, MPI_STATUS_IGNORE);
+    foehn::transport::WireReader r(buf.data(), buf.size());
+    std::uint32_t key = 0;
+    std::string message;
+    r.get(key);
+    r.get(message);
+    if (first.empty()) first = message;
+  }
+  if (!first.empty()) fail(FOEHN_ERR_IO, "foehn server failed writing the files: " + first);
+}
+
 // Runs an API call: times it, turns exceptions into a status and a message.
 template <class F>
 int api_call(F&& f, bool per_step = false) {
   const double t0 = MPI_Wtime();
   int status = FOEHN_OK;
   try {
+    if (per_step && runtime().initialized) raise_server_errors(runtime().world, t0);
     f();
   } catch (const std::exception& e) {
     const auto failure = foehn::client::failure_of(e);
@@ -189,6 +223,25 @@ int foehn_binding_argument_error(const char* message) {
   return FOEHN_ERR_ARGUMENT;
 }
 
+// For the language bindings only: the local data shape a write of the
+// field expects (by id, or by handle when field_id is NULL), fastest
+// dimension first ("40 x 20 x 3"); "" while undefined or when no output
+// uses the field. The binding checks an array's shape against it, where
+// the array has one (a transposed array has the right size).
+int foehn_binding_field_shape(foehn_context ctx, const char* field_id, int handle, const char** shape);
+int foehn_binding_field_shape(foehn_context ctx, const char* field_id, int handle, const char** shape) {
+  static const std::string none;
+  return api_call([&] {
+    Context& c = context_of(ctx, "foehn_binding_field_shape");
+    const int h = field_id ? c.handle(field_id) : handle;
+    try {
+      *shape = c.shape_text(h).c_str();
+    } catch (const std::out_of_range&) {
+      *shape = none.c_str();
+    }
+  });
+}
+
 int foehn_init(const char* code_id, const char* config_path, MPI_Comm world, MPI_Comm* model_comm) {
   const int status = api_call([&] {
     Runtime& r = runtime();
@@ -250,6 +303,7 @@ int foehn_finalize(void) {
     MPI_Comm_rank(r.world.local, &rank);
     if (rank == 0) write_report(r, report);
     foehn::transport::leave_world(r.world);
+    foehn::formats::before_mpi_finalize();  // attached: its files are closed
     r.initialized = false;
     r.finalized = true;
     if (!still_open.empty())

@@ -56,6 +56,8 @@ class Context {
   // Dynamic time stepping: the model time, in seconds since the start date.
   void set_model_time(double seconds);
   int handle(const std::string& field_id) const;  // throws for an unknown field
+  // The field's local data shape, Fortran order ("40 x 20 x 3"); "" if no output uses it. For the bindings.
+  const std::string& shape_text(int handle) const { return fields_.at(static_cast<std::size_t>(handle)).shape_text; }
   bool is_active(int handle) const;
   // The per-step path: foehn_write* calls the step driver directly once the
   // context is defined and not closed (here, inline: the path of a field,

@@ -35,4 +35,6 @@ std::unique_ptr<Writer> open_writer(const output::ContextPlan& plan, int file, W
   return format_entry(plan.files.at(file).format).open(plan, file, std::move(target));
 }
 
+void before_mpi_finalize() { netcdf::NcDataset::before_mpi_finalize(); }
+
 }  // namespace foehn::formats

@@ -28,5 +28,8 @@ inline const WriterTraits& traits_of(std::string_view name) { return format_entr
 // Opens (creates, or with append="true" continues) file `file` of the plan
 // in its format, collectively over target.comm.
 std::unique_ptr<Writer> open_writer(const output::ContextPlan& plan, int file, WriterTarget target);
+// After a process's last writer, before MPI_Finalize: a format library left
+// broken by a file that failed to close must not crash the process at exit.
+void before_mpi_finalize();
 
 }  // namespace foehn::formats

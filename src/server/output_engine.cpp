@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <limits>
 #include <map>
 #include <stdexcept>
 
@@ -95,6 +96,11 @@ OutputEngine::OutputEngine(output::ContextPlan plan, WriterRole role)
   // fill_ and piece_scratch_ grow when first needed: most writers never
   // use them, and a block-sized buffer each would double a server's memory.
   init_periods();
+  int writers = 1;
+  MPI_Comm_size(role_.comm, &writers);
+  bool shared = false, own = false;
+  for (const auto& f : plan_.files) (f.one_file ? shared : own) = true;
+  mixed_ = shared && own && writers > 1 && !role_.forward;
   files_.resize(plan_.files.size());
   for (std::size_t i = 0; i < plan_.files.size(); ++i)
     if (!role_.forward && (role_.pool < 0 || role_.file_pool.at(i) == role_.pool)) open_file(static_cast<int>(i));
@@ -527,6 +533,62 @@ void OutputEngine::write_block(int var, std::int64_t record, const std::byte* da
 }
 
 bool OutputEngine::write_front(bool closing) {
+  if (failed()) return false;
+  try {
+    return write_front_unguarded(closing);
+  } catch (const formats::IoError& e) {
+    fail_writing(e);
+  }
+}
+
+void OutputEngine::fail_writing(const formats::IoError& e) {
+  // Every writer of a collective file meets the error at the same record
+  // (NetcdfWriter::check_space decides for all), so all close together.
+  failure_ = e.what();
+  std::string closed;
+  for (auto& f : files_) {
+    if (!f) continue;
+    try {
+      f->close();
+      closed += (closed.empty() ? "" : ", ") + f->path();
+    } catch (const std::exception& c) {
+      failure_ += std::string("; closing: ") + c.what();
+    }
+  }
+  if (!closed.empty()) failure_ += "; closed, with the records written before: " + closed;
+  announced_.clear();
+  pending_.clear();
+  throw formats::IoError(failure_);
+}
+
+// A record's start (a new split file, the time, the space check: where a
+// full disk is found). With files of this writer alone beside shared ones,
+// every writer meets this point at every record in one order, and agrees
+// whether any failed: one that closed the shared files alone would leave
+// the others waiting in their next collective write.
+void OutputEngine::start_and_agree(const Announce& a) {
+  std::string error;
+  try {
+    start_record(a.file, a.record, a.time);
+    files_[a.file]->write_time(a.record - periods_[a.file].first_record, a.time, a.time_start);
+  } catch (const formats::IoError& e) {
+    if (!mixed_) throw;
+    error = e.what();
+  }
+  if (!mixed_) return;
+  int rank = 0;
+  MPI_Comm_rank(role_.comm, &rank);
+  int first = error.empty() ? std::numeric_limits<int>::max() : rank;  // the first writer that failed
+  MPI_Allreduce(MPI_IN_PLACE, &first, 1, MPI_INT, MPI_MIN, role_.comm);
+  if (first == std::numeric_limits<int>::max()) return;
+  unsigned long long length = error.size();
+  MPI_Bcast(&length, 1, MPI_UNSIGNED_LONG_LONG, first, role_.comm);
+  error.resize(length);
+  MPI_Bcast(error.data(), static_cast<int>(length), MPI_CHAR, first, role_.comm);
+  throw formats::IoError(first == rank ? error : "writer " + std::to_string(first) + ": " + error);
+}
+
+bool OutputEngine::write_front_unguarded(bool closing) {
   if (announced_.empty()) return false;
   const Announce& a = announced_.front();
   const auto& vars = plan_.files[a.file].variables;
@@ -537,8 +599,7 @@ bool OutputEngine::write_front(bool closing) {
   if (next_in_file_ < 0 && role_.forward) {
     next_in_file_ = 0;  // level 1: no file, no time
   } else if (next_in_file_ < 0) {
-    start_record(a.file, a.record, a.time);
-    files_[a.file]->write_time(a.record - periods_[a.file].first_record, a.time, a.time_start);
+    start_and_agree(a);
     next_in_file_ = 0;
   }
   while (next_in_file_ < static_cast<int>(vars.size())) {
@@ -563,6 +624,7 @@ void OutputEngine::advance(bool closing) {
 }
 
 void OutputEngine::close() {
+  if (failed()) throw formats::IoError(failure_);  // the files were closed then
   advance(true);
   for (auto& [key, p] : pending_)
     warnings_.push_back("field '" + plan_.variables[key.first].field_id + "' record " + std::to_string(key.second) +

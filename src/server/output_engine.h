@@ -77,7 +77,12 @@ class OutputEngine {
   void set_external_order(bool on) { external_order_ = on; }
   // Writes the oldest announced record if all its data is here (or, when
   // closing, with fill values for what is missing). True if it was written.
+  // A file that cannot be written (formats::IoError: disk full, ...) ends
+  // the engine's writing: every file is closed at once, so that the records
+  // written before stay readable, and the IoError goes on, saying so; later
+  // records are dropped, and close() throws it again.
   bool write_front(bool closing);
+  bool failed() const { return !failure_.empty(); }
   bool has_announced() const { return !announced_.empty(); }
   bool all_clients_closed() const { return closed_clients_ == plan_.client_ranks.size(); }
   // Writes the remaining records (incomplete ones as fill values, with a
@@ -153,6 +158,9 @@ class OutputEngine {
     std::int64_t next_sync = 1;     // index of the next sync instant
   };
   bool writes(int file) const { return files_[file] != nullptr; }
+  bool write_front_unguarded(bool closing);
+  void start_and_agree(const Announce& a);
+  [[noreturn]] void fail_writing(const formats::IoError& e);
   void init_periods();
   void open_file(int file);
   void start_record(int file, std::int64_t record, double time);  // splits if the record is in a new period
@@ -173,8 +181,13 @@ class OutputEngine {
   int next_in_file_ = -1;
   bool external_order_ = false;  // position in the front announce: -1 time not yet written
   std::vector<char> client_closed_;
+  // Files shared by several writers beside files of this writer alone: a
+  // write error in one of its own files must end the shared ones on every
+  // writer together (start_and_agree).
+  bool mixed_ = false;
   std::size_t closed_clients_ = 0;
   std::vector<std::string> warnings_;
+  std::string failure_;  // the write error that ended writing (write_front)
   std::vector<std::byte> fill_;
   std::vector<std::byte> piece_scratch_;
 };

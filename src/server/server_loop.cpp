@@ -11,6 +11,7 @@
 #include <thread>
 #include <vector>
 
+#include "formats/registry.h"
 #include "report/report.h"
 #include "server/direct_receives.h"
 #include "server/output_engine.h"
@@ -36,6 +37,7 @@ struct ContextSlot {
   std::string error;                // first error; later data for this context is dropped
   int root = 0;                     // world rank acknowledgements go to
   std::string id;
+  std::uint32_t key = 0;
   // Two-level contexts: level 1 or 2 (0: one level); level 2's pool and
   // its communicator; each file's pool and each pool's first level-2 index.
   int level = 0;
@@ -122,6 +124,8 @@ class Server {
     }
     for (Send& s : in_flight_) MPI_Wait(&s.request, MPI_STATUS_IGNORE);
     in_flight_.clear();
+    for (Send& s : errors_in_flight_) MPI_Wait(&s.request, MPI_STATUS_IGNORE);
+    errors_in_flight_.clear();
     // Every client has finalized and so is inside MPI: the last credits leave.
     for (CreditSend& c : credits_in_flight_) MPI_Wait(&c.request, MPI_STATUS_IGNORE);
     credits_in_flight_.clear();
@@ -197,6 +201,7 @@ class Server {
       case transport::kTagReport:
       case transport::kTagCredit:
       case transport::kTagPayload:
+      case transport::kTagError:
         break;
     }
     fail_run("unexpected message (tag " + std::to_string(tag) + ", " + std::to_string(bytes) + " bytes) from rank " +
@@ -351,8 +356,7 @@ class Server {
       try {
         slot.engine->on_block(h.var, h.record, box, values);
       } catch (const std::exception& e) {
-        slot.error = e.what();
-        fail_run("context '" + slot.id + "': " + slot.error);
+        fail_context(slot, e.what());
       }
     } catch (const std::exception& e) {
       fail_run("message from server rank " + std::to_string(source) + ": " + e.what());
@@ -376,14 +380,34 @@ class Server {
     try {
       slot.engine->on_announce(n.file, n.record, n.time, n.time_start);
     } catch (const std::exception& e) {
-      slot.error = e.what();
-      fail_run("context '" + slot.id + "': " + slot.error);
+      fail_context(slot, e.what());
     }
   }
 
   void fail_run(const std::string& message) {
     std::cerr << "foehn-server " << index_ << ": error: " << message << std::endl;
     failed_ = true;
+  }
+
+  // An error in a context (a write error: disk full, ...). The first one is
+  // also sent to the context's clients at once, so that the model hears of
+  // it at its next call instead of at close, after the whole run; later
+  // data of the context is dropped.
+  void fail_context(ContextSlot& slot, const std::string& error) {
+    fail_run("context '" + slot.id + "': " + error);
+    if (!slot.error.empty()) return;
+    slot.error = error;
+    transport::WireWriter w;
+    w.put<std::uint32_t>(slot.key);
+    w.put(error.substr(0, 2000));  // small: sent eagerly, whether or not the client ever takes it
+    for (std::size_t rank = 0; rank < slot.client_of_rank.size(); ++rank) {
+      if (slot.client_of_rank[rank] < 0 || rank == static_cast<std::size_t>(w_.rank)) continue;
+      const auto* bytes = reinterpret_cast<const std::byte*>(w.bytes().data());
+      Send& m = errors_in_flight_.emplace_back(
+          Send{MPI_REQUEST_NULL, std::vector<std::byte>(bytes, bytes + w.bytes().size()), false});
+      MPI_Isend(m.bytes.data(), static_cast<int>(m.bytes.size()), MPI_BYTE, static_cast<int>(rank),
+                transport::kTagError, w_.comm, &m.request);
+    }
   }
 
   // Collective work (creating, writing and closing the files of a
@@ -423,8 +447,7 @@ class Server {
               const bool closing = slot.closed == slot.clients;
               if (!slot.engine->write_front(closing)) return;  // data still on its way
             } catch (const std::exception& e) {
-              slot.error = e.what();
-              fail_run("context '" + slot.id + "': " + slot.error);
+              fail_context(slot, e.what());
             }
           }
         } else {
@@ -456,6 +479,7 @@ class Server {
     try {
       output::ContextPlan plan = output::decode_plan(reinterpret_cast<const char*>(bytes.data()), bytes.size());
       key = plan.key;
+      slot->key = key;
       slot->id = plan.context_id;
       slot->clients = plan.client_ranks.size();
       slot->client_of_rank.assign(w_.size, -1);
@@ -558,8 +582,7 @@ class Server {
         if (r.target) slot.engine->direct_done(r.client, r.header);
         else slot.engine->on_data(r.client, r.header, r.staged.data());
       } catch (const std::exception& e) {
-        slot.error = e.what();
-        fail_run("context '" + slot.id + "': " + slot.error);
+        fail_context(slot, e.what());
       }
     });
     return any;
@@ -599,8 +622,7 @@ class Server {
           try {
             on_direct(source, bh.channel, slot, client, h);
           } catch (const std::exception& e) {
-            slot.error = e.what();
-            fail_run("context '" + slot.id + "': " + slot.error);
+            fail_context(slot, e.what());
           }
           return;
         }
@@ -624,8 +646,7 @@ class Server {
             throw std::runtime_error("unknown event type " + std::to_string(static_cast<unsigned>(h.type)));
           }
         } catch (const std::exception& e) {
-          slot.error = e.what();
-          fail_run("context '" + slot.id + "': " + slot.error);
+          fail_context(slot, e.what());
         }
       });
     } catch (const std::exception& e) {
@@ -645,8 +666,8 @@ class Server {
         figures_.bytes_written += static_cast<double>(slot.engine->bytes_written());
         figures_.write_seconds += slot.engine->write_seconds();
       } catch (const std::exception& e) {
-        if (slot.error.empty()) slot.error = e.what();
-        fail_run("context '" + slot.id + "': " + e.what());
+        // The error that ended the writing comes again: it was told already.
+        if (slot.error != e.what()) fail_context(slot, e.what());
       }
     }
     if (slot.level == 1) {  // after every block of this rank: level 2 may close
@@ -678,6 +699,7 @@ class Server {
     bool block;  // a block (capped), not a note
   };
   std::deque<Send> in_flight_;       // level 1 -> level 2, until sent
+  std::deque<Send> errors_in_flight_;  // fail_context's messages to clients
   struct CreditSend {
     transport::CreditMessage message;
     MPI_Request request = MPI_REQUEST_NULL;
@@ -700,6 +722,7 @@ int run_server(MPI_Comm world, const ServerOptions& options) {
     code = server.run();
   }
   transport::leave_world(w);
+  formats::before_mpi_finalize();
   return code;
 }
 

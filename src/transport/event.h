@@ -28,6 +28,7 @@ enum Tag : int {
   kTagBlock = 8,    // level-1 -> level-2 server: an assembled block of a record
   kTagLevel2 = 9,   // level-1 -> level-2 server: an announce, or a context done
   kTagPayload = 10, // on World::direct: the values of a kDirect data event
+  kTagError = 11,   // server -> client: a context failed (its key, the message); raised at the next call
 };
 
 enum class EventType : std::uint32_t {

@@ -7,6 +7,7 @@ Run as a script under mpiexec, this file is itself the model
 (`python test_write_errors.py XML`): it prints the error's status and message
 and exits 1."""
 import re
+import subprocess
 import sys
 
 import numpy as np
@@ -72,3 +73,38 @@ def test_file_that_cannot_be_created_reaches_the_model(tmp_path, mpmd, servers):
     # netCDF's reason follows; its words come from HDF5 ("Permission denied" here).
     assert re.search(re.escape(f"{path}: file: nc_create: ") + r"\S", out), out
     assert not (tmp_path / "no_such_dir").exists()
+
+
+def run_model(tmp_path, mpmd, servers, name):
+    xml = tmp_path / "werr.xml"
+    xml.write_text(XML.replace('name="no_such_dir/lost"', f'name="{name}"'))
+    run = mpmd(tmp_path, 1, servers, [sys.executable, __file__, xml], timeout=60)
+    out = run.stdout + run.stderr
+    assert run.returncode != 0, out
+    assert "model: ERR_IO: " in out, out
+    return out
+
+
+# Issue 18 item 16: the reason is errno's, not netCDF's "Permission denied"
+# for any failure of HDF5's create.
+@pytest.mark.parametrize("servers", [1, 0], ids=["server", "attached"])
+def test_missing_directory_is_named_as_such(tmp_path, mpmd, servers):
+    out = run_model(tmp_path, mpmd, servers, "no_such_dir/lost")
+    assert f"{tmp_path / 'no_such_dir' / 'lost.nc'}: file: nc_create: " in out, out
+    assert "No such file or directory" in out and "Permission denied" not in out, out
+
+
+@pytest.mark.parametrize("servers", [1, 0], ids=["server", "attached"])
+def test_read_only_file_system_is_named_as_such(tmp_path, mpmd, servers):
+    disk = tmp_path / "ro"
+    disk.mkdir()
+    mount = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k,ro", "tmpfs", str(disk)], capture_output=True,
+                           text=True)
+    if mount.returncode != 0:
+        pytest.skip(f"cannot mount a read-only tmpfs (needs root): {mount.stderr.strip()}")
+    try:
+        out = run_model(tmp_path, mpmd, servers, "ro/lost")
+    finally:
+        subprocess.run(["umount", "--lazy", str(disk)], check=True)  # lazy: a hung run may hold it
+    assert f"{disk / 'lost.nc'}: file: nc_create: " in out, out
+    assert "Read-only file system" in out and "Permission denied" not in out, out

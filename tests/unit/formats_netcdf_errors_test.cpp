@@ -3,7 +3,9 @@
 // Serial netCDF needs no MPI_Init.
 #include <gtest/gtest.h>
 
+#include <cerrno>
 #include <filesystem>
+#include <fstream>
 #include <string>
 
 #include "formats/netcdf/nc_dataset.h"
@@ -73,6 +75,42 @@ TEST_F(NcDatasetErrors, LookupsTellAbsentFromFailed) {
   EXPECT_EQ(ds.get_text(NC_GLOBAL, "title"), "");
   ds.put_text(NC_GLOBAL, "title", "t");
   EXPECT_EQ(ds.get_text(NC_GLOBAL, "title"), "t");
+  ds.close();
+}
+
+// Issue 18 item 16: netCDF reports any failure of HDF5's create as EACCES
+// ("Permission denied"); the reason is found from the directory.
+TEST_F(NcDatasetErrors, CreateInAMissingDirectorySaysSo) {
+  const std::string path = (dir_ / "missing" / "out.nc").string();
+  const std::string e = error_of([&] { NcDataset::create(path, NC_NETCDF4, MPI_COMM_SELF, false); });
+  EXPECT_EQ(e, path + ": file: nc_create: directory " + (dir_ / "missing").string() + ": No such file or directory");
+}
+
+TEST_F(NcDatasetErrors, CreateUnderAFileSaysItIsNotADirectory) {
+  const auto file = dir_ / "plain";
+  { std::ofstream(file) << "x"; }
+  const std::string path = (file / "out.nc").string();
+  const std::string e = error_of([&] { NcDataset::create(path, NC_NETCDF4, MPI_COMM_SELF, false); });
+  EXPECT_EQ(e, path + ": file: nc_create: " + file.string() + " is not a directory");
+}
+
+// errno's reason is named only for the calls that write, which reset it:
+// an errno left by an earlier failure (a full disk) is not blamed later.
+TEST_F(NcDatasetErrors, AStaleErrnoIsNotBlamed) {
+  const std::string path = (dir_ / "stale.nc").string();
+  NcDataset ds = NcDataset::create(path, NC_NETCDF4, MPI_COMM_SELF, false);
+  const int t = ds.def_dim("time_counter", NC_UNLIMITED);
+  const int ts = ds.def_var("ts", NC_FLOAT, {t});
+  errno = ENOSPC;
+  EXPECT_EQ(error_of([&] { ds.def_deflate(ts, 12); }),
+            path + ": variable 'ts': nc_def_var_deflate: " + nc_strerror(NC_EINVAL));
+  ds.end_definition();
+  const std::size_t start = 0, count = 1;
+  const float value = 1;
+  ds.put(ts, &start, &count, &value);
+  errno = ENOSPC;
+  EXPECT_EQ(error_of([&] { ds.put_text(42, "units", "K"); }),
+            path + ": variable id 42: nc_put_att_text units: " + nc_strerror(NC_ENOTVAR));
   ds.close();
 }
 

@@ -1,21 +1,87 @@
 #include "formats/netcdf/nc_dataset.h"
 
+#include <dlfcn.h>
 #include <netcdf_par.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
 #include <utility>
 
 #include "formats/writer.h"
 
 namespace foehn::formats::netcdf {
 
+namespace {
+
+std::atomic<bool> a_close_failed{false};
+
+// nc_close, remembering a failure (see before_mpi_finalize).
+int close_noting(int id) {
+  const int status = nc_close(id);
+  if (status != NC_NOERR) a_close_failed = true;
+  return status;
+}
+
+// The reason in words of an I/O failure, from errno: netCDF says only
+// "HDF error" for a full disk. errno is read only after the calls that
+// write, which reset it first (arm_errno), so that an errno left by an
+// earlier failure is not blamed; and only reasons a write can have are
+// named, as HDF5 and MPI may leave others on the way.
+thread_local bool errno_armed = false;
+
+void arm_errno() {
+  errno = 0;
+  errno_armed = true;
+}
+
+std::string io_reason() {
+  const int e = errno;
+  if (!std::exchange(errno_armed, false)) return "";
+  if (e == ENOSPC || e == EDQUOT || e == EIO || e == EFBIG || e == EROFS) return std::strerror(e);
+  return "";
+}
+
+// Why a file cannot be created in its directory, in words (netCDF reports
+// any failure of HDF5's create as EACCES, "Permission denied"); empty when
+// the directory looks writable.
+std::string create_reason(const std::string& path) {
+  std::filesystem::path dir = std::filesystem::path(path).parent_path();
+  if (dir.empty()) dir = ".";
+  std::error_code ec;
+  const auto status = std::filesystem::status(dir, ec);
+  if (ec) return "directory " + dir.string() + ": " + ec.message();
+  if (!std::filesystem::is_directory(status)) return dir.string() + " is not a directory";
+  if (access(dir.c_str(), W_OK | X_OK) != 0) return "directory " + dir.string() + ": " + std::strerror(errno);
+  return "";
+}
+
+}  // namespace
+
+void NcDataset::before_mpi_finalize() {
+  if (!a_close_failed) return;
+  // HDF5's shutdown runs only while its "initialized" flag is set; the
+  // flag is looked up at run time so that another HDF5, without it, is
+  // merely left to crash as before. Files still open lose their last
+  // flush: only files that failed are left in this state.
+  if (auto* initialized = static_cast<bool*>(dlsym(RTLD_DEFAULT, "H5_libinit_g"))) *initialized = false;
+}
+
 NcDataset NcDataset::create(const std::string& path, int mode, MPI_Comm comm, bool parallel) {
   NcDataset ds(path, -1);
   int id = -1;
-  if (parallel)
-    ds.call(nc_create_par(path.c_str(), NC_CLOBBER | mode, comm, MPI_INFO_NULL, &id), "nc_create_par");
-  else
-    ds.call(nc_create(path.c_str(), NC_CLOBBER | mode, &id), "nc_create");
+  arm_errno();
+  const int status = parallel ? nc_create_par(path.c_str(), NC_CLOBBER | mode, comm, MPI_INFO_NULL, &id)
+                              : nc_create(path.c_str(), NC_CLOBBER | mode, &id);
+  if (status != NC_NOERR) {  // netCDF's own reason would be "Permission denied", whatever it was
+    std::string why = io_reason();
+    if (why.empty()) why = create_reason(path);
+    if (!why.empty()) throw IoError(path + ": file: " + (parallel ? "nc_create_par: " : "nc_create: ") + why);
+  }
+  ds.call(status, parallel ? "nc_create_par" : "nc_create");
   ds.id_ = id;
   return ds;
 }
@@ -48,7 +114,7 @@ void NcDataset::release() noexcept {
   // The one netCDF status not turned into an error: a dataset still open
   // here belongs to a writer that has thrown already (close() was not
   // reached), and a destructor has no one to report to.
-  if (id_ >= 0) static_cast<void>(nc_close(std::exchange(id_, -1)));
+  if (id_ >= 0) static_cast<void>(close_noting(std::exchange(id_, -1)));
 }
 
 std::string NcDataset::object_of(int varid) const {
@@ -59,12 +125,18 @@ std::string NcDataset::object_of(int varid) const {
 }
 
 void NcDataset::call(int status, std::string_view what, int varid) const {
-  if (status != NC_NOERR) call(status, what, object_of(varid));
+  if (status != NC_NOERR) return call(status, what, object_of(varid));
+  errno_armed = false;
 }
 
 void NcDataset::call(int status, std::string_view what, std::string_view object) const {
-  if (status == NC_NOERR) return;
-  throw IoError(path_ + ": " + std::string(object) + ": " + std::string(what) + ": " + nc_strerror(status));
+  if (status == NC_NOERR) {
+    errno_armed = false;
+    return;
+  }
+  const std::string why = io_reason();
+  throw IoError(path_ + ": " + std::string(object) + ": " + std::string(what) + ": " + nc_strerror(status) +
+                (why.empty() ? "" : " (" + why + ")"));
 }
 
 int NcDataset::def_dim(const std::string& name, std::size_t length) const {
@@ -136,7 +208,10 @@ void NcDataset::set_par_access(int varid, int access) const {
   call(nc_var_par_access(id_, varid, access), "nc_var_par_access", varid);
 }
 
-void NcDataset::end_definition() const { call(nc_enddef(id_), "nc_enddef"); }
+void NcDataset::end_definition() const {
+  arm_errno();
+  call(nc_enddef(id_), "nc_enddef");
+}
 
 void NcDataset::put_text(int varid, const std::string& name, std::string_view value) const {
   if (!value.empty()) put_text_as_given(varid, name, value);
@@ -187,18 +262,22 @@ std::vector<int> NcDataset::var_dims(int varid) const {
 }
 
 void NcDataset::put(int varid, const std::size_t* start, const std::size_t* count, const double* values) const {
+  arm_errno();
   call(nc_put_vara_double(id_, varid, start, count, values), "nc_put_vara_double", varid);
 }
 
 void NcDataset::put(int varid, const std::size_t* start, const std::size_t* count, const float* values) const {
+  arm_errno();
   call(nc_put_vara_float(id_, varid, start, count, values), "nc_put_vara_float", varid);
 }
 
 void NcDataset::put(int varid, const std::size_t* start, const std::size_t* count, const int* values) const {
+  arm_errno();
   call(nc_put_vara_int(id_, varid, start, count, values), "nc_put_vara_int", varid);
 }
 
 void NcDataset::put_scalar(int varid, double value) const {
+  arm_errno();
   call(nc_put_var_double(id_, varid, &value), "nc_put_var_double", varid);
 }
 
@@ -210,12 +289,16 @@ double NcDataset::get_double(int varid, const std::size_t* start) const {
   return value;
 }
 
-void NcDataset::sync() const { call(nc_sync(id_), "nc_sync"); }
+void NcDataset::sync() const {
+  arm_errno();
+  call(nc_sync(id_), "nc_sync");
+}
 
 void NcDataset::close() {
   if (id_ < 0) return;
   const int id = std::exchange(id_, -1);
-  call(nc_close(id), "nc_close");
+  arm_errno();
+  call(close_noting(id), "nc_close");
 }
 
 }  // namespace foehn::formats::netcdf

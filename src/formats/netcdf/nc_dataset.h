@@ -78,6 +78,13 @@ class NcDataset {
   void sync() const;
   void close();  // reports; afterwards the dataset is closed whatever happened
 
+  // After a file of this process failed to close, HDF5 1.10 keeps the
+  // file's id over freed memory (H5F__dest frees the file even when its
+  // last flush fails, and the id stays), and its own shutdown, at
+  // MPI_Finalize or exit, closes it again: a segfault. This skips that
+  // shutdown in such a process; call it after the last netCDF call.
+  static void before_mpi_finalize();
+
  private:
   NcDataset(std::string path, int id) : path_(std::move(path)), id_(id) {}
   std::string object_of(int varid) const;

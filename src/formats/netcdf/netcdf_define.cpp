@@ -25,8 +25,6 @@ using output::VariableInfo;
 
 namespace {
 
-constexpr std::size_t kChunkCacheBytes = 1 << 20;  // per variable
-
 // An attribute of the XML (output_plan.h's Attribute) on `varid`, typed;
 // "data" takes the variable's type (nctype). Values were checked against
 // their type when the XML was read.

@@ -3,6 +3,10 @@
 #include <netcdf.h>
 #include <netcdf_par.h>
 
+#include <sys/statvfs.h>
+
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <utility>
 
@@ -42,11 +46,64 @@ NetcdfWriter::NetcdfWriter(const ContextPlan& plan, int file_index, WriterTarget
   if (f.append && std::filesystem::exists(target.path)) {
     ds_ = NcDataset::open_for_append(target.path, target.comm, parallel_);
     attach(plan, f);
+  } else {
+    ds_ = NcDataset::create(target.path, NC_NETCDF4 | (classic ? NC_CLASSIC_MODEL : 0), target.comm, parallel_);
+    define(plan, f);
+    write_coordinates(plan);
+  }
+  comm_ = target.comm;
+  measure_record();
+}
+
+void NetcdfWriter::measure_record() {
+  // One record of the whole file (of the part, multiple_file), from the
+  // file's own dimensions.
+  for (std::size_t vi = 0; vi < varids_.size(); ++vi) {
+    if (varids_[vi] < 0 || timeless_[vi]) continue;
+    std::uint64_t n = static_cast<std::uint64_t>(prec_[vi] == 8 ? 8 : 4);
+    const std::vector<int> dims = ds_.var_dims(varids_[vi]);
+    for (std::size_t k = 1; k < dims.size(); ++k) n *= ds_.dim_length(dims[k]);  // dims[0]: time
+    record_bytes_ += n;
+    cache_bytes_ += kChunkCacheBytes;
+  }
+}
+
+void NetcdfWriter::check_space(std::int64_t record) {
+  file_bytes_ += record_bytes_;
+  if (file_bytes_ <= unchecked_) return;  // room was seen for these bytes already
+  // What may still be in HDF5's chunk caches reaches the disk at the
+  // latest at close, with the metadata (a small reserve).
+  constexpr std::uint64_t kMetadataReserve = 1 << 20;
+  const std::uint64_t cached = std::min<std::uint64_t>(file_bytes_ - record_bytes_ - synced_bytes_, cache_bytes_);
+  std::uint64_t needed = record_bytes_ + cached + kMetadataReserve;
+  long long free = -1;  // -1: unknown (the check is skipped)
+  if (is_root_) {
+    std::filesystem::path dir = std::filesystem::path(ds_.path()).parent_path();
+    struct statvfs fs;
+    if (statvfs(dir.empty() ? "." : dir.c_str(), &fs) == 0)
+      free = static_cast<long long>(fs.f_bavail) * static_cast<long long>(fs.f_frsize);
+  }
+  if (parallel_) MPI_Bcast(&free, 1, MPI_LONG_LONG, 0, comm_);
+  if (free < 0) {
+    unchecked_ = file_bytes_ + (std::uint64_t{1} << 30);
     return;
   }
-  ds_ = NcDataset::create(target.path, NC_NETCDF4 | (classic ? NC_CLASSIC_MODEL : 0), target.comm, parallel_);
-  define(plan, f);
-  write_coordinates(plan);
+  const bool low = static_cast<std::uint64_t>(free) < 4 * needed;
+  if (low && cached > 0) {
+    // Little room left, for this file and for the others on the file
+    // system (whose caches this check does not see): flushing the caches
+    // now leaves only the metadata to write at close, whenever it comes.
+    ds_.sync();
+    synced_bytes_ = file_bytes_ - record_bytes_;
+    needed -= cached;
+  }
+  if (static_cast<std::uint64_t>(free) < needed)
+    throw IoError(ds_.path() + ": record " + std::to_string(base_record_ + record) + ": " + std::strerror(ENOSPC) +
+                  ": " + std::to_string(free) + " bytes free on its file system, about " + std::to_string(needed) +
+                  " needed (the record, what HDF5 still caches of the file and its metadata)");
+  // Others may fill the file system too: look again after half the margin
+  // (at every record once room is low).
+  unchecked_ = low ? file_bytes_ : file_bytes_ + (static_cast<std::uint64_t>(free) - needed) / 2;
 }
 
 bool NetcdfWriter::lay_out(const ContextPlan& plan, const FileInfo& f) {
@@ -85,6 +142,7 @@ void NetcdfWriter::set_access(const ContextPlan& plan, const FileInfo& f) const 
 }
 
 void NetcdfWriter::write_time(std::int64_t record, double end, double start_time) {
+  check_space(record);
   const std::size_t start[2] = {static_cast<std::size_t>(base_record_ + record), 0};
   const std::size_t count[2] = {is_root_ ? std::size_t{1} : 0, 2};
   const double stamp = centered_ ? 0.5 * (start_time + end) : end;

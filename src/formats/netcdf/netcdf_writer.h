@@ -26,6 +26,9 @@ std::unique_ptr<Writer> open_netcdf4_classic(const output::ContextPlan& plan, in
 
 namespace netcdf {
 
+// HDF5's chunk cache of each variable (netcdf_define.cpp).
+constexpr std::size_t kChunkCacheBytes = 1 << 20;
+
 class NetcdfWriter final : public Writer {
  public:
   // classic: NetCDF-4 in the classic model.
@@ -77,8 +80,16 @@ class NetcdfWriter final : public Writer {
   // A coordinate variable's values, if the file has it: the root writes,
   // the others take part in the collective call with an empty count.
   void put_coordinate(const std::string& name, const std::vector<double>& values, std::vector<std::size_t> count) const;
+  // Disk full: before record `record`, whether the file system has room for
+  // it and for what HDF5 still caches, so that the file can be closed
+  // readable with the records before (a file whose last flush fails is
+  // lost). Collective: the root's free space decides for every writer.
+  // Throws IoError "No space left on device" when there is no room.
+  void check_space(std::int64_t record);
+  void measure_record();  // record_bytes_ and cache_bytes_
 
   NcDataset ds_;
+  MPI_Comm comm_ = MPI_COMM_SELF;  // the file's writers
   bool parallel_ = false;
   bool is_root_ = true;
   FilePart part_;
@@ -116,6 +127,10 @@ class NetcdfWriter final : public Writer {
   std::map<int, std::string> scalar_names_;  // plan scalar -> its 0-d coordinate variable
   std::uint64_t bytes_written_ = 0;
   double write_seconds_ = 0;
+  std::uint64_t record_bytes_ = 0, cache_bytes_ = 0;  // HDF5's chunk caches of the file's variables
+  std::uint64_t file_bytes_ = 0;                      // records written into the file by all its writers
+  std::uint64_t synced_bytes_ = 0;                    // of which flushed by check_space
+  std::uint64_t unchecked_ = 0;                       // bytes that may be written before the next check
 };
 
 }  // namespace netcdf
