@@ -27,6 +27,11 @@ int Context::handle(const std::string& field_id) const {
   return driver_->handle(field_id);
 }
 
+const std::string& Context::shape_text(int handle) const {
+  static const std::string none;  // still being defined
+  return driver_ ? driver_->shape_text(handle) : none;
+}
+
 bool Context::is_active(int handle) const { return closed_definition_ && !closed_ && driver_->is_active(handle); }
 
 void Context::close() {

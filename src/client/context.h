@@ -57,7 +57,8 @@ class Context {
   void set_model_time(double seconds);
   int handle(const std::string& field_id) const;  // throws for an unknown field
   // The field's local data shape, Fortran order ("40 x 20 x 3"); "" if no output uses it. For the bindings.
-  const std::string& shape_text(int handle) const { return fields_.at(static_cast<std::size_t>(handle)).shape_text; }
+  // Throws std::out_of_range for a bad handle.
+  const std::string& shape_text(int handle) const;
   bool is_active(int handle) const;
   // The per-step path: foehn_write* calls the step driver directly once the
   // context is defined and not closed (here, inline: the path of a field,

@@ -53,6 +53,8 @@ class StepDriver {
   void update_calendar(std::int64_t step);
   void set_model_time(double seconds);
   int handle(const std::string& field_id) const;  // throws for an unknown field
+  // The field's local data shape ("40 x 20 x 3"); std::out_of_range for a bad handle.
+  const std::string& shape_text(int handle) const { return fields_.at(static_cast<std::size_t>(handle)).shape_text; }
   bool is_active(int handle) const;
   bool is_used(int handle) const;
   template <class T>
