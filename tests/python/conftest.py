@@ -31,3 +31,11 @@ def run_mpmd(workdir, clients, servers, program_args, timeout=120):
 @pytest.fixture
 def mpmd():
     return run_mpmd
+
+
+@pytest.fixture
+def importable_package(monkeypatch):
+    """Model processes started by a test import foehn from the build tree
+    (a module uses it with pytestmark = pytest.mark.usefixtures(...))."""
+    assert (BUILD / "python/foehn/__init__.py").exists(), "build with -DFOEHN_PYTHON=ON"
+    monkeypatch.setenv("PYTHONPATH", str(BUILD / "python"))

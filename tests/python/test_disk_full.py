@@ -70,7 +70,6 @@ if __name__ == "__main__":
 import netCDF4  # noqa: E402
 import pytest  # noqa: E402
 
-from conftest import BUILD  # noqa: E402
 
 XML = """<simulation><context id="dfull">
   <calendar type="noleap" start_date="2000-01-01" timestep="1h"/>
@@ -84,10 +83,7 @@ XML = """<simulation><context id="dfull">
 BOUND_SECONDS = 60  # mpiexec's start and a few hundred 16 KiB records, on a loaded machine
 
 
-@pytest.fixture(autouse=True)
-def importable_package(monkeypatch):
-    assert (BUILD / "python/foehn/__init__.py").exists(), "build with -DFOEHN_PYTHON=ON"
-    monkeypatch.setenv("PYTHONPATH", str(BUILD / "python"))
+pytestmark = pytest.mark.usefixtures("importable_package")  # conftest.py
 
 
 @pytest.fixture

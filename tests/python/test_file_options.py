@@ -66,7 +66,7 @@ if __name__ == "__main__":
 import netCDF4  # noqa: E402
 import pytest  # noqa: E402
 
-from conftest import BUILD, ROOT  # noqa: E402
+from conftest import ROOT  # noqa: E402
 
 def context_xml(body, variables="", start="2000-01-01"):
     """A context of the test grid (lon/lat domain, a level axis, grid g3)
@@ -99,10 +99,7 @@ COMPRESSION_XML = """  <field_definition prec="4" operation="instant">
 LEVEL2 = '\n  <variable_definition><variable id="server_level2_ranks" type="int">2</variable></variable_definition>'
 
 
-@pytest.fixture(autouse=True)
-def importable_package(monkeypatch):
-    assert (BUILD / "python/foehn/__init__.py").exists(), "build with -DFOEHN_PYTHON=ON"
-    monkeypatch.setenv("PYTHONPATH", str(BUILD / "python"))
+pytestmark = pytest.mark.usefixtures("importable_package")  # conftest.py
 
 
 def run_model(tmp_path, mpmd, xml_text, clients, servers, *args):

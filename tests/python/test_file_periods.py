@@ -77,7 +77,7 @@ if __name__ == "__main__":
 import netCDF4  # noqa: E402
 import pytest  # noqa: E402
 
-from conftest import BUILD, ROOT  # noqa: E402
+from conftest import ROOT  # noqa: E402
 
 XML = """<simulation><context id="per">
   <calendar type="gregorian" start_date="2000-01-01 00:00:00" timestep="6h"/>
@@ -114,10 +114,7 @@ SYNC_XML = """<simulation><context id="per">
 """
 
 
-@pytest.fixture(autouse=True)
-def importable_package(monkeypatch):
-    assert (BUILD / "python/foehn/__init__.py").exists(), "build with -DFOEHN_PYTHON=ON"
-    monkeypatch.setenv("PYTHONPATH", str(BUILD / "python"))
+pytestmark = pytest.mark.usefixtures("importable_package")  # conftest.py
 
 
 def records(path):

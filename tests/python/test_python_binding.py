@@ -228,11 +228,7 @@ EXAMPLES = ROOT / "docs/examples"
 PYTHON_EXAMPLE = ROOT / "bindings/python/examples/minimal_model.py"
 
 
-@pytest.fixture(autouse=True)
-def importable_package(monkeypatch):
-    """The model processes import foehn from the build tree."""
-    assert (BUILD / "python/foehn/__init__.py").exists(), "build with -DFOEHN_PYTHON=ON"
-    monkeypatch.setenv("PYTHONPATH", str(BUILD / "python"))
+pytestmark = pytest.mark.usefixtures("importable_package")  # conftest.py
 
 
 @pytest.mark.parametrize("servers", [0, 1])

@@ -74,7 +74,6 @@ if __name__ == "__main__":
 import netCDF4  # noqa: E402
 import pytest  # noqa: E402
 
-from conftest import BUILD  # noqa: E402
 
 XML = """<simulation><context id="shapes">
   <calendar type="noleap" start_date="2000-01-01" timestep="1h"/>
@@ -91,10 +90,7 @@ XML = """<simulation><context id="shapes">
 """
 
 
-@pytest.fixture(autouse=True)
-def importable_package(monkeypatch):
-    assert (BUILD / "python/foehn/__init__.py").exists(), "build with -DFOEHN_PYTHON=ON"
-    monkeypatch.setenv("PYTHONPATH", str(BUILD / "python"))
+pytestmark = pytest.mark.usefixtures("importable_package")  # conftest.py
 
 
 def run(tmp_path, mpmd, clients, servers, case_set):

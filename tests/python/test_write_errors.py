@@ -42,7 +42,6 @@ if __name__ == "__main__":
 
 import pytest  # noqa: E402
 
-from conftest import BUILD  # noqa: E402
 
 XML = """<simulation><context id="werr">
   <calendar type="noleap" start_date="2000-01-01" timestep="1h"/>
@@ -55,10 +54,7 @@ XML = """<simulation><context id="werr">
 """
 
 
-@pytest.fixture(autouse=True)
-def importable_package(monkeypatch):
-    assert (BUILD / "python/foehn/__init__.py").exists(), "build with -DFOEHN_PYTHON=ON"
-    monkeypatch.setenv("PYTHONPATH", str(BUILD / "python"))
+pytestmark = pytest.mark.usefixtures("importable_package")  # conftest.py
 
 
 @pytest.mark.parametrize("servers", [1, 0], ids=["server", "attached"])
