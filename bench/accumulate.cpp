@@ -123,13 +123,14 @@ int main(int argc, char** argv) {
   const double triad = median(t_triad), add64 = median(t_add64);
   const double n = static_cast<double>(points);
   const double bw_triad = 24 * n / triad, bw_add = 12 * n / add, bw_add64 = 16 * n / add64;  // bytes per second
-  if (ta[points / 2] != tb[points / 2] + 0.5 * tc[points / 2]) return 1;  // the triad ran
+  if (ta[points / 2] != tb[points / 2] + 0.5 * tc[points / 2]) return 1;                     // the triad ran
   std::ofstream json(out_path);
   json << "{\n  \"benchmark\": \"accumulate\",\n  \"load_average_1min\": " << load << ",\n  \"points\": " << points
        << ",\n  \"runs\": " << runs << ",\n  \"statistic\": \"median seconds per sample of one float32 field\",\n"
        << "  \"memcpy_s\": " << m << ",\n  \"add_s\": " << add << ",\n  \"add_missing_s\": " << miss
        << ",\n  \"previous_s\": " << prev << ",\n  \"triad_s\": " << triad << ",\n  \"add_float64_s\": " << add64
-       << ",\n  \"triad_gb_per_s\": " << bw_triad / 1e9 << ",\n  \"add_float32_of_triad_bandwidth\": " << bw_add / bw_triad
+       << ",\n  \"triad_gb_per_s\": " << bw_triad / 1e9
+       << ",\n  \"add_float32_of_triad_bandwidth\": " << bw_add / bw_triad
        << ",\n  \"add_float64_of_triad_bandwidth\": " << bw_add64 / bw_triad << ",\n  \"add_over_memcpy\": " << add / m
        << ",\n  \"add_missing_over_memcpy\": " << miss / m << ",\n  \"previous_over_memcpy\": " << prev / m
        << ",\n  \"bytes_per_point_add\": 8,\n  \"bytes_per_point_previous\": 16\n}\n";
@@ -140,6 +141,7 @@ int main(int argc, char** argv) {
             << "previous     " << prev * 1e3 << " ms  (" << prev / m << " x memcpy, 16 bytes per point)\n"
             << "triad        " << triad * 1e3 << " ms  (" << bw_triad / 1e9 << " GB/s)\n"
             << "add float32  " << 100 * bw_add / bw_triad << " % of the triad's bandwidth\n"
-            << "add float64  " << add64 * 1e3 << " ms, " << 100 * bw_add64 / bw_triad << " % of the triad's bandwidth\n";
+            << "add float64  " << add64 * 1e3 << " ms, " << 100 * bw_add64 / bw_triad
+            << " % of the triad's bandwidth\n";
   return 0;
 }

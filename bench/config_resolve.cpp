@@ -29,8 +29,7 @@ std::string field_def(const Shape& s) {
   const int per_sub = (s.fields + s.top_groups * s.sub_groups - 1) / (s.top_groups * s.sub_groups);
   int n = 0;
   for (int g = 0; g < s.top_groups && n < s.fields; ++g) {
-    x << " <field_group id=\"top" << g << "\" grid_ref=\"" << (g % 2 ? "g3d" : "g2d")
-      << "\" operation=\"average\">\n";
+    x << " <field_group id=\"top" << g << "\" grid_ref=\"" << (g % 2 ? "g3d" : "g2d") << "\" operation=\"average\">\n";
     for (int sg = 0; sg < s.sub_groups && n < s.fields; ++sg) {
       x << "  <field_group id=\"top" << g << "_sub" << sg << "\" unit=\"u" << sg << "\" freq_op=\"1ts\">\n";
       for (int i = 0; i < per_sub && n < s.fields; ++i, ++n) {
@@ -124,8 +123,12 @@ int main(int argc, char** argv) {
   double target = 1.0;
   std::string dir = "config_resolve_xml", out;
   CLI::App app{"Time reading and resolving a generated configuration (median of --runs)"};
-  app.add_option("--fields", shape.fields, "fields in field_definition")->capture_default_str()->check(CLI::Range(1, 10'000'000));
-  app.add_option("--files", shape.files, "files, each with a group_ref and field_refs")->capture_default_str()->check(CLI::Range(1, 100'000));
+  app.add_option("--fields", shape.fields, "fields in field_definition")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 10'000'000));
+  app.add_option("--files", shape.files, "files, each with a group_ref and field_refs")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 100'000));
   app.add_option("--runs", runs, "timed runs")->capture_default_str()->check(CLI::Range(1, 1000));
   app.add_option("--target", target, "seconds the median must stay under")->capture_default_str();
   app.add_option("--dir", dir, "where the generated XML is written")->capture_default_str();
@@ -162,8 +165,8 @@ int main(int argc, char** argv) {
        << ",\n  \"runs\": " << runs << ",\n  \"parse_resolve_seconds\": " << json_list(foehn)
        << ",\n  \"median_seconds\": " << m << ",\n  \"baseline_pugixml_parse_seconds\": " << json_list(baseline)
        << ",\n  \"baseline_median_seconds\": " << median(baseline) << ",\n  \"target_seconds\": " << target
-       << ",\n  \"within_target\": " << (m < target ? "true" : "false")
-       << ",\n  \"load_average_1min\": " << load << "\n}\n";
+       << ",\n  \"within_target\": " << (m < target ? "true" : "false") << ",\n  \"load_average_1min\": " << load
+       << "\n}\n";
   std::cout << json.str();
   if (!out.empty()) write(out, json.str());
   if (contexts != 1) return 1;

@@ -181,8 +181,8 @@ int main(int argc, char** argv) {
   double load = -1;  // a busy machine explains noisy figures
   if (std::ifstream proc("/proc/loadavg"); proc) proc >> load;
   std::ofstream json(out_path);
-  json << "{\n  \"benchmark\": \"pack_plan\",\n  \"load_average_1min\": " << load << ",\n  \"points\": " << points << ",\n  \"runs\": " << runs
-       << ",\n  \"statistic\": \"median seconds per pack of one float field\",\n"
+  json << "{\n  \"benchmark\": \"pack_plan\",\n  \"load_average_1min\": " << load << ",\n  \"points\": " << points
+       << ",\n  \"runs\": " << runs << ",\n  \"statistic\": \"median seconds per pack of one float field\",\n"
        << "  \"target\": \"shuffled 1-D decomposition, cold: pack <= 3 x memcpy of the same bytes\",\n  \"cases\": [\n";
   bool ok = true;
   for (std::size_t k = 0; k < cases.size(); ++k) {
@@ -192,12 +192,13 @@ int main(int argc, char** argv) {
     const double hot_pack = b.auto_staged ? hot.staged_s : hot.direct_s;
     const double cold_pack = b.auto_staged ? cold.staged_s : cold.direct_s;
     if (cases[k].headline) ok = ok && cold_pack <= 3.0 * cold.memcpy_s;
-    std::printf("%-30s %8lld values %-6s | hot: pack %5.2fx memcpy (direct %5.2fx, staged %5.2fx, runs-only %6.2fx) | "
-                "cold: pack %5.2fx (direct %5.2fx, staged %5.2fx); memcpy %.3f ms hot, %.3f ms cold\n",
-                cases[k].name, static_cast<long long>(b.data.size()), b.auto_staged ? "staged" : "direct",
-                hot_pack / hot.memcpy_s, hot.direct_s / hot.memcpy_s, hot.staged_s / hot.memcpy_s,
-                hot.runs_s / hot.memcpy_s, cold_pack / cold.memcpy_s, cold.direct_s / cold.memcpy_s,
-                cold.staged_s / cold.memcpy_s, hot.memcpy_s * 1e3, cold.memcpy_s * 1e3);
+    std::printf(
+        "%-30s %8lld values %-6s | hot: pack %5.2fx memcpy (direct %5.2fx, staged %5.2fx, runs-only %6.2fx) | "
+        "cold: pack %5.2fx (direct %5.2fx, staged %5.2fx); memcpy %.3f ms hot, %.3f ms cold\n",
+        cases[k].name, static_cast<long long>(b.data.size()), b.auto_staged ? "staged" : "direct",
+        hot_pack / hot.memcpy_s, hot.direct_s / hot.memcpy_s, hot.staged_s / hot.memcpy_s, hot.runs_s / hot.memcpy_s,
+        cold_pack / cold.memcpy_s, cold.direct_s / cold.memcpy_s, cold.staged_s / cold.memcpy_s, hot.memcpy_s * 1e3,
+        cold.memcpy_s * 1e3);
     json << "    {\"case\": \"" << cases[k].name << "\", \"servers\": " << cases[k].servers
          << ", \"levels\": " << cases[k].levels << ", \"values\": " << b.data.size()
          << ", \"bytes\": " << b.data.size() * sizeof(float) << ", \"plan\": \""

@@ -47,8 +47,10 @@ double loopback_bandwidth(std::size_t bytes, int reps, int rank) {
   MPI_Barrier(MPI_COMM_WORLD);
   const double t0 = MPI_Wtime();
   for (int k = 0; k < reps; ++k) {
-    if (rank == 0) MPI_Send(buf.data(), static_cast<int>(bytes), MPI_BYTE, 1, 0, MPI_COMM_WORLD);
-    else if (rank == 1) MPI_Recv(buf.data(), static_cast<int>(bytes), MPI_BYTE, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    if (rank == 0)
+      MPI_Send(buf.data(), static_cast<int>(bytes), MPI_BYTE, 1, 0, MPI_COMM_WORLD);
+    else if (rank == 1)
+      MPI_Recv(buf.data(), static_cast<int>(bytes), MPI_BYTE, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
   }
   if (rank == 1) MPI_Send(nullptr, 0, MPI_BYTE, 0, 1, MPI_COMM_WORLD);
   if (rank == 0) MPI_Recv(nullptr, 0, MPI_BYTE, 1, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
@@ -123,12 +125,12 @@ int main(int argc, char** argv) {
   double server_rss = 0;
   MPI_Recv(&server_rss, 1, MPI_DOUBLE, 1, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
   const double foehn_bw = static_cast<double>(bytes) * steps / seconds;
-  std::printf("%zu-byte field x %d steps: foehn %.2f GB/s, MPI loopback %.2f GB/s, ratio %.2f (target >= 0.8)\n",
-              bytes, steps, foehn_bw / 1e9, mpi_bw / 1e9, foehn_bw / mpi_bw);
+  std::printf("%zu-byte field x %d steps: foehn %.2f GB/s, MPI loopback %.2f GB/s, ratio %.2f (target >= 0.8)\n", bytes,
+              steps, foehn_bw / 1e9, mpi_bw / 1e9, foehn_bw / mpi_bw);
   std::ofstream(out) << "{\"field_bytes\": " << bytes << ", \"steps\": " << steps << ", \"seconds\": " << seconds
                      << ", \"foehn_bytes_per_s\": " << foehn_bw << ", \"mpi_loopback_bytes_per_s\": " << mpi_bw
-                     << ", \"mpi_before_bytes_per_s\": " << mpi_before
-                     << ", \"mpi_after_bytes_per_s\": " << mpi_after << ", \"ratio\": " << foehn_bw / mpi_bw << ", \"server_peak_rss_bytes\": " << server_rss
+                     << ", \"mpi_before_bytes_per_s\": " << mpi_before << ", \"mpi_after_bytes_per_s\": " << mpi_after
+                     << ", \"ratio\": " << foehn_bw / mpi_bw << ", \"server_peak_rss_bytes\": " << server_rss
                      << ", \"thread_level\": " << provided << "}\n";
   MPI_Comm_free(&comm);
   MPI_Finalize();

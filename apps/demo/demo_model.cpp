@@ -73,14 +73,14 @@ int main(int argc, char** argv) {
     must(foehn_update_calendar(ctx, step), "foehn_update_calendar");
     // "Dynamics": upwind advection of temperature along latitude rows.
     for (int sweep = 0; sweep < work; ++sweep) {
-    for (int k = 0; k < nlev; ++k)
-      for (int j = 0; j < local_nj; ++j)
-        for (int i = 0; i < ni; ++i) {
-          const size_t row = (static_cast<size_t>(k) * local_nj + j) * ni;
-          const float c = 0.1f * ua[row + i] / 20.0f;
-          next[row + i] = ta[row + i] - c * (ta[row + i] - ta[row + (i + ni - 1) % ni]);
-        }
-    ta.swap(next);
+      for (int k = 0; k < nlev; ++k)
+        for (int j = 0; j < local_nj; ++j)
+          for (int i = 0; i < ni; ++i) {
+            const size_t row = (static_cast<size_t>(k) * local_nj + j) * ni;
+            const float c = 0.1f * ua[row + i] / 20.0f;
+            next[row + i] = ta[row + i] - c * (ta[row + i] - ta[row + (i + ni - 1) % ni]);
+          }
+      ta.swap(next);
     }
     for (int j = 0; j < local_nj; ++j)
       for (int i = 0; i < ni; ++i)
@@ -93,7 +93,8 @@ int main(int argc, char** argv) {
   const double elapsed = MPI_Wtime() - t0;
   must(foehn_context_close(ctx), "foehn_context_close");
   if (rank == 0)
-    std::printf("demo_model: %d ranks, %d steps of a %d x %d x %d grid in %.2f s\n", size, steps, ni, nj, nlev, elapsed);
+    std::printf("demo_model: %d ranks, %d steps of a %d x %d x %d grid in %.2f s\n", size, steps, ni, nj, nlev,
+                elapsed);
   must(foehn_finalize(), "foehn_finalize");
   MPI_Comm_free(&comm);
   MPI_Finalize();

@@ -34,8 +34,7 @@ inline constexpr std::array<FieldInfo, 12> kFields3d = {{
     {"ciwc", "Specific cloud ice water content", "mass_fraction_of_cloud_ice_in_air", "kg kg-1", 1e-5, 1e-5},
 }};
 
-inline constexpr FieldInfo kSurfacePressure = {"sp", "Surface pressure", "surface_air_pressure", "Pa", 1.0e5,
-                                               3.0e3};
+inline constexpr FieldInfo kSurfacePressure = {"sp", "Surface pressure", "surface_air_pressure", "Pa", 1.0e5, 3.0e3};
 
 inline constexpr int kNumFields3d = static_cast<int>(kFields3d.size());
 

@@ -36,9 +36,9 @@ Geometry make_geometry(int n, MPI_Comm comm);
 struct HaloPlan {
   std::vector<int> west, east;
   int halo_size = 0;
-  std::vector<int> peers;                       // ranks exchanged with
-  std::vector<std::vector<int>> send_points;    // per peer: local points it needs
-  std::vector<std::vector<int>> recv_slots;     // per peer: halo slots it fills
+  std::vector<int> peers;                     // ranks exchanged with
+  std::vector<std::vector<int>> send_points;  // per peer: local points it needs
+  std::vector<std::vector<int>> recv_slots;   // per peer: halo slots it fills
 };
 
 // Built without communication: neighbours are symmetric along a row, so

@@ -177,7 +177,9 @@ class FoehnOutput : public HeavyOutput {
 
   void write(int step, const Model& m) override {
     must(foehn_update_calendar(ctx_, step), "foehn_update_calendar");
-    for (int f = 0; f < o_.fields; ++f) must(foehn_write_double_h(ctx_, handles_[static_cast<std::size_t>(f)], m.field(f), m.size()), "foehn_write_double_h");
+    for (int f = 0; f < o_.fields; ++f)
+      must(foehn_write_double_h(ctx_, handles_[static_cast<std::size_t>(f)], m.field(f), m.size()),
+           "foehn_write_double_h");
   }
 
   void finish() override {
@@ -229,7 +231,8 @@ class NetcdfOutput : public HeavyOutput {
       varids_.push_back(v);
     }
     nc(nc_enddef(ncid_), "nc_enddef");
-    std::vector<double> lon(static_cast<std::size_t>(o.ni)), lat(static_cast<std::size_t>(o.nj)), lev(static_cast<std::size_t>(o.levels));
+    std::vector<double> lon(static_cast<std::size_t>(o.ni)), lat(static_cast<std::size_t>(o.nj)),
+        lev(static_cast<std::size_t>(o.levels));
     for (int i = 0; i < o.ni; ++i) lon[static_cast<std::size_t>(i)] = m.lon_deg(i);
     for (int j = 0; j < o.nj; ++j) lat[static_cast<std::size_t>(j)] = m.lat_deg(j);
     for (int k = 0; k < o.levels; ++k) lev[static_cast<std::size_t>(k)] = k + 1;
@@ -255,8 +258,10 @@ class NetcdfOutput : public HeavyOutput {
       for (std::size_t r = 0; r < counts_.size(); ++r) {
         const int nj_r = counts_[r] / (o_.levels * o_.ni), jb = displs_[r] / (o_.levels * o_.ni);
         const size_t start[4] = {record, 0, static_cast<size_t>(jb), 0};
-        const size_t count[4] = {1, static_cast<size_t>(o_.levels), static_cast<size_t>(nj_r), static_cast<size_t>(o_.ni)};
-        nc(nc_put_vara_double(ncid_, varids_[static_cast<std::size_t>(f)], start, count, data + displs_[r]), "writing a field");
+        const size_t count[4] = {1, static_cast<size_t>(o_.levels), static_cast<size_t>(nj_r),
+                                 static_cast<size_t>(o_.ni)};
+        nc(nc_put_vara_double(ncid_, varids_[static_cast<std::size_t>(f)], start, count, data + displs_[r]),
+           "writing a field");
       }
       write_seconds += MPI_Wtime() - t0;
     }
@@ -288,8 +293,10 @@ class NetcdfOutput : public HeavyOutput {
 int run(const HeavyOptions& o) {
   const double t0 = MPI_Wtime();
   MPI_Comm comm = MPI_COMM_NULL;
-  if (o.output == "foehn") must(foehn_init("miniapp_heavy", o.iodef.c_str(), MPI_COMM_WORLD, &comm), "foehn_init");
-  else MPI_Comm_dup(o.alone ? MPI_COMM_SELF : MPI_COMM_WORLD, &comm);
+  if (o.output == "foehn")
+    must(foehn_init("miniapp_heavy", o.iodef.c_str(), MPI_COMM_WORLD, &comm), "foehn_init");
+  else
+    MPI_Comm_dup(o.alone ? MPI_COMM_SELF : MPI_COMM_WORLD, &comm);
   int rank = 0, ranks = 1;
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &ranks);
@@ -298,9 +305,12 @@ int run(const HeavyOptions& o) {
   const double model_rss = rss_now();  // the model's own memory, before any output scheme allocates
   std::unique_ptr<HeavyOutput> out;
   NetcdfOutput* netcdf = nullptr;
-  if (o.output == "foehn") out = std::make_unique<FoehnOutput>(o, model, comm);
-  else if (o.output == "netcdf") out.reset(netcdf = new NetcdfOutput(o, model, comm));
-  else out = std::make_unique<NoOutput>();
+  if (o.output == "foehn")
+    out = std::make_unique<FoehnOutput>(o, model, comm);
+  else if (o.output == "netcdf")
+    out.reset(netcdf = new NetcdfOutput(o, model, comm));
+  else
+    out = std::make_unique<NoOutput>();
   const double init = MPI_Wtime() - t0;
 
   double in_output = 0;
@@ -319,18 +329,31 @@ int run(const HeavyOptions& o) {
   MPI_Reduce(local, worst, 4, MPI_DOUBLE, MPI_MAX, 0, comm);
   if (rank == 0) {
     const double record = static_cast<double>(o.fields) * o.levels * o.nj * o.ni * sizeof(double);
-    std::printf("miniapp_heavy: %d x %d x %d, %d float64 fields, %d rank%s, %d steps (output every %d), work %d, "
-                "output %s: total %.2f s (init %.2f, loop %.2f, in output calls %.2f, finish %.2f); "
-                "model rank memory %.0f MiB, growth %.0f MiB (%.2f records)\n",
-                o.ni, o.nj, o.levels, o.fields, ranks, ranks == 1 ? "" : "s", o.steps, o.every, o.work, o.output.c_str(),
-                total, init, loop, worst[2], finish, worst[0] / 1048576, worst[1] / 1048576, worst[1] / record);
+    std::printf(
+        "miniapp_heavy: %d x %d x %d, %d float64 fields, %d rank%s, %d steps (output every %d), work %d, "
+        "output %s: total %.2f s (init %.2f, loop %.2f, in output calls %.2f, finish %.2f); "
+        "model rank memory %.0f MiB, growth %.0f MiB (%.2f records)\n",
+        o.ni, o.nj, o.levels, o.fields, ranks, ranks == 1 ? "" : "s", o.steps, o.every, o.work, o.output.c_str(), total,
+        init, loop, worst[2], finish, worst[0] / 1048576, worst[1] / 1048576, worst[1] / record);
     if (!o.summary.empty()) {
-      nlohmann::json j = {{"output", o.output}, {"ni", o.ni}, {"nj", o.nj}, {"levels", o.levels}, {"fields", o.fields},
-                          {"steps", o.steps}, {"every", o.every}, {"work", o.work}, {"model_ranks", ranks},
-                          {"total_seconds", total}, {"init_seconds", init}, {"loop_seconds", loop},
-                          {"output_call_seconds_max", worst[2]}, {"finish_seconds", finish},
-                          {"model_max_rss_bytes", worst[0]}, {"model_rss_growth_bytes", worst[1]},
-                          {"record_bytes", record}, {"model_cpu_seconds_max", worst[3]}};
+      nlohmann::json j = {{"output", o.output},
+                          {"ni", o.ni},
+                          {"nj", o.nj},
+                          {"levels", o.levels},
+                          {"fields", o.fields},
+                          {"steps", o.steps},
+                          {"every", o.every},
+                          {"work", o.work},
+                          {"model_ranks", ranks},
+                          {"total_seconds", total},
+                          {"init_seconds", init},
+                          {"loop_seconds", loop},
+                          {"output_call_seconds_max", worst[2]},
+                          {"finish_seconds", finish},
+                          {"model_max_rss_bytes", worst[0]},
+                          {"model_rss_growth_bytes", worst[1]},
+                          {"record_bytes", record},
+                          {"model_cpu_seconds_max", worst[3]}};
       if (netcdf) {
         j["bytes_written"] = netcdf->bytes;
         j["write_seconds"] = netcdf->write_seconds;
@@ -351,22 +374,31 @@ int main(int argc, char** argv) {
   int world_rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
   HeavyOptions o;
-  CLI::App app{"miniapp_heavy: the output-heavy benchmark configuration (rectilinear grid, float64 fields, "
-               "every field written every few steps)"};
+  CLI::App app{
+      "miniapp_heavy: the output-heavy benchmark configuration (rectilinear grid, float64 fields, "
+      "every field written every few steps)"};
   app.name("miniapp_heavy");
   app.add_option("--ni", o.ni, "longitudes")->check(CLI::Range(1, 100000))->capture_default_str();
   app.add_option("--nj", o.nj, "latitudes")->check(CLI::Range(1, 100000))->capture_default_str();
   app.add_option("--levels", o.levels, "levels")->check(CLI::Range(1, 10000))->capture_default_str();
-  app.add_option("--fields", o.fields, "3-D float64 fields (at most 12)")->check(CLI::Range(1, miniapp::kNumFields3d))->capture_default_str();
+  app.add_option("--fields", o.fields, "3-D float64 fields (at most 12)")
+      ->check(CLI::Range(1, miniapp::kNumFields3d))
+      ->capture_default_str();
   app.add_option("--steps", o.steps, "time steps")->check(CLI::Range(0, 10000000))->capture_default_str();
   app.add_option("--every", o.every, "netcdf scheme: write every this many steps (foehn: the iodef says)")
-      ->check(CLI::Range(1, 10000000))->capture_default_str();
-  app.add_option("--work", o.work, "advection sweeps per step (the model's CPU cost)")->check(CLI::Range(0, 100000))->capture_default_str();
-  app.add_option("--output", o.output, "none | foehn | netcdf")->check(CLI::IsMember({"none", "foehn", "netcdf"}))->capture_default_str();
+      ->check(CLI::Range(1, 10000000))
+      ->capture_default_str();
+  app.add_option("--work", o.work, "advection sweeps per step (the model's CPU cost)")
+      ->check(CLI::Range(0, 100000))
+      ->capture_default_str();
+  app.add_option("--output", o.output, "none | foehn | netcdf")
+      ->check(CLI::IsMember({"none", "foehn", "netcdf"}))
+      ->capture_default_str();
   app.add_option("--iodef", o.iodef, "foehn's XML configuration")->capture_default_str();
   app.add_option("--file", o.file, "netcdf scheme: file name without .nc")->capture_default_str();
   app.add_option("--summary", o.summary, "rank 0 writes its timings and memory here as JSON");
-  app.add_flag("--alone", o.alone, "none/netcdf: run on MPI_COMM_SELF, e.g. the plain writer beside a computing "
+  app.add_flag("--alone", o.alone,
+               "none/netcdf: run on MPI_COMM_SELF, e.g. the plain writer beside a computing "
                "model in one MPMD job (the conditions a server writes in)");
   try {
     app.parse(argc, argv);

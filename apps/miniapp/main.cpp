@@ -57,10 +57,10 @@ int run(const Options& opt) {
   const miniapp::Geometry geometry = miniapp::make_geometry(opt.grid, comm);
   const miniapp::HaloPlan halo = miniapp::make_halo_plan(geometry);
   miniapp::State state(geometry, halo, opt.levels, opt.nproma);
-  std::unique_ptr<miniapp::Output> output =
-      opt.output == "none" ? miniapp::make_no_output()
-      : opt.output == "foehn" ? miniapp::make_foehn_output(opt, geometry, opt.levels, comm)
-                              : miniapp::make_netcdf_output(opt, geometry, opt.levels, comm);
+  std::unique_ptr<miniapp::Output> output = opt.output == "none" ? miniapp::make_no_output()
+                                            : opt.output == "foehn"
+                                                ? miniapp::make_foehn_output(opt, geometry, opt.levels, comm)
+                                                : miniapp::make_netcdf_output(opt, geometry, opt.levels, comm);
   t.init = MPI_Wtime() - t0;
 
   const double loop_start = MPI_Wtime();
@@ -91,22 +91,37 @@ int run(const Options& opt) {
   const long long bytes = output->bytes_written();
   if (rank == 0) {
     const double per_step = opt.steps ? t.loop / opt.steps : 0.0;
-    std::printf("miniapp: O%d L%d NPROMA %d, %d rank%s x %d thread%s, %d steps of %d s, work %d, output %s: "
-                "total %.2f s (init %.2f, loop %.2f = %.4f s/step, in output calls %.2f, finish %.2f)\n",
-                opt.grid, opt.levels, opt.nproma, ranks, ranks == 1 ? "" : "s", omp_get_max_threads(),
-                omp_get_max_threads() == 1 ? "" : "s", opt.steps, opt.timestep, opt.work, output->mode().c_str(),
-                t.total, t.init, t.loop, per_step, worst[1], t.finish);
+    std::printf(
+        "miniapp: O%d L%d NPROMA %d, %d rank%s x %d thread%s, %d steps of %d s, work %d, output %s: "
+        "total %.2f s (init %.2f, loop %.2f = %.4f s/step, in output calls %.2f, finish %.2f)\n",
+        opt.grid, opt.levels, opt.nproma, ranks, ranks == 1 ? "" : "s", omp_get_max_threads(),
+        omp_get_max_threads() == 1 ? "" : "s", opt.steps, opt.timestep, opt.work, output->mode().c_str(), t.total,
+        t.init, t.loop, per_step, worst[1], t.finish);
     if (!opt.summary.empty()) {
-      nlohmann::json j = {{"output", output->mode()}, {"integration", opt.integration}, {"grid", "O" + std::to_string(opt.grid)},
-                          {"points", geometry.global_size()}, {"levels", opt.levels}, {"nproma", opt.nproma},
-                          {"model_ranks", ranks}, {"threads", omp_get_max_threads()}, {"steps", opt.steps},
-                          {"timestep_seconds", opt.timestep}, {"work", opt.work}, {"total_seconds", t.total},
-                          {"init_seconds", t.init}, {"loop_seconds", t.loop}, {"step_seconds_mean", per_step},
-                          {"step_seconds_max", t.steps.empty() ? 0.0 : *std::max_element(t.steps.begin(), t.steps.end())},
-                          {"output_call_seconds_max", worst[1]}, {"finish_seconds", t.finish},
-                          {"model_max_rss_bytes", worst[0]}, {"model_rss_sum_bytes", rss_sum},
-                          {"model_cpu_seconds_max", worst[2]}, {"step_seconds", t.steps},
-                          {"step_output_seconds", t.step_output}};
+      nlohmann::json j = {
+          {"output", output->mode()},
+          {"integration", opt.integration},
+          {"grid", "O" + std::to_string(opt.grid)},
+          {"points", geometry.global_size()},
+          {"levels", opt.levels},
+          {"nproma", opt.nproma},
+          {"model_ranks", ranks},
+          {"threads", omp_get_max_threads()},
+          {"steps", opt.steps},
+          {"timestep_seconds", opt.timestep},
+          {"work", opt.work},
+          {"total_seconds", t.total},
+          {"init_seconds", t.init},
+          {"loop_seconds", t.loop},
+          {"step_seconds_mean", per_step},
+          {"step_seconds_max", t.steps.empty() ? 0.0 : *std::max_element(t.steps.begin(), t.steps.end())},
+          {"output_call_seconds_max", worst[1]},
+          {"finish_seconds", t.finish},
+          {"model_max_rss_bytes", worst[0]},
+          {"model_rss_sum_bytes", rss_sum},
+          {"model_cpu_seconds_max", worst[2]},
+          {"step_seconds", t.steps},
+          {"step_output_seconds", t.step_output}};
       if (bytes >= 0) j["bytes_written"] = bytes;
       std::ofstream(opt.summary) << j.dump(2) << "\n";
     }

@@ -67,14 +67,16 @@ class FoehnOutput : public Output {
     must(foehn_close_definition(ctx_), "foehn_close_definition");
     for (int i = 0; i < kFields; ++i) {
       const int f = field_of(i);
-      must(foehn_field_handle(ctx_, f < 0 ? kSurfacePressure.id : kFields3d[static_cast<std::size_t>(f)].id, &handle_[i]),
+      must(foehn_field_handle(ctx_, f < 0 ? kSurfacePressure.id : kFields3d[static_cast<std::size_t>(f)].id,
+                              &handle_[i]),
            "foehn_field_handle");
     }
     values_[kNumFields3d] = static_cast<std::size_t>(n);
     for (int i = 0; i < kNumFields3d; ++i) values_[i] = static_cast<std::size_t>(n) * levels;
     if (overlapped_)
       for (int i = 0; i < kFields; ++i) buffer_[i] = std::make_unique_for_overwrite<float[]>(values_[i]);
-    else buffer_[0] = std::make_unique_for_overwrite<float[]>(values_[0]);  // one array, reused field after field
+    else
+      buffer_[0] = std::make_unique_for_overwrite<float[]>(values_[0]);  // one array, reused field after field
     // The overlapped scheme's arrays (84 MB at O96 L40) are touched once
     // before the first output, on the helper while the model starts:
     // otherwise their page faults land in the first output step's gather.
@@ -132,8 +134,8 @@ class FoehnOutput : public Output {
     must(foehn_update_calendar(ctx_, step), "foehn_update_calendar");
     for (int i = 0; i < kFields; ++i) {
       int active = 0;
-      must(foehn_field_is_active(ctx_, i < kNumFields3d ? kFields3d[static_cast<std::size_t>(i)].id : kSurfacePressure.id,
-                                 &active),
+      must(foehn_field_is_active(
+               ctx_, i < kNumFields3d ? kFields3d[static_cast<std::size_t>(i)].id : kSurfacePressure.id, &active),
            "foehn_field_is_active");
       active_[i] = active != 0;
     }

@@ -39,8 +39,14 @@ std::vector<int> field_list(const Options& opt) {
 class NetcdfOutput : public Output {
  public:
   NetcdfOutput(const Options& opt, const Geometry& g, int levels, MPI_Comm comm)
-      : parallel_(opt.output == "parallel"), mode_(opt.output), comm_(comm), levels_(levels), nloc_(g.local_size()),
-        timestep_(opt.timestep), period_(opt.output_hours * 3600), fields_(field_list(opt)) {
+      : parallel_(opt.output == "parallel"),
+        mode_(opt.output),
+        comm_(comm),
+        levels_(levels),
+        nloc_(g.local_size()),
+        timestep_(opt.timestep),
+        period_(opt.output_hours * 3600),
+        fields_(field_list(opt)) {
     const std::int64_t n = g.global_size();
     // Named as foehn names its own file of that name, so the schemes compare.
     const foehn::formats::FileName name{opt.file, "", -1, 1, 0};
@@ -51,11 +57,14 @@ class NetcdfOutput : public Output {
       // ascending order, so the points for each slab are a contiguous run.
       for (int r = 0; r <= g.ranks; ++r) slab_.push_back(n * r / g.ranks);
       for (int r = 0; r <= g.ranks; ++r)
-        run_.push_back(static_cast<int>(std::lower_bound(g.global.begin(), g.global.end(), slab_[r]) - g.global.begin()));
+        run_.push_back(
+            static_cast<int>(std::lower_bound(g.global.begin(), g.global.end(), slab_[r]) - g.global.begin()));
       from_.resize(static_cast<std::size_t>(g.ranks));
       for (std::int64_t p = slab_[g.rank]; p < slab_[g.rank + 1]; ++p)
-        from_[static_cast<std::size_t>(g.owner[static_cast<std::size_t>(p)])].push_back(static_cast<int>(p - slab_[g.rank]));
-      file_ = std::make_unique<NcFile>(path, comm, g, levels, fields_, slab_[g.rank], slab_[g.rank + 1] - slab_[g.rank], freq);
+        from_[static_cast<std::size_t>(g.owner[static_cast<std::size_t>(p)])].push_back(
+            static_cast<int>(p - slab_[g.rank]));
+      file_ = std::make_unique<NcFile>(path, comm, g, levels, fields_, slab_[g.rank], slab_[g.rank + 1] - slab_[g.rank],
+                                       freq);
     } else {
       // Rank 0 puts gathered values in global order: rank 0's points, rank 1's, ...
       std::vector<std::int64_t> first;
@@ -79,8 +88,10 @@ class NetcdfOutput : public Output {
     for (std::size_t i = 0; i < fields_.size(); ++i) {
       const int f = fields_[i], depth = f < 0 ? 1 : levels_;
       state.gather(f, local_.data(), true);
-      if (parallel_) write_parallel(static_cast<int>(i), depth);
-      else write_sequential(static_cast<int>(i), depth);
+      if (parallel_)
+        write_parallel(static_cast<int>(i), depth);
+      else
+        write_sequential(static_cast<int>(i), depth);
       bytes_ += cells_ * depth * static_cast<std::int64_t>(sizeof(float));
     }
     ++record_;
@@ -101,16 +112,18 @@ class NetcdfOutput : public Output {
       recv_counts.push_back(c * depth);
     }
     gathered_.resize(rank_ == 0 ? static_cast<std::size_t>(cells_) * depth : 0);
-    MPI_Gatherv(local_.data(), nloc_ * depth, MPI_FLOAT, gathered_.data(), recv_counts.data(), displs.data(),
-                MPI_FLOAT, 0, comm_);
+    MPI_Gatherv(local_.data(), nloc_ * depth, MPI_FLOAT, gathered_.data(), recv_counts.data(), displs.data(), MPI_FLOAT,
+                0, comm_);
     if (rank_ != 0) return;
     global_.resize(gathered_.size());
     std::size_t at = 0;
     for (std::size_t r = 0, first = 0; r < counts_.size(); first += counts_[r], ++r)
       for (int k = 0; k < depth; ++k)
         for (int j = 0; j < counts_[r]; ++j) global_[k * cells_ + order_[first + j]] = gathered_[at++];
-    if (grib_) grib_->write_field(i, seconds_, global_.data());
-    else file_->write_field(i, record_, global_.data());
+    if (grib_)
+      grib_->write_field(i, seconds_, global_.data());
+    else
+      file_->write_field(i, record_, global_.data());
   }
 
   void write_parallel(int i, int depth) {
@@ -147,11 +160,11 @@ class NetcdfOutput : public Output {
   std::unique_ptr<NcFile> file_;
   std::unique_ptr<GribFile> grib_;  // instead of file_ in the grib scheme
   std::vector<float> local_, gathered_, global_, send_;
-  std::vector<int> counts_;                 // sequential: points per rank
-  std::vector<std::int64_t> order_;         // sequential, rank 0: global index of each gathered point
-  std::vector<std::int64_t> slab_;          // parallel: slab boundaries
-  std::vector<int> run_;                    // parallel: local points [run_[r], run_[r+1]) go to slab r
-  std::vector<std::vector<int>> from_;      // parallel: per source rank, offsets in my slab
+  std::vector<int> counts_;             // sequential: points per rank
+  std::vector<std::int64_t> order_;     // sequential, rank 0: global index of each gathered point
+  std::vector<std::int64_t> slab_;      // parallel: slab boundaries
+  std::vector<int> run_;                // parallel: local points [run_[r], run_[r+1]) go to slab r
+  std::vector<std::vector<int>> from_;  // parallel: per source rank, offsets in my slab
 };
 
 class NoOutput : public Output {

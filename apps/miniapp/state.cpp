@@ -9,9 +9,9 @@ namespace miniapp {
 namespace {
 
 constexpr double kDeg = std::numbers::pi / 180.0;
-constexpr double kRelax = 0.05;     // physics: share of the way to the forced state per pass
-constexpr double kMixing = 0.1;     // physics: vertical diffusion number
-constexpr double kDiffusion = 0.05; // dynamics: diffusion number along rows (with Courant <= 0.5: monotone)
+constexpr double kRelax = 0.05;      // physics: share of the way to the forced state per pass
+constexpr double kMixing = 0.1;      // physics: vertical diffusion number
+constexpr double kDiffusion = 0.05;  // dynamics: diffusion number along rows (with Courant <= 0.5: monotone)
 constexpr int kT = 2, kQ = 5, kCc = 6, kCrwc = 8, kCswc = 9, kClwc = 10, kCiwc = 11;
 
 // Where the sun heats at `seconds` after the start: its longitude (radians).
@@ -54,7 +54,9 @@ State::State(const Geometry& g, const HaloPlan& halo, int levels, int nproma)
       const FieldInfo& info = kFields3d[static_cast<std::size_t>(f)];
       for (int k = 0; k < nlev_; ++k) {
         const double e = eta_[static_cast<std::size_t>(k)];
-        const double forced = info.mean * (0.6 + 0.4 * e) + info.amplitude * (0.5 * phase_[static_cast<std::size_t>(f) * nloc_ + p] * e + sun * e * e);
+        const double forced =
+            info.mean * (0.6 + 0.4 * e) +
+            info.amplitude * (0.5 * phase_[static_cast<std::size_t>(f) * nloc_ + p] * e + sun * e * e);
         cur_[at(p, f, k)] = forced + info.amplitude * wave;
       }
     }
@@ -76,7 +78,8 @@ void State::exchange_halo(MPI_Comm comm) {
     for (int f = 0; f < kNumFields3d; ++f)
       for (int k = 0; k < nlev_; ++k)
         for (const int p : halo_.send_points[i]) *out++ = cur_[at(p, f, k)];
-    MPI_Isend(send_buf_[i].data(), static_cast<int>(send_buf_[i].size()), MPI_DOUBLE, halo_.peers[i], 7, comm, &req[n + i]);
+    MPI_Isend(send_buf_[i].data(), static_cast<int>(send_buf_[i].size()), MPI_DOUBLE, halo_.peers[i], 7, comm,
+              &req[n + i]);
   }
   MPI_Waitall(static_cast<int>(req.size()), req.data(), MPI_STATUSES_IGNORE);
   for (std::size_t i = 0; i < n; ++i) {
@@ -120,7 +123,8 @@ void State::physics(int work, double seconds) {
   for (int p = 0; p < nloc_; ++p) {
     double sum = 0;
     for (int k = 0; k < nlev_; ++k) sum += cur_[at(p, kT, k)];
-    sp_[static_cast<std::size_t>(p)] = kSurfacePressure.mean + kSurfacePressure.amplitude * std::tanh((sum / nlev_ - 230.0) / 20.0);
+    sp_[static_cast<std::size_t>(p)] =
+        kSurfacePressure.mean + kSurfacePressure.amplitude * std::tanh((sum / nlev_ - 230.0) / 20.0);
   }
 }
 
@@ -128,7 +132,9 @@ void State::physics_block(int b, double sun_lon) {
   const int first = b * static_cast<int>(np_), n = std::min(static_cast<int>(np_), nloc_ - first);
   // Column (f, k) of this block starts at col(f, k); point j is at col(f, k)[j].
   double* block = &cur_[at(first, 0, 0)];
-  auto col = [&](int f, int k) { return block + np_ * (static_cast<std::size_t>(k) + nlev_ * static_cast<std::size_t>(f)); };
+  auto col = [&](int f, int k) {
+    return block + np_ * (static_cast<std::size_t>(k) + nlev_ * static_cast<std::size_t>(f));
+  };
   std::vector<double> sun(static_cast<std::size_t>(n));  // where the sun heats this block's columns
   for (int j = 0; j < n; ++j) sun[j] = cos_lat_[first + j] * std::max(0.0, std::cos(lon_rad_[first + j] - sun_lon));
   // Relaxation towards the forced state.
@@ -146,7 +152,8 @@ void State::physics_block(int b, double sun_lon) {
   // temperature the cloud water and ice, which feed rain and snow.
   for (int k = 0; k < nlev_; ++k) {
     const double *t = col(kT, k), *q = col(kQ, k);
-    double *cc = col(kCc, k), *clwc = col(kClwc, k), *ciwc = col(kCiwc, k), *crwc = col(kCrwc, k), *cswc = col(kCswc, k);
+    double *cc = col(kCc, k), *clwc = col(kClwc, k), *ciwc = col(kCiwc, k), *crwc = col(kCrwc, k),
+           *cswc = col(kCswc, k);
     for (int j = 0; j < n; ++j) {
       const double qsat = 3.8e-3 * std::exp(17.27 * (t[j] - 273.15) / (t[j] - 35.86));
       const double cover = std::clamp((q[j] / qsat - 0.6) / 0.4, 0.0, 1.0);

@@ -42,7 +42,8 @@ class State {
  private:
   std::size_t at(int point, int f, int k) const {
     const auto q = static_cast<std::size_t>(point);
-    return q % np_ + np_ * (static_cast<std::size_t>(k) + nlev_ * (static_cast<std::size_t>(f) + kNumFields3d * (q / np_)));
+    return q % np_ +
+           np_ * (static_cast<std::size_t>(k) + nlev_ * (static_cast<std::size_t>(f) + kNumFields3d * (q / np_)));
   }
   int halo_point(int h) const { return blocks_ * static_cast<int>(np_) + h; }
   void exchange_halo(MPI_Comm comm);
@@ -51,13 +52,13 @@ class State {
   const HaloPlan& halo_;
   int nloc_, nlev_;
   std::size_t np_;
-  int blocks_;                          // blocks of local points (NGPBLKS)
-  std::vector<double> cur_, next_;      // Model_Data, local blocks then halo blocks
-  std::vector<double> sp_;              // surface pressure (NPROMA, NGPBLKS)
+  int blocks_;                      // blocks of local points (NGPBLKS)
+  std::vector<double> cur_, next_;  // Model_Data, local blocks then halo blocks
+  std::vector<double> sp_;          // surface pressure (NPROMA, NGPBLKS)
   std::vector<double> cos_lat_, lon_rad_, courant_;
   std::vector<std::size_t> west_, east_;  // where each point's row neighbours' columns start
-  std::vector<double> phase_;           // per field and point: the forcing's latitude pattern
-  std::vector<double> eta_;             // per level: 0 at the top, 1 at the surface
+  std::vector<double> phase_;             // per field and point: the forcing's latitude pattern
+  std::vector<double> eta_;               // per level: 0 at the top, 1 at the surface
   std::vector<std::vector<double>> send_buf_, recv_buf_;
 };
 

@@ -61,8 +61,10 @@ class Context {
                               Doubles lat) {
     // ni and nj are the arrays' lengths: a 2-D array here is a mistake (curvilinear: set_domain_coordinates).
     if (lon.ndim() != 1 || lat.ndim() != 1)
-      throw py::value_error("set_domain_rectilinear of domain '" + id + "': lon and lat must be 1-D (one value per "
-                            "local column and row), given shapes " + shape_of(lon) + " and " + shape_of(lat));
+      throw py::value_error("set_domain_rectilinear of domain '" + id +
+                            "': lon and lat must be 1-D (one value per "
+                            "local column and row), given shapes " +
+                            shape_of(lon) + " and " + shape_of(lat));
     check(foehn_set_domain_rectilinear(open(), id.c_str(), ni_glo, nj_glo, ibegin, static_cast<int>(lon.size()), jbegin,
                                        static_cast<int>(lat.size()), lon.data(), lat.data()));
   }
@@ -89,9 +91,10 @@ class Context {
     check(foehn_set_domain_data(open(), id.c_str(), data_dim, data_ibegin, data_ni, data_jbegin, data_nj));
   }
   void set_domain_data_index(const std::string& id, Ints data_i_index, const std::optional<Ints>& data_j_index) {
-    const int* j = optional_data(data_j_index, data_i_index.size(),
-                                 "set_domain_data_index of domain '" + id + "': data_j_index");
-    check(foehn_set_domain_data_index(open(), id.c_str(), static_cast<int>(data_i_index.size()), data_i_index.data(), j));
+    const int* j =
+        optional_data(data_j_index, data_i_index.size(), "set_domain_data_index of domain '" + id + "': data_j_index");
+    check(
+        foehn_set_domain_data_index(open(), id.c_str(), static_cast<int>(data_i_index.size()), data_i_index.data(), j));
   }
   // bounds: arrays of shape (points, nvertex), corners fastest as in C.
   void set_domain_coordinates(const std::string& id, Doubles lon, Doubles lat, const std::optional<Doubles>& bounds_lon,
@@ -125,7 +128,8 @@ class Context {
     if (bounds.ndim() != 2 || bounds.shape(1) != 2) {
       std::string shape;
       for (py::ssize_t d = 0; d < bounds.ndim(); ++d) shape += (d ? ", " : "") + std::to_string(bounds.shape(d));
-      throw py::value_error("set_axis_bounds of axis '" + id + "': bounds must have shape (n, 2), given (" + shape + ")");
+      throw py::value_error("set_axis_bounds of axis '" + id + "': bounds must have shape (n, 2), given (" + shape +
+                            ")");
     }
     check(foehn_set_axis_bounds(open(), id.c_str(), static_cast<int>(bounds.shape(0)), bounds.data()));
   }
@@ -139,7 +143,8 @@ class Context {
     check(foehn_get_attribute(open(), kind.c_str(), id.c_str(), name.c_str(), &value));
     return value ? std::optional<std::string>(value) : std::nullopt;
   }
-  void set_attribute(const std::string& kind, const std::string& id, const std::string& name, const std::string& value) {
+  void set_attribute(const std::string& kind, const std::string& id, const std::string& name,
+                     const std::string& value) {
     check(foehn_set_attribute(open(), kind.c_str(), id.c_str(), name.c_str(), value.c_str()));
   }
   std::optional<std::string> get_variable(const std::string& id) {
@@ -177,7 +182,8 @@ class Context {
   void write(const std::variant<int, std::string>& field, const py::object& array) {
     const bool f32 = py::isinstance<py::array_t<float>>(array), f64 = py::isinstance<py::array_t<double>>(array);
     if (!f32 && !f64) {
-      const py::object got = py::isinstance<py::array>(array) ? array.attr("dtype") : py::type::of(array).attr("__name__");
+      const py::object got =
+          py::isinstance<py::array>(array) ? array.attr("dtype") : py::type::of(array).attr("__name__");
       throw py::type_error("foehn write of field " + describe(field) +
                            ": expected a numpy array of float32 or float64, got " + py::str(got).cast<std::string>());
     }
@@ -196,8 +202,9 @@ class Context {
         status = f32 ? foehn_write_float_h(ctx, *h, static_cast<const float*>(data), n)
                      : foehn_write_double_h(ctx, *h, static_cast<const double*>(data), n);
       else
-        status = f32 ? foehn_write_float(ctx, std::get<std::string>(field).c_str(), static_cast<const float*>(data), n)
-                     : foehn_write_double(ctx, std::get<std::string>(field).c_str(), static_cast<const double*>(data), n);
+        status =
+            f32 ? foehn_write_float(ctx, std::get<std::string>(field).c_str(), static_cast<const float*>(data), n)
+                : foehn_write_double(ctx, std::get<std::string>(field).c_str(), static_cast<const double*>(data), n);
     }
     check(status);
   }
@@ -235,7 +242,7 @@ class Context {
     const char* text = nullptr;
     if (foehn_binding_field_shape(ctx, id ? id->c_str() : nullptr, id ? -1 : std::get<int>(field), &text) != FOEHN_OK ||
         !text || !*text)
-      return;  // the write itself says what is wrong
+      return;                       // the write itself says what is wrong
     std::vector<py::ssize_t> want;  // "ni x nj x nlev", fastest first
     for (const char* p = text; *p;) {
       char* end = nullptr;
@@ -292,22 +299,28 @@ PYBIND11_MODULE(_core, m) {
   m.attr("ERR_IO") = int(FOEHN_ERR_IO);
   m.attr("ERR_INTERNAL") = int(FOEHN_ERR_INTERNAL);
 
-  m.def("init", [](const std::string& code_id, const std::string& config_path, int world_f) {
-    int comm_f = 0;
-    check(foehn_init_f(code_id.c_str(), config_path.c_str(), world_f, &comm_f));
-    return comm_f;
-  }, py::arg("code_id"), py::arg("config_path"), py::arg("world_f"));
+  m.def(
+      "init",
+      [](const std::string& code_id, const std::string& config_path, int world_f) {
+        int comm_f = 0;
+        check(foehn_init_f(code_id.c_str(), config_path.c_str(), world_f, &comm_f));
+        return comm_f;
+      },
+      py::arg("code_id"), py::arg("config_path"), py::arg("world_f"));
   m.def("finalize", [] { check(foehn_finalize()); });
   m.def("last_error", [] { return std::string(foehn_last_error()); });
   m.def("version", [] { return std::string(foehn_version()); });
 
-  m.def("date_add", [](const std::string& calendar_type, const std::string& date, const std::string& duration,
-                        const std::optional<std::string>& timestep) {
-    char result[64];
-    check(foehn_date_add(calendar_type.c_str(), date.c_str(), duration.c_str(), c_str_or_null(timestep), result,
-                         sizeof result));
-    return std::string(result);
-  }, py::arg("calendar_type"), py::arg("date"), py::arg("duration"), py::arg("timestep") = py::none());
+  m.def(
+      "date_add",
+      [](const std::string& calendar_type, const std::string& date, const std::string& duration,
+         const std::optional<std::string>& timestep) {
+        char result[64];
+        check(foehn_date_add(calendar_type.c_str(), date.c_str(), duration.c_str(), c_str_or_null(timestep), result,
+                             sizeof result));
+        return std::string(result);
+      },
+      py::arg("calendar_type"), py::arg("date"), py::arg("duration"), py::arg("timestep") = py::none());
 
   py::class_<Context>(m, "Context")
       .def(py::init<const std::string&, int>(), py::arg("context_id"), py::arg("comm_f"))

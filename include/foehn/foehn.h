@@ -58,16 +58,15 @@ int foehn_context_open(const char* context_id, MPI_Comm comm, foehn_context* ctx
 /* Overrides the XML calendar; pass NULL to keep a value from the XML.
  * type: gregorian, noleap, 360_day, ... ; dates "2000-01-01 00:00:00";
  * timestep a duration such as "600s" or "1h". */
-int foehn_set_calendar(foehn_context ctx, const char* type, const char* start_date,
-                       const char* time_origin, const char* timestep);
+int foehn_set_calendar(foehn_context ctx, const char* type, const char* start_date, const char* time_origin,
+                       const char* timestep);
 /* A rectilinear lon/lat domain. This rank holds i in [ibegin, ibegin+ni) and
  * j in [jbegin, jbegin+nj) (0-based); lon has ni values, lat has nj values. */
-int foehn_set_domain_rectilinear(foehn_context ctx, const char* domain_id, int ni_glo, int nj_glo,
-                                 int ibegin, int ni, int jbegin, int nj, const double* lon,
-                                 const double* lat);
+int foehn_set_domain_rectilinear(foehn_context ctx, const char* domain_id, int ni_glo, int nj_glo, int ibegin, int ni,
+                                 int jbegin, int nj, const double* lon, const double* lat);
 /* A whole (undecomposed) axis, e.g. model levels. units and positive may be NULL. */
-int foehn_set_axis(foehn_context ctx, const char* axis_id, int n, const double* values,
-                   const char* units, const char* positive);
+int foehn_set_axis(foehn_context ctx, const char* axis_id, int n, const double* values, const char* units,
+                   const char* positive);
 /* Collective: checks the definitions, computes decompositions, pack plans and
  * schedules, and creates the output files. */
 int foehn_close_definition(foehn_context ctx);

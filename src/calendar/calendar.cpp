@@ -89,9 +89,7 @@ static_assert(julian_ymd(julian_days(-4713, 11, 24)).year == -4713);
 constexpr bool before_switch(std::int64_t y, int m, int d) {
   return y < 1582 || (y == 1582 && (m < 10 || (m == 10 && d < 15)));
 }
-constexpr bool in_switch_gap(std::int64_t y, int m, int d) {
-  return y == 1582 && m == 10 && d > 4 && d < 15;
-}
+constexpr bool in_switch_gap(std::int64_t y, int m, int d) { return y == 1582 && m == 10 && d > 4 && d < 15; }
 
 constexpr std::array<int, 13> kCumDays = {0, 31, 59, 90, 120, 151, 181, 212, 243, 273, 304, 334, 365};
 
@@ -183,7 +181,8 @@ Calendar::Calendar(CalendarType type) : type_(type) {
 
 Calendar::Calendar(const UserCalendar& user) : type_(CalendarType::user_defined), user_(user) {
   for (int days : user.month_lengths) {
-    if (days < 1 || days > 100'000) throw TimeError("month length " + std::to_string(days) + " is not in 1..100000 days");
+    if (days < 1 || days > 100'000)
+      throw TimeError("month length " + std::to_string(days) + " is not in 1..100000 days");
     user_year_days_ += days;
   }
   if (user.leap_year_month < 0 || user.leap_year_month > 12)

@@ -14,14 +14,14 @@
 namespace foehn::calendar {
 
 enum class CalendarType {
-  gregorian,            // CF "standard": Julian before 1582-10-15, Gregorian after
+  gregorian,  // CF "standard": Julian before 1582-10-15, Gregorian after
   proleptic_gregorian,
   julian,
-  noleap,               // 365_day
-  all_leap,             // 366_day
-  d360,                 // 360_day: 12 months of 30 days
-  none,                 // no dates: only elapsed time (days of 86400 s, no months or years)
-  user_defined,         // XIOS "user_defined": month lengths and a leap rule of its own (UserCalendar)
+  noleap,        // 365_day
+  all_leap,      // 366_day
+  d360,          // 360_day: 12 months of 30 days
+  none,          // no dates: only elapsed time (days of 86400 s, no months or years)
+  user_defined,  // XIOS "user_defined": month lengths and a leap rule of its own (UserCalendar)
 };
 
 // Accepts the XIOS names (Gregorian, ProlepticGregorian, Julian, NoLeap,
@@ -81,9 +81,9 @@ std::string format_duration(const Duration& d);
 // are kept in millionths of a day, so the rule is exact integer arithmetic
 // (drift 0.25, offset 0: every 4th year, as in the Julian calendar).
 struct UserCalendar {
-  std::array<int, 12> month_lengths{};  // days, each >= 1
-  int leap_year_month = 0;              // 0: no leap years
-  std::int64_t leap_year_drift = 0;     // millionths of a day per year, 0..1'000'000
+  std::array<int, 12> month_lengths{};      // days, each >= 1
+  int leap_year_month = 0;                  // 0: no leap years
+  std::int64_t leap_year_drift = 0;         // millionths of a day per year, 0..1'000'000
   std::int64_t leap_year_drift_offset = 0;  // millionths of a day, 0..999'999
 };
 // Reads "0.25" (a decimal number, at most 6 decimals) as 250000 millionths.
@@ -120,8 +120,8 @@ class Calendar {
 
  private:
   CalendarType type_;
-  UserCalendar user_;  // user_defined only
-  int user_year_days_ = 0;  // user_defined: days of a common year
+  UserCalendar user_;                                       // user_defined only
+  int user_year_days_ = 0;                                  // user_defined: days of a common year
   std::int64_t user_leaps_before(std::int64_t year) const;  // leap years in [1, year)
   std::int64_t user_days_before(std::int64_t year) const;   // days from 0001-01-01 to year-01-01
 };
@@ -130,8 +130,7 @@ class Calendar {
 // from the start (never by repeated addition, so month ends do not drift).
 class Schedule {
  public:
-  Schedule(const Calendar& calendar, std::int64_t start, Duration period, Duration offset,
-           std::int64_t timestep_us);
+  Schedule(const Calendar& calendar, std::int64_t start, Duration period, Duration offset, std::int64_t timestep_us);
   // The k-th instant (k >= 0; k = 0 is start + offset).
   std::int64_t instant(std::int64_t k) const;
   // The smallest k >= 0 with instant(k) >= t.

@@ -63,8 +63,9 @@ struct Unit {
 constexpr std::int64_t kMicrosPerMinute = 60 * kMicrosPerSecond;
 constexpr std::int64_t kMicrosPerHour = 60 * kMicrosPerMinute;
 constexpr std::int64_t kMicrosPerDay = 24 * kMicrosPerHour;
-constexpr Unit kUnits[] = {{"y", 0},          {"mo", 0},         {"d", kMicrosPerDay}, {"h", kMicrosPerHour},
-                           {"mi", kMicrosPerMinute}, {"s", kMicrosPerSecond}, {"ts", 0}};
+constexpr Unit kUnits[] = {
+    {"y", 0}, {"mo", 0}, {"d", kMicrosPerDay}, {"h", kMicrosPerHour}, {"mi", kMicrosPerMinute}, {"s", kMicrosPerSecond},
+    {"ts", 0}};
 
 std::int64_t add_checked(std::int64_t a, std::int64_t b) {
   std::int64_t r;
@@ -159,7 +160,9 @@ Duration parse_duration(std::string_view text) {
     any = true;
 
     if (u->micros == 0 && !frac.empty() && frac.find_first_not_of('0') != std::string_view::npos)
-      throw fail(std::string(unit == "ts" ? "time steps" : unit == "y" ? "years" : "months") +
+      throw fail(std::string(unit == "ts"  ? "time steps"
+                             : unit == "y" ? "years"
+                                           : "months") +
                  " must be whole, got " + quoted(term));
     const Scaled s = scale_decimal(whole, frac, u->micros == 0 ? (unit == "y" ? 12 : 1) : u->micros);
     if (s.error != nullptr) throw fail(quoted(term) + " " + s.error);
@@ -184,7 +187,9 @@ std::string format_duration(const Duration& d) {
   // Split the magnitude so that every part gets the same sign.
   const bool negative = d.microseconds < 0;
   const auto mag = static_cast<std::uint64_t>(negative ? -(d.microseconds + 1) : d.microseconds) + (negative ? 1 : 0);
-  const auto sign = [&](std::uint64_t v) { return negative ? -static_cast<std::int64_t>(v) : static_cast<std::int64_t>(v); };
+  const auto sign = [&](std::uint64_t v) {
+    return negative ? -static_cast<std::int64_t>(v) : static_cast<std::int64_t>(v);
+  };
   const std::uint64_t secs = mag / kMicrosPerSecond;
   append_part(out, sign(secs / 86400), "d");
   append_part(out, sign(secs / 3600 % 24), "h");
@@ -257,8 +262,7 @@ Date parse_date(std::string_view text) {
     }
     const Scaled s = scale_decimal("", frac, kMicrosPerSecond);
     if (s.error != nullptr)
-      throw TimeError("invalid date " + quoted(text) + ": fractional seconds '." + std::string(frac) + "' " +
-                      s.error);
+      throw TimeError("invalid date " + quoted(text) + ": fractional seconds '." + std::string(frac) + "' " + s.error);
     date.microsecond = s.value;
   }
   if (!rest.empty()) throw fail("nothing more");

@@ -28,12 +28,18 @@ std::string format_date_as(const Date& date, std::string_view format) {
     }
     const std::string_view rest = format.substr(i + 1);
     // Longest codes first: %mo before a bare %m (which is not a code), %mi.
-    if (rest.substr(0, 2) == "mo") out += two_digits(date.month), i += 2;
-    else if (rest.substr(0, 2) == "mi") out += two_digits(date.minute), i += 2;
-    else if (rest.substr(0, 1) == "y") out += year_digits(date.year), i += 1;
-    else if (rest.substr(0, 1) == "d") out += two_digits(date.day), i += 1;
-    else if (rest.substr(0, 1) == "h") out += two_digits(date.hour), i += 1;
-    else if (rest.substr(0, 1) == "s") out += two_digits(date.second), i += 1;
+    if (rest.substr(0, 2) == "mo")
+      out += two_digits(date.month), i += 2;
+    else if (rest.substr(0, 2) == "mi")
+      out += two_digits(date.minute), i += 2;
+    else if (rest.substr(0, 1) == "y")
+      out += year_digits(date.year), i += 1;
+    else if (rest.substr(0, 1) == "d")
+      out += two_digits(date.day), i += 1;
+    else if (rest.substr(0, 1) == "h")
+      out += two_digits(date.hour), i += 1;
+    else if (rest.substr(0, 1) == "s")
+      out += two_digits(date.second), i += 1;
     else
       throw TimeError("bad date format '" + std::string(format) + "': after % expected y, mo, d, h, mi or s");
   }
@@ -51,8 +57,8 @@ std::string default_split_format(const Duration& split_freq, std::int64_t timest
   return "%y";
 }
 
-SplitPeriods::SplitPeriods(const Calendar& calendar, std::int64_t start, Duration split_freq,
-                           std::int64_t timestep_us, std::string format)
+SplitPeriods::SplitPeriods(const Calendar& calendar, std::int64_t start, Duration split_freq, std::int64_t timestep_us,
+                           std::string format)
     : calendar_(&calendar),
       schedule_(calendar, start, split_freq, Duration{}, timestep_us),
       format_(format.empty() ? default_split_format(split_freq, timestep_us) : std::move(format)) {

@@ -32,9 +32,7 @@ std::int64_t Schedule::first_at_or_after(std::int64_t t) const {
   const auto reached = [&](std::int64_t k) {
     try {
       return instant(k) >= t;
-    } catch (const TimeError&) {
-      return true;
-    }
+    } catch (const TimeError&) { return true; }
   };
   if (reached(0)) {
     instant(0);  // rethrows if even the first instant is out of range
@@ -55,8 +53,8 @@ std::int64_t Schedule::first_at_or_after(std::int64_t t) const {
   try {
     instant(hi);
   } catch (const TimeError&) {
-    throw TimeError("no instant of the schedule (period '" + format_duration(period_) +
-                    "') at or after " + std::to_string(t) + " us is representable");
+    throw TimeError("no instant of the schedule (period '" + format_duration(period_) + "') at or after " +
+                    std::to_string(t) + " us is representable");
   }
   return hi;
 }

@@ -13,11 +13,16 @@ namespace foehn::client {
 // Maps any error foehn raises to its status code.
 inline LocalFailure failure_of(const std::exception& e) {
   LocalFailure f{true, FOEHN_ERR_INTERNAL, e.what()};
-  if (auto* a = dynamic_cast<const ApiError*>(&e)) f.status = a->status;
-  else if (dynamic_cast<const config::ConfigError*>(&e)) f.status = FOEHN_ERR_CONFIG;
-  else if (dynamic_cast<const calendar::TimeError*>(&e)) f.status = FOEHN_ERR_ARGUMENT;
-  else if (dynamic_cast<const formats::IoError*>(&e)) f.status = FOEHN_ERR_IO;
-  else if (dynamic_cast<const transport::PeerLost*>(&e)) f.status = FOEHN_ERR_MPI;
+  if (auto* a = dynamic_cast<const ApiError*>(&e))
+    f.status = a->status;
+  else if (dynamic_cast<const config::ConfigError*>(&e))
+    f.status = FOEHN_ERR_CONFIG;
+  else if (dynamic_cast<const calendar::TimeError*>(&e))
+    f.status = FOEHN_ERR_ARGUMENT;
+  else if (dynamic_cast<const formats::IoError*>(&e))
+    f.status = FOEHN_ERR_IO;
+  else if (dynamic_cast<const transport::PeerLost*>(&e))
+    f.status = FOEHN_ERR_MPI;
   return f;
 }
 
@@ -25,9 +30,7 @@ template <class F>
 LocalFailure attempt(F&& f) {
   try {
     f();
-  } catch (const std::exception& e) {
-    return failure_of(e);
-  }
+  } catch (const std::exception& e) { return failure_of(e); }
   return {};
 }
 

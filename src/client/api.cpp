@@ -45,7 +45,7 @@ struct Runtime {
   double start_time = 0, inside_seconds = 0;
   double step_seconds = 0;  // inside the per-step calls (time, activity, writes)
   int contexts_opened = 0, contexts_open = 0;
-  std::vector<Context*> open;  // the open contexts, to drain before waiting for the servers
+  std::vector<Context*> open;                // the open contexts, to drain before waiting for the servers
   std::vector<foehn_context_impl*> handles;  // every handle given out, in opening order
 };
 
@@ -201,9 +201,7 @@ std::string close_open_contexts(Runtime& r) {
     ids += (ids.empty() ? "'" : ", '") + h->id + "'";
     try {
       close_context(h, "foehn_finalize");
-    } catch (const std::exception& e) {
-      ids += " (closing failed: " + std::string(e.what()) + ")";
-    }
+    } catch (const std::exception& e) { ids += " (closing failed: " + std::string(e.what()) + ")"; }
   }
   return ids;
 }
@@ -236,9 +234,7 @@ int foehn_binding_field_shape(foehn_context ctx, const char* field_id, int handl
     const int h = field_id ? c.handle(field_id) : handle;
     try {
       *shape = c.shape_text(h).c_str();
-    } catch (const std::out_of_range&) {
-      *shape = none.c_str();
-    }
+    } catch (const std::out_of_range&) { *shape = none.c_str(); }
   });
 }
 
@@ -247,8 +243,9 @@ int foehn_init(const char* code_id, const char* config_path, MPI_Comm world, MPI
     Runtime& r = runtime();
     if (r.initialized) fail(FOEHN_ERR_STATE, "foehn_init: already initialized");
     if (r.finalized)
-      fail(FOEHN_ERR_STATE, "foehn_init: foehn_finalize was called on this rank; foehn runs once per MPI job "
-                            "(its servers have exited)");
+      fail(FOEHN_ERR_STATE,
+           "foehn_init: foehn_finalize was called on this rank; foehn runs once per MPI job "
+           "(its servers have exited)");
     int mpi_up = 0;
     MPI_Initialized(&mpi_up);
     if (!mpi_up) fail(FOEHN_ERR_STATE, "foehn_init: call MPI_Init first");
@@ -260,9 +257,8 @@ int foehn_init(const char* code_id, const char* config_path, MPI_Comm world, MPI
     MPI_Comm_dup(r.world.local, model_comm);  // the model owns its copy
     // The configuration is read after joining, so that the servers are never
     // left waiting: on an error they are released at once (below).
-    foehn::client::collectively(r.world.local, [&] {
-      r.config = foehn::config::parse_file(text(config_path, "foehn_init: config_path"));
-    });
+    foehn::client::collectively(
+        r.world.local, [&] { r.config = foehn::config::parse_file(text(config_path, "foehn_init: config_path")); });
   });
   Runtime& r = runtime();
   if (status != FOEHN_OK && r.initialized) {
@@ -321,7 +317,8 @@ int foehn_context_open(const char* context_id, MPI_Comm comm, foehn_context* ctx
     const auto* def = r.config.find_context(id);
     if (!def) fail(FOEHN_ERR_CONFIG, "context '" + id + "' is not defined in the XML configuration");
     // One key per (model, context opening) so that servers tell contexts apart.
-    const std::uint32_t key = (static_cast<std::uint32_t>(r.world.code_index) << 16) | static_cast<std::uint32_t>(r.contexts_opened);
+    const std::uint32_t key =
+        (static_cast<std::uint32_t>(r.world.code_index) << 16) | static_cast<std::uint32_t>(r.contexts_opened);
     auto impl = std::make_unique<foehn_context_impl>();
     impl->context = std::make_unique<Context>(id, comm, *def, r.world, key, r.counters);
     impl->id = id;
@@ -391,27 +388,33 @@ int foehn_field_handle(foehn_context ctx, const char* field_id, int* handle) {
 }
 
 int foehn_field_is_active(foehn_context ctx, const char* field_id, int* active) {
-  return api_call([&] {
-    Context& c = context_of(ctx, "foehn_field_is_active");
-    if (!active) fail(FOEHN_ERR_ARGUMENT, "foehn_field_is_active: active is NULL");
-    *active = c.is_active(c.handle(text(field_id, "foehn_field_is_active: field_id"))) ? 1 : 0;
-  }, true);
+  return api_call(
+      [&] {
+        Context& c = context_of(ctx, "foehn_field_is_active");
+        if (!active) fail(FOEHN_ERR_ARGUMENT, "foehn_field_is_active: active is NULL");
+        *active = c.is_active(c.handle(text(field_id, "foehn_field_is_active: field_id"))) ? 1 : 0;
+      },
+      true);
 }
 
 int foehn_write_float(foehn_context ctx, const char* field_id, const float* data, size_t n) {
-  return api_call([&] {
-    Context& c = context_of(ctx, "foehn_write_float");
-    const int handle = c.handle(text(field_id, "foehn_write_float: field_id"));  // an unknown field first
-    c.steps("foehn_write").write(handle, data, n);
-  }, true);
+  return api_call(
+      [&] {
+        Context& c = context_of(ctx, "foehn_write_float");
+        const int handle = c.handle(text(field_id, "foehn_write_float: field_id"));  // an unknown field first
+        c.steps("foehn_write").write(handle, data, n);
+      },
+      true);
 }
 
 int foehn_write_double(foehn_context ctx, const char* field_id, const double* data, size_t n) {
-  return api_call([&] {
-    Context& c = context_of(ctx, "foehn_write_double");
-    const int handle = c.handle(text(field_id, "foehn_write_double: field_id"));  // an unknown field first
-    c.steps("foehn_write").write(handle, data, n);
-  }, true);
+  return api_call(
+      [&] {
+        Context& c = context_of(ctx, "foehn_write_double");
+        const int handle = c.handle(text(field_id, "foehn_write_double: field_id"));  // an unknown field first
+        c.steps("foehn_write").write(handle, data, n);
+      },
+      true);
 }
 
 int foehn_write_float_h(foehn_context ctx, int handle, const float* data, size_t n) {
@@ -478,9 +481,10 @@ int foehn_set_domain_data_index(foehn_context ctx, const char* domain_id, int n,
   return api_call([&] {
     Context& c = context_of(ctx, "foehn_set_domain_data_index");
     const std::string id = text(domain_id, "foehn_set_domain_data_index: domain_id");
-    c.set_domain_data_index(id, domain_values<std::int64_t>(data_i_index, n, "foehn_set_domain_data_index: data_i_index"),
-                            data_j_index ? domain_values<std::int64_t>(data_j_index, n, "foehn_set_domain_data_index: data_j_index")
-                                         : std::vector<std::int64_t>{});
+    c.set_domain_data_index(
+        id, domain_values<std::int64_t>(data_i_index, n, "foehn_set_domain_data_index: data_i_index"),
+        data_j_index ? domain_values<std::int64_t>(data_j_index, n, "foehn_set_domain_data_index: data_j_index")
+                     : std::vector<std::int64_t>{});
   });
 }
 
@@ -490,11 +494,13 @@ int foehn_set_domain_coordinates(foehn_context ctx, const char* domain_id, int n
     Context& c = context_of(ctx, "foehn_set_domain_coordinates");
     const std::string id = text(domain_id, "foehn_set_domain_coordinates: domain_id");
     if (nvertex < 0 || (nvertex > 0 && (n_lon > INT32_MAX / nvertex || n_lat > INT32_MAX / nvertex)))
-      fail(FOEHN_ERR_ARGUMENT, "foehn_set_domain_coordinates: domain '" + id + "': bad nvertex " + std::to_string(nvertex));
-    c.set_domain_coordinates(id, domain_values<double>(lon, n_lon, "foehn_set_domain_coordinates: lon"),
-                             domain_values<double>(lat, n_lat, "foehn_set_domain_coordinates: lat"), nvertex,
-                             domain_values<double>(bounds_lon, nvertex * n_lon, "foehn_set_domain_coordinates: bounds_lon"),
-                             domain_values<double>(bounds_lat, nvertex * n_lat, "foehn_set_domain_coordinates: bounds_lat"));
+      fail(FOEHN_ERR_ARGUMENT,
+           "foehn_set_domain_coordinates: domain '" + id + "': bad nvertex " + std::to_string(nvertex));
+    c.set_domain_coordinates(
+        id, domain_values<double>(lon, n_lon, "foehn_set_domain_coordinates: lon"),
+        domain_values<double>(lat, n_lat, "foehn_set_domain_coordinates: lat"), nvertex,
+        domain_values<double>(bounds_lon, nvertex * n_lon, "foehn_set_domain_coordinates: bounds_lon"),
+        domain_values<double>(bounds_lat, nvertex * n_lat, "foehn_set_domain_coordinates: bounds_lat"));
   });
 }
 
@@ -513,8 +519,8 @@ int foehn_set_axis_decomposition(foehn_context ctx, const char* axis_id, int n_g
     Context& c = context_of(ctx, "foehn_set_axis_decomposition");
     const std::string id = text(axis_id, "foehn_set_axis_decomposition: axis_id");
     if (begin < 0 || n < 0 || static_cast<long long>(begin) + n > n_glo)
-      fail(FOEHN_ERR_ARGUMENT, "foehn_set_axis_decomposition: axis '" + id + "': the part [" + std::to_string(begin) + ", " +
-                                   std::to_string(static_cast<long long>(begin) + n) + ") lies outside [0, " +
+      fail(FOEHN_ERR_ARGUMENT, "foehn_set_axis_decomposition: axis '" + id + "': the part [" + std::to_string(begin) +
+                                   ", " + std::to_string(static_cast<long long>(begin) + n) + ") lies outside [0, " +
                                    std::to_string(n_glo) + ")");
     std::vector<std::int64_t> index(static_cast<std::size_t>(n));
     for (int k = 0; k < n; ++k) index[static_cast<std::size_t>(k)] = begin + k;
@@ -526,7 +532,8 @@ int foehn_set_axis_index(foehn_context ctx, const char* axis_id, int n_glo, int 
   return api_call([&] {
     Context& c = context_of(ctx, "foehn_set_axis_index");
     const std::string id = text(axis_id, "foehn_set_axis_index: axis_id");
-    c.set_axis_part(id, n_glo, domain_values<std::int64_t>(index, n, "foehn_set_axis_index: index"), "foehn_set_axis_index");
+    c.set_axis_part(id, n_glo, domain_values<std::int64_t>(index, n, "foehn_set_axis_index: index"),
+                    "foehn_set_axis_index");
   });
 }
 
@@ -534,7 +541,8 @@ int foehn_set_axis_bounds(foehn_context ctx, const char* axis_id, int n, const d
   return api_call([&] {
     Context& c = context_of(ctx, "foehn_set_axis_bounds");
     const std::string id = text(axis_id, "foehn_set_axis_bounds: axis_id");
-    if (n < 0) fail(FOEHN_ERR_ARGUMENT, "foehn_set_axis_bounds: axis '" + id + "': negative count " + std::to_string(n));
+    if (n < 0)
+      fail(FOEHN_ERR_ARGUMENT, "foehn_set_axis_bounds: axis '" + id + "': negative count " + std::to_string(n));
     c.set_axis_bounds(id, domain_values<double>(bounds, 2 * n, "foehn_set_axis_bounds: bounds"));
   });
 }
@@ -557,8 +565,8 @@ int foehn_get_attribute(foehn_context ctx, const char* kind, const char* id, con
     Context& c = context_of(ctx, "foehn_get_attribute");
     if (!value) fail(FOEHN_ERR_ARGUMENT, "foehn_get_attribute: value is NULL");
     *value = nullptr;
-    const std::string* v = c.attribute(text(kind, "foehn_get_attribute: kind"), id ? id : "",
-                                       text(name, "foehn_get_attribute: name"));
+    const std::string* v =
+        c.attribute(text(kind, "foehn_get_attribute: kind"), id ? id : "", text(name, "foehn_get_attribute: name"));
     *value = v ? v->c_str() : nullptr;
   });
 }
@@ -599,8 +607,10 @@ int foehn_date_add(const char* calendar_type, const char* date, const char* dura
     if (step.months || step.timesteps) fail(FOEHN_ERR_ARGUMENT, "foehn_date_add: the timestep must be in days or less");
     const cal::Duration by = cal::parse_duration(text(duration, "foehn_date_add: duration"));
     if (by.timesteps && !timestep)
-      fail(FOEHN_ERR_ARGUMENT, "foehn_date_add: duration '" + std::string(duration) + "' counts timesteps but no timestep is given");
-    const std::string out = cal::format_date(calendar.to_date(calendar.add(calendar.to_instant(d), by, step.microseconds)));
+      fail(FOEHN_ERR_ARGUMENT,
+           "foehn_date_add: duration '" + std::string(duration) + "' counts timesteps but no timestep is given");
+    const std::string out =
+        cal::format_date(calendar.to_date(calendar.add(calendar.to_instant(d), by, step.microseconds)));
     if (!result || out.size() + 1 > size)
       fail(FOEHN_ERR_ARGUMENT, "foehn_date_add: result needs " + std::to_string(out.size() + 1) + " bytes, given " +
                                    std::to_string(result ? size : 0));

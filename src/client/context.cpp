@@ -9,21 +9,23 @@ namespace foehn::client {
 void Context::update_calendar(std::int64_t step) {
   check_open("foehn_update_calendar");
   if (!closed_definition_)
-    fail(FOEHN_ERR_STATE, "foehn_update_calendar: context '" + id_ + "' is still being defined (call foehn_close_definition)");
+    fail(FOEHN_ERR_STATE,
+         "foehn_update_calendar: context '" + id_ + "' is still being defined (call foehn_close_definition)");
   driver_->update_calendar(step);
 }
 
 void Context::set_model_time(double seconds) {
   check_open("foehn_set_model_time");
   if (!closed_definition_)
-    fail(FOEHN_ERR_STATE, "foehn_set_model_time: context '" + id_ + "' is still being defined (call foehn_close_definition)");
+    fail(FOEHN_ERR_STATE,
+         "foehn_set_model_time: context '" + id_ + "' is still being defined (call foehn_close_definition)");
   driver_->set_model_time(seconds);
 }
 
 int Context::handle(const std::string& field_id) const {
   if (!closed_definition_)
-    fail(FOEHN_ERR_STATE, "field '" + field_id + "': context '" + id_ +
-                              "' is still being defined (call foehn_close_definition first)");
+    fail(FOEHN_ERR_STATE,
+         "field '" + field_id + "': context '" + id_ + "' is still being defined (call foehn_close_definition first)");
   return driver_->handle(field_id);
 }
 

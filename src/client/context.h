@@ -37,7 +37,8 @@ class Context {
   void set_domain(const std::string& id, DomainSetting setting);
   // The foehn_set_domain_* calls (context_define.cpp).
   void set_domain_type(const std::string& id, const char* type, std::int64_t ni_glo, std::int64_t nj_glo);
-  void set_domain_block(const std::string& id, std::int64_t ibegin, std::int64_t ni, std::int64_t jbegin, std::int64_t nj);
+  void set_domain_block(const std::string& id, std::int64_t ibegin, std::int64_t ni, std::int64_t jbegin,
+                        std::int64_t nj);
   void set_domain_index(const std::string& id, std::vector<std::int64_t> i_index, std::vector<std::int64_t> j_index);
   void set_domain_data(const std::string& id, int data_dim, std::int64_t data_ibegin, std::int64_t data_ni,
                        std::int64_t data_jbegin, std::int64_t data_nj);
@@ -66,7 +67,8 @@ class Context {
   StepDriver& steps(const char* call) {
     check_open(call);
     if (!closed_definition_)
-      fail(FOEHN_ERR_STATE, std::string(call) + ": context '" + id_ + "' is still being defined (call foehn_close_definition)");
+      fail(FOEHN_ERR_STATE,
+           std::string(call) + ": context '" + id_ + "' is still being defined (call foehn_close_definition)");
     return *driver_;
   }
   void close();
@@ -114,7 +116,7 @@ class Context {
   bool shared_ = false;
   BuiltPlan built_;  // during close of definition: the plan builder's result, completed by the exchanges
   std::unique_ptr<StepDriver> driver_;  // from close of definition on
-  std::string attribute_text_;  // the value attribute() last returned
+  std::string attribute_text_;          // the value attribute() last returned
 };
 
 }  // namespace foehn::client

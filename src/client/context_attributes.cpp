@@ -15,9 +15,9 @@ namespace foehn::client {
 
 namespace {
 
-const std::vector<std::string> kFieldAttributes = {"enabled", "long_name", "standard_name", "unit",
-                                                   "operation", "freq_op", "prec"};
-const std::vector<std::string> kFileAttributes = {"enabled",    "name",     "output_freq", "type",
+const std::vector<std::string> kFieldAttributes = {"enabled",   "long_name", "standard_name", "unit",
+                                                   "operation", "freq_op",   "prec"};
+const std::vector<std::string> kFileAttributes = {"enabled",    "name",      "output_freq", "type",
                                                   "split_freq", "sync_freq", "name_suffix", "output_level"};
 
 std::string joined(const std::vector<std::string>& names) {
@@ -35,13 +35,20 @@ bool parse_enabled(const std::string& what, const std::string& value) {
 // Sets one attribute of a field definition (a name of kFieldAttributes, checked).
 void apply_field_attribute(config::FieldDef& f, const std::string& what, const std::string& name,
                            const std::string& value) {
-  if (name == "enabled") f.enabled = parse_enabled(what, value);
-  else if (name == "long_name") f.long_name = value;
-  else if (name == "standard_name") f.standard_name = value;
-  else if (name == "unit") f.unit = value;
-  else if (name == "freq_op") f.freq_op = value;
-  else if (name == "operation") f.operation = value;
-  else if (name == "prec") f.prec = value == "8" ? 8 : 4;
+  if (name == "enabled")
+    f.enabled = parse_enabled(what, value);
+  else if (name == "long_name")
+    f.long_name = value;
+  else if (name == "standard_name")
+    f.standard_name = value;
+  else if (name == "unit")
+    f.unit = value;
+  else if (name == "freq_op")
+    f.freq_op = value;
+  else if (name == "operation")
+    f.operation = value;
+  else if (name == "prec")
+    f.prec = value == "8" ? 8 : 4;
 }
 
 // Whether `f` gets `name` from the field `id` by its field_ref chain (and
@@ -70,8 +77,9 @@ const std::string* Context::attribute(const std::string& kind, const std::string
                            : name == "time_origin" ? &settings_.calendar.time_origin
                            : name == "timestep"    ? &settings_.calendar.timestep
                                                    : nullptr;
-    if (!v) fail(FOEHN_ERR_ARGUMENT, "foehn_get_attribute: calendar has no attribute '" + name +
-                                         "' (type, start_date, time_origin, timestep)");
+    if (!v)
+      fail(FOEHN_ERR_ARGUMENT,
+           "foehn_get_attribute: calendar has no attribute '" + name + "' (type, start_date, time_origin, timestep)");
     return v->empty() ? nullptr : v;
   }
   if (kind == "field") {
@@ -87,8 +95,8 @@ const std::string* Context::attribute(const std::string& kind, const std::string
   } else if (kind == "scalar") {
     if (const auto* s = def_.find_scalar(id)) origins = &s->origins;
   } else {
-    fail(FOEHN_ERR_ARGUMENT, "foehn_get_attribute: unknown kind '" + kind +
-                                 "' (field, file, domain, axis, grid, scalar, calendar)");
+    fail(FOEHN_ERR_ARGUMENT,
+         "foehn_get_attribute: unknown kind '" + kind + "' (field, file, domain, axis, grid, scalar, calendar)");
   }
   if (!origins) fail(FOEHN_ERR_ARGUMENT, "foehn_get_attribute: no " + kind + " '" + id + "' in context '" + id_ + "'");
   const auto o = origins->find(name);
@@ -106,11 +114,14 @@ void Context::set_attribute(const std::string& kind, const std::string& id, cons
   if (kind == "field") {
     if (std::find(kFieldAttributes.begin(), kFieldAttributes.end(), name) == kFieldAttributes.end())
       fail(FOEHN_ERR_ARGUMENT, what + " cannot be set at run time (fields: " + joined(kFieldAttributes) + ")");
-    if (!def_.find_field(id)) fail(FOEHN_ERR_ARGUMENT, what + ": no such field in field_definition of context '" + id_ + "'");
+    if (!def_.find_field(id))
+      fail(FOEHN_ERR_ARGUMENT, what + ": no such field in field_definition of context '" + id_ + "'");
     if (name == "operation" && value != "instant" && value != "average" && value != "accumulate" &&
         value != "minimum" && value != "maximum" && value != "once")
-      fail(FOEHN_ERR_ARGUMENT, what + ": '" + value + "' is not one of instant, average, accumulate, minimum, maximum, once");
-    if (name == "prec" && value != "4" && value != "8") fail(FOEHN_ERR_ARGUMENT, what + ": '" + value + "' is not 4 or 8");
+      fail(FOEHN_ERR_ARGUMENT,
+           what + ": '" + value + "' is not one of instant, average, accumulate, minimum, maximum, once");
+    if (name == "prec" && value != "4" && value != "8")
+      fail(FOEHN_ERR_ARGUMENT, what + ": '" + value + "' is not 4 or 8");
     if (name == "freq_op") calendar::parse_duration(value);
     if (name == "enabled") parse_enabled(what, value);
     // The field itself, then every field (definitions and file fields) that takes it by reference.

@@ -24,8 +24,10 @@ std::string location_prefix(const config::Location& where) { return where.file.e
 
 template <class T>
 MPI_Datatype mpi_type() {
-  if constexpr (std::is_same_v<T, double>) return MPI_DOUBLE;
-  else return MPI_INT64_T;
+  if constexpr (std::is_same_v<T, double>)
+    return MPI_DOUBLE;
+  else
+    return MPI_INT64_T;
 }
 
 // Every rank's values, concatenated by rank, on model rank 0 (or on every
@@ -37,13 +39,31 @@ std::vector<T> gather_values(MPI_Comm comm, int rank, bool to_all, const std::ve
   std::partial_sum(counts.begin(), counts.end() - 1, first.begin() + 1);
   std::vector<T> all(to_all || rank == 0 ? static_cast<std::size_t>(first.back() + counts.back()) : 0);
   const int n = static_cast<int>(mine.size());
-  if (to_all) MPI_Allgatherv(mine.data(), n, mpi_type<T>(), all.data(), counts.data(), first.data(), mpi_type<T>(), comm);
-  else MPI_Gatherv(mine.data(), n, mpi_type<T>(), all.data(), counts.data(), first.data(), mpi_type<T>(), 0, comm);
+  if (to_all)
+    MPI_Allgatherv(mine.data(), n, mpi_type<T>(), all.data(), counts.data(), first.data(), mpi_type<T>(), comm);
+  else
+    MPI_Gatherv(mine.data(), n, mpi_type<T>(), all.data(), counts.data(), first.data(), mpi_type<T>(), 0, comm);
   return all;
 }
 
 // What each rank says about its part of a domain, gathered on every rank.
-enum Summary { kNiGlo, kNjGlo, kType, kNvertex, kOwned, kSent, kLon, kLat, kByIndex, kDense, kIb, kNi, kJb, kNj, kFields };
+enum Summary {
+  kNiGlo,
+  kNjGlo,
+  kType,
+  kNvertex,
+  kOwned,
+  kSent,
+  kLon,
+  kLat,
+  kByIndex,
+  kDense,
+  kIb,
+  kNi,
+  kJb,
+  kNj,
+  kFields
+};
 
 std::int64_t type_code(const std::string& type) {
   const std::array<const char*, 4> types{"rectilinear", "curvilinear", "gaussian", "unstructured"};
@@ -75,7 +95,8 @@ void Context::set_calendar(const char* type, const char* start, const char* orig
 
 void Context::set_domain(const std::string& id, DomainSetting s) {
   check_open("foehn_set_domain_rectilinear");
-  if (closed_definition_) fail(FOEHN_ERR_STATE, "foehn_set_domain_rectilinear: context '" + id_ + "' is already defined");
+  if (closed_definition_)
+    fail(FOEHN_ERR_STATE, "foehn_set_domain_rectilinear: context '" + id_ + "' is already defined");
   const auto* d = def_.find_domain(id);
   if (!d) fail(FOEHN_ERR_ARGUMENT, "domain '" + id + "' is not defined in context '" + id_ + "' of the XML");
   const auto& b = s.block;
@@ -83,9 +104,10 @@ void Context::set_domain(const std::string& id, DomainSetting s) {
     fail(FOEHN_ERR_ARGUMENT, "domain '" + id + "': global size " + std::to_string(s.ni_glo) + " x " +
                                  std::to_string(s.nj_glo) + " must be positive");
   if (b.ibegin < 0 || b.ni < 0 || b.ibegin + b.ni > s.ni_glo || b.jbegin < 0 || b.nj < 0 || b.jbegin + b.nj > s.nj_glo)
-    fail(FOEHN_ERR_ARGUMENT, "domain '" + id + "': local block i " + std::to_string(b.ibegin) + "+" + std::to_string(b.ni) +
-                                 ", j " + std::to_string(b.jbegin) + "+" + std::to_string(b.nj) +
-                                 " lies outside the global " + std::to_string(s.ni_glo) + " x " + std::to_string(s.nj_glo));
+    fail(FOEHN_ERR_ARGUMENT, "domain '" + id + "': local block i " + std::to_string(b.ibegin) + "+" +
+                                 std::to_string(b.ni) + ", j " + std::to_string(b.jbegin) + "+" + std::to_string(b.nj) +
+                                 " lies outside the global " + std::to_string(s.ni_glo) + " x " +
+                                 std::to_string(s.nj_glo));
   if ((d->ni_glo && *d->ni_glo != s.ni_glo) || (d->nj_glo && *d->nj_glo != s.nj_glo))
     fail(FOEHN_ERR_ARGUMENT, location_prefix(d->where) + "domain '" + id + "': the XML says ni_glo/nj_glo " +
                                  std::to_string(d->ni_glo.value_or(0)) + "/" + std::to_string(d->nj_glo.value_or(0)) +
@@ -106,8 +128,8 @@ void Context::set_domain_type(const std::string& id, const char* type, std::int6
   if (!d) fail(FOEHN_ERR_ARGUMENT, "domain '" + id + "' is not defined in context '" + id_ + "' of the XML");
   const std::string t = type ? type : "";
   if (!t.empty() && t != "rectilinear" && t != "curvilinear" && t != "gaussian" && t != "unstructured")
-    fail(FOEHN_ERR_ARGUMENT, "domain '" + id + "': unknown type '" + t +
-                                 "' (rectilinear, curvilinear, gaussian or unstructured)");
+    fail(FOEHN_ERR_ARGUMENT,
+         "domain '" + id + "': unknown type '" + t + "' (rectilinear, curvilinear, gaussian or unstructured)");
   if (!t.empty() && !d->type.empty() && t != d->type)
     fail(FOEHN_ERR_ARGUMENT, location_prefix(d->where) + "domain '" + id + "': the XML says type '" + d->type +
                                  "', the model gives '" + t + "'");
@@ -115,8 +137,9 @@ void Context::set_domain_type(const std::string& id, const char* type, std::int6
   const bool one_d = effective == "gaussian" || effective == "unstructured";
   if (one_d && nj_glo == 0) nj_glo = 1;
   if (ni_glo <= 0 || nj_glo <= 0 || (one_d && nj_glo != 1))
-    fail(FOEHN_ERR_ARGUMENT, "domain '" + id + "': global size " + std::to_string(ni_glo) + " x " + std::to_string(nj_glo) +
-                                 (one_d ? " must be n x 1 (a " + effective + " domain is one-dimensional)" : " must be positive"));
+    fail(FOEHN_ERR_ARGUMENT,
+         "domain '" + id + "': global size " + std::to_string(ni_glo) + " x " + std::to_string(nj_glo) +
+             (one_d ? " must be n x 1 (a " + effective + " domain is one-dimensional)" : " must be positive"));
   if ((d->ni_glo && *d->ni_glo != ni_glo) || (d->nj_glo && *d->nj_glo != nj_glo))
     fail(FOEHN_ERR_ARGUMENT, location_prefix(d->where) + "domain '" + id + "': the XML says ni_glo/nj_glo " +
                                  std::to_string(d->ni_glo.value_or(0)) + "/" + std::to_string(d->nj_glo.value_or(0)) +
@@ -144,14 +167,16 @@ void Context::set_domain_block(const std::string& id, std::int64_t ibegin, std::
   if (ibegin < 0 || ni < 0 || ibegin + ni > s.ni_glo || jbegin < 0 || nj < 0 || jbegin + nj > s.nj_glo)
     fail(FOEHN_ERR_ARGUMENT, "domain '" + id + "': local block i " + std::to_string(ibegin) + "+" + std::to_string(ni) +
                                  ", j " + std::to_string(jbegin) + "+" + std::to_string(nj) +
-                                 " lies outside the global " + std::to_string(s.ni_glo) + " x " + std::to_string(s.nj_glo));
+                                 " lies outside the global " + std::to_string(s.ni_glo) + " x " +
+                                 std::to_string(s.nj_glo));
   s.block = {ibegin, ni, jbegin, nj};
   s.layout.ibegin = ibegin, s.layout.ni = ni, s.layout.jbegin = jbegin, s.layout.nj = nj;
   s.layout.by_index = false;
   s.has_block = true, s.has_index = false;
 }
 
-void Context::set_domain_index(const std::string& id, std::vector<std::int64_t> i_index, std::vector<std::int64_t> j_index) {
+void Context::set_domain_index(const std::string& id, std::vector<std::int64_t> i_index,
+                               std::vector<std::int64_t> j_index) {
   DomainSetting& s = domain_setting(id, "foehn_set_domain_index");
   s.layout.by_index = true;
   s.layout.i_index = std::move(i_index);
@@ -169,7 +194,8 @@ void Context::set_domain_data(const std::string& id, int data_dim, std::int64_t 
                               std::int64_t data_jbegin, std::int64_t data_nj) {
   DomainSetting& s = domain_setting(id, "foehn_set_domain_data");
   if (data_dim != 1 && data_dim != 2)
-    fail(FOEHN_ERR_ARGUMENT, "foehn_set_domain_data: domain '" + id + "': data_dim must be 1 or 2, not " + std::to_string(data_dim));
+    fail(FOEHN_ERR_ARGUMENT,
+         "foehn_set_domain_data: domain '" + id + "': data_dim must be 1 or 2, not " + std::to_string(data_dim));
   if (data_ni < 0 || (data_dim == 2 && data_nj < 0))
     fail(FOEHN_ERR_ARGUMENT, "foehn_set_domain_data: domain '" + id + "': data_ni and data_nj must not be negative");
   auto& l = s.layout;
@@ -189,10 +215,11 @@ void Context::set_domain_data_index(const std::string& id, std::vector<std::int6
   l.data_j_index = std::move(data_j_index);
 }
 
-void Context::set_domain_coordinates(const std::string& id, std::vector<double> lon, std::vector<double> lat, int nvertex,
-                                     std::vector<double> bounds_lon, std::vector<double> bounds_lat) {
+void Context::set_domain_coordinates(const std::string& id, std::vector<double> lon, std::vector<double> lat,
+                                     int nvertex, std::vector<double> bounds_lon, std::vector<double> bounds_lat) {
   DomainSetting& s = domain_setting(id, "foehn_set_domain_coordinates");
-  if (nvertex < 0 || (nvertex > 0 && (bounds_lon.size() != lon.size() * nvertex || bounds_lat.size() != lat.size() * nvertex)))
+  if (nvertex < 0 ||
+      (nvertex > 0 && (bounds_lon.size() != lon.size() * nvertex || bounds_lat.size() != lat.size() * nvertex)))
     fail(FOEHN_ERR_ARGUMENT, "foehn_set_domain_coordinates: domain '" + id + "': the bounds need nvertex (" +
                                  std::to_string(nvertex) + ") values per longitude and latitude");
   s.lon = std::move(lon);
@@ -209,7 +236,8 @@ void Context::set_domain_mask(const std::string& id, std::vector<std::uint8_t> m
 AxisSetting& Context::axis_setting(const std::string& id, const char* call) {
   check_open(call);
   if (closed_definition_) fail(FOEHN_ERR_STATE, std::string(call) + ": context '" + id_ + "' is already defined");
-  if (!def_.find_axis(id)) fail(FOEHN_ERR_ARGUMENT, "axis '" + id + "' is not defined in context '" + id_ + "' of the XML");
+  if (!def_.find_axis(id))
+    fail(FOEHN_ERR_ARGUMENT, "axis '" + id + "' is not defined in context '" + id_ + "' of the XML");
   return settings_.axes[id];
 }
 
@@ -218,15 +246,16 @@ void Context::set_axis(const std::string& id, std::vector<double> values, const 
   const auto* a = def_.find_axis(id);
   // Without a decomposition the values are the whole axis: check them now.
   if (!s.decomposed && a->n_glo && *a->n_glo != static_cast<std::int64_t>(values.size()))
-    fail(FOEHN_ERR_ARGUMENT, location_prefix(a->where) + "axis '" + id + "': the XML says n_glo=" +
-                                 std::to_string(*a->n_glo) + ", the model gives " + std::to_string(values.size()) +
-                                 " values");
+    fail(FOEHN_ERR_ARGUMENT, location_prefix(a->where) + "axis '" + id +
+                                 "': the XML says n_glo=" + std::to_string(*a->n_glo) + ", the model gives " +
+                                 std::to_string(values.size()) + " values");
   s.values = std::move(values);
   if (units) s.units = units;
   if (positive) s.positive = positive;
 }
 
-void Context::set_axis_part(const std::string& id, std::int64_t n_glo, std::vector<std::int64_t> index, const char* call) {
+void Context::set_axis_part(const std::string& id, std::int64_t n_glo, std::vector<std::int64_t> index,
+                            const char* call) {
   AxisSetting& s = axis_setting(id, call);
   const auto* a = def_.find_axis(id);
   const std::string what = std::string(call) + ": axis '" + id + "': ";
@@ -237,7 +266,8 @@ void Context::set_axis_part(const std::string& id, std::int64_t n_glo, std::vect
   std::vector<char> seen(static_cast<std::size_t>(n_glo), 0);
   for (const std::int64_t g : index) {
     if (g < 0 || g >= n_glo)
-      fail(FOEHN_ERR_ARGUMENT, what + "index " + std::to_string(g) + " lies outside [0, " + std::to_string(n_glo) + ")");
+      fail(FOEHN_ERR_ARGUMENT,
+           what + "index " + std::to_string(g) + " lies outside [0, " + std::to_string(n_glo) + ")");
     if (seen[static_cast<std::size_t>(g)]++)
       fail(FOEHN_ERR_ARGUMENT, what + "index " + std::to_string(g) + " is given twice");
   }
@@ -278,10 +308,20 @@ void Context::exchange_domains() {
     const bool dense = !s.layout.by_index && sent == s.owned;
     const grid::Extent ext = s.layout.by_index ? grid::extent_of(s.owned, info.ni_glo)
                                                : grid::Extent{s.block.ibegin, s.block.ni, s.block.jbegin, s.block.nj};
-    const std::array<std::int64_t, kFields> mine{info.ni_glo, info.nj_glo, type_code(info.type), s.nvertex,
-                                                 static_cast<std::int64_t>(s.owned.size()), static_cast<std::int64_t>(sent.size()),
-                                                 static_cast<std::int64_t>(s.lon.size()), static_cast<std::int64_t>(s.lat.size()),
-                                                 s.layout.by_index, dense, ext.ibegin, ext.ni, ext.jbegin, ext.nj};
+    const std::array<std::int64_t, kFields> mine{info.ni_glo,
+                                                 info.nj_glo,
+                                                 type_code(info.type),
+                                                 s.nvertex,
+                                                 static_cast<std::int64_t>(s.owned.size()),
+                                                 static_cast<std::int64_t>(sent.size()),
+                                                 static_cast<std::int64_t>(s.lon.size()),
+                                                 static_cast<std::int64_t>(s.lat.size()),
+                                                 s.layout.by_index,
+                                                 dense,
+                                                 ext.ibegin,
+                                                 ext.ni,
+                                                 ext.jbegin,
+                                                 ext.nj};
     std::vector<std::int64_t> all(static_cast<std::size_t>(kFields) * size_);
     MPI_Allgather(mine.data(), kFields, MPI_INT64_T, all.data(), kFields, MPI_INT64_T, comm_);
     auto at = [&](int r, int field) { return all[static_cast<std::size_t>(r) * kFields + field]; };
@@ -391,8 +431,10 @@ void Context::exchange_axes() {
     if (bounds_from_model) info.bounds.assign(static_cast<std::size_t>(2 * info.size()), 0.0);
     for (int r = 0; r < size_; ++r) {
       auto& part = info.parts[static_cast<std::size_t>(r)];
-      if (at(r, kDecomposed)) part.assign(index_all.begin() + index_at[r], index_all.begin() + index_at[r] + index_n[r]);
-      else part.resize(static_cast<std::size_t>(info.size())), std::iota(part.begin(), part.end(), 0);
+      if (at(r, kDecomposed))
+        part.assign(index_all.begin() + index_at[r], index_all.begin() + index_at[r] + index_n[r]);
+      else
+        part.resize(static_cast<std::size_t>(info.size())), std::iota(part.begin(), part.end(), 0);
       for (std::size_t k = 0; k < part.size(); ++k) {
         const auto g = static_cast<std::size_t>(part[k]);
         if (values_n[r] > 0) info.values[g] = values_all[values_at[r] + k], has_value[g] = 1;
@@ -406,11 +448,11 @@ void Context::exchange_axes() {
     auto hole = [&](const std::vector<char>& has) { return std::find(has.begin(), has.end(), 0) - has.begin(); };
     if (!values_error.empty()) continue;
     if (from_model && hole(has_value) < info.size())
-      values_error = "axis '" + info.id + "': no model rank gives the value of index " + std::to_string(hole(has_value)) +
-                      " (foehn_set_axis on the rank holding it)";
+      values_error = "axis '" + info.id + "': no model rank gives the value of index " +
+                     std::to_string(hole(has_value)) + " (foehn_set_axis on the rank holding it)";
     else if (bounds_from_model && hole(has_bounds) < info.size())
-      values_error = "axis '" + info.id + "': no model rank gives the bounds of index " + std::to_string(hole(has_bounds)) +
-                      " (foehn_set_axis_bounds on the rank holding it)";
+      values_error = "axis '" + info.id + "': no model rank gives the bounds of index " +
+                     std::to_string(hole(has_bounds)) + " (foehn_set_axis_bounds on the rank holding it)";
   }
   // Grids of decomposed axes: the ranks' parts must hold each value once
   // (said first: overlapping parts also leave values without a value).

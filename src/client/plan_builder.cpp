@@ -27,8 +27,8 @@ namespace {
 // their line, with the table's reason, rather than silently ignored.
 void refuse_unsupported_field(const config::FieldDef& f, const std::string& id) {
   auto refuse = [&](const std::string& attr) {
-    config_error(f.where, "field '" + id + "': attribute '" + attr + "' is not supported yet: " +
-                              std::string(config::refusal("field", attr)));
+    config_error(f.where, "field '" + id + "': attribute '" + attr +
+                              "' is not supported yet: " + std::string(config::refusal("field", attr)));
   };
   if (f.add_offset) refuse("add_offset");
   if (f.scale_factor) refuse("scale_factor");
@@ -49,8 +49,8 @@ std::string combined_cell_methods(const std::string& given, const std::string& m
 
 void refuse_unsupported_file(const config::FileDef& f, const std::string& id) {
   auto refuse = [&](const std::string& what, std::string_view why = {}) {
-    config_error(f.where, "file '" + id + "': " + what + " is not supported yet" +
-                              (why.empty() ? "" : ": " + std::string(why)));
+    config_error(f.where,
+                 "file '" + id + "': " + what + " is not supported yet" + (why.empty() ? "" : ": " + std::string(why)));
   };
   if (f.par_access != "collective") refuse("par_access=\"" + f.par_access + "\"");
   if (!f.mode.empty() && f.mode != "write") refuse("mode=\"" + f.mode + "\"");
@@ -96,7 +96,6 @@ BuiltPlan PlanBuilder::build() {
   return std::move(out_);
 }
 
-
 // split_freq, split_freq_format and sync_freq of a file, checked here (at
 // the file's line) so that the servers only apply them.
 void PlanBuilder::file_periods(const config::FileDef& file, const std::string& file_id, output::FileInfo& info) const {
@@ -134,8 +133,10 @@ int PlanBuilder::plan_domain(const std::string& id, const config::Location& wher
   const config::DomainDef* d = def_.find_domain(id);
   if (!d) config_error(where, "unknown domain '" + id + "'");
   if (!domains_.count(id))
-    config_error(where, "domain '" + id + "' is used by an output field but the model never described it "
-                        "(call foehn_set_domain_rectilinear or foehn_set_domain_type before foehn_close_definition)");
+    config_error(where,
+                 "domain '" + id +
+                     "' is used by an output field but the model never described it "
+                     "(call foehn_set_domain_rectilinear or foehn_set_domain_type before foehn_close_definition)");
   DomainSetting& s = domains_.at(id);
   resolve_domain(id, *d, s);
   output::DomainInfo info;
@@ -174,18 +175,24 @@ int PlanBuilder::plan_axis(const std::string& id, const config::Location& where)
   s.local = s.decomposed ? static_cast<std::int64_t>(s.index.size()) : n_glo;
   if (!s.values.empty() && static_cast<std::int64_t>(s.values.size()) != s.local)
     fail(FOEHN_ERR_ARGUMENT, what + "foehn_set_axis gives " + std::to_string(s.values.size()) + " values for the " +
-                                 std::to_string(s.local) + (s.decomposed ? " values of this rank's part" : " of the axis"));
+                                 std::to_string(s.local) +
+                                 (s.decomposed ? " values of this rank's part" : " of the axis"));
   if (!s.bounds.empty() && static_cast<std::int64_t>(s.bounds.size()) != 2 * s.local)
     fail(FOEHN_ERR_ARGUMENT, what + "foehn_set_axis_bounds gives " + std::to_string(s.bounds.size()) +
                                  " bounds; it needs 2 per local value (" + std::to_string(2 * s.local) + ")");
   if (s.values.empty() && a->value.empty() && s.local > 0)
     config_error(where, "axis '" + id + "' has no values: give value= in the XML or call foehn_set_axis");
   // Decomposed axes get the values of the other ranks in exchange_axes.
-  if (!s.decomposed && !s.values.empty()) info.values = s.values;
-  else if (!a->value.empty()) info.values = a->value;
-  else info.values.assign(static_cast<std::size_t>(n_glo), std::nan(""));
-  if (!s.decomposed && !s.bounds.empty()) info.bounds = s.bounds;
-  else if (!a->bounds.empty()) info.bounds = a->bounds;
+  if (!s.decomposed && !s.values.empty())
+    info.values = s.values;
+  else if (!a->value.empty())
+    info.values = a->value;
+  else
+    info.values.assign(static_cast<std::size_t>(n_glo), std::nan(""));
+  if (!s.decomposed && !s.bounds.empty())
+    info.bounds = s.bounds;
+  else if (!a->bounds.empty())
+    info.bounds = a->bounds;
   if (!info.positive.empty() && info.positive != "up" && info.positive != "down")
     config_error(a->where, "axis '" + id + "': positive must be 'up' or 'down', not '" + info.positive + "'");
   plan_.axes.push_back(std::move(info));
@@ -253,7 +260,8 @@ PlanBuilder::GridShape PlanBuilder::resolve_grid(const config::FieldDef& f, cons
       if (!plan_.domains[d].one_dimensional()) fortran_dims.push_back({output::Dim::domain_j, d});
       const grid::DomainLayout& l = domains_.at(c.ref).layout;
       shape.local *= grid::data_size(l);
-      const std::string text = l.data_dim == 2 && !l.compressed ? std::to_string(l.data_ni) + " x " + std::to_string(l.data_nj)
+      const std::string text = l.data_dim == 2 && !l.compressed
+                                   ? std::to_string(l.data_ni) + " x " + std::to_string(l.data_nj)
                                : l.data_dim == 0 && !l.by_index && !plan_.domains[d].one_dimensional()
                                    ? std::to_string(l.ni) + " x " + std::to_string(l.nj)
                                    : std::to_string(grid::data_size(l));
@@ -265,9 +273,11 @@ PlanBuilder::GridShape PlanBuilder::resolve_grid(const config::FieldDef& f, cons
       // Attached writers write their own box: a domain block times a range
       // of each axis.
       bool range = true;
-      for (std::size_t k = 1; k < setting.index.size(); ++k) range = range && setting.index[k] == setting.index[k - 1] + 1;
+      for (std::size_t k = 1; k < setting.index.size(); ++k)
+        range = range && setting.index[k] == setting.index[k - 1] + 1;
       if (with_domain && setting.decomposed && placement_.attached && !range)
-        fail(FOEHN_ERR_ARGUMENT, (c.where.file.empty() ? "" : c.where.str() + ": ") + "field '" + id + "': axis '" + c.ref +
+        fail(FOEHN_ERR_ARGUMENT, (c.where.file.empty() ? "" : c.where.str() + ": ") + "field '" + id + "': axis '" +
+                                     c.ref +
                                      "' is decomposed by an index list in a grid with a domain; without servers "
                                      "(attached mode) give it as a range (foehn_set_axis_decomposition)");
       const std::int64_t n = setting.local;
@@ -311,9 +321,7 @@ void PlanBuilder::resolve_field(int file_index, const config::FieldDef& f, int f
   filters::TemporalOp op;
   try {
     op = filters::parse_temporal_op(f.operation);
-  } catch (const std::invalid_argument& e) {
-    config_error(f.where, "field '" + source + "': " + e.what());
-  }
+  } catch (const std::invalid_argument& e) { config_error(f.where, "field '" + source + "': " + e.what()); }
   const GridShape shape = resolve_grid(f, source);
   output::VariableInfo v;
   v.dims = shape.dims;
@@ -366,8 +374,10 @@ void PlanBuilder::resolve_field(int file_index, const config::FieldDef& f, int f
     // (start + freq_offset when the offset is positive).
     if (sampling.schedule) sampling.next_k = sampling.schedule->first_at_or_after(start_ + 1);
   } else if (!f.freq_offset.empty() && !calendar::parse_duration(f.freq_offset).is_zero()) {
-    config_error(f.where, "field '" + source + "': freq_offset applies to sampled operations (average, "
-                          "accumulate, minimum, maximum), not to '" + f.operation + "'");
+    config_error(f.where, "field '" + source +
+                              "': freq_offset applies to sampled operations (average, "
+                              "accumulate, minimum, maximum), not to '" +
+                              f.operation + "'");
   }
   const int oi = static_cast<int>(outputs_.size());
   int input = -1;  // the graph node that feeds the output; -1: its field's writes
@@ -388,7 +398,8 @@ void PlanBuilder::resolve_field(int file_index, const config::FieldDef& f, int f
 }
 
 std::unique_ptr<calendar::Schedule> PlanBuilder::make_schedule(const std::string& period, const config::Location& where,
-                                                           const std::string& what, const std::string& offset) const {
+                                                               const std::string& what,
+                                                               const std::string& offset) const {
   const calendar::Duration off = offset.empty() ? calendar::Duration{} : calendar::parse_duration(offset);
   if (off.months < 0 || off.microseconds < 0 || off.timesteps < 0)
     config_error(where, "freq_offset '" + offset + "' must not be negative");
@@ -398,9 +409,7 @@ std::unique_ptr<calendar::Schedule> PlanBuilder::make_schedule(const std::string
     config_error(where, what + " '" + period + "' must be positive");
   try {
     return std::make_unique<calendar::Schedule>(*calendar_, start_, d, off, timestep_us_);
-  } catch (const calendar::TimeError& e) {
-    config_error(where, what + " '" + period + "': " + e.what());
-  }
+  } catch (const calendar::TimeError& e) { config_error(where, what + " '" + period + "': " + e.what()); }
 }
 
 std::string PlanBuilder::cell_methods(filters::TemporalOp op, const std::string& freq_op) const {
@@ -425,7 +434,8 @@ void PlanBuilder::resolve_definitions() {
   // Calendar: the model's settings over the XML's.
   const auto& c = settings_.calendar;
   const std::string where = c.where.file.empty() ? "context '" + id_ + "'" : c.where.str();
-  if (c.type.empty()) fail(FOEHN_ERR_CONFIG, where + ": no calendar type (set <calendar type=...> or foehn_set_calendar)");
+  if (c.type.empty())
+    fail(FOEHN_ERR_CONFIG, where + ": no calendar type (set <calendar type=...> or foehn_set_calendar)");
   if (c.start_date.empty()) fail(FOEHN_ERR_CONFIG, where + ": no calendar start_date");
   if (c.timestep.empty()) fail(FOEHN_ERR_CONFIG, where + ": no calendar timestep");
   calendar_ = std::make_unique<calendar::Calendar>(c.make_calendar());
@@ -455,7 +465,8 @@ void PlanBuilder::resolve_definitions() {
   if (c.user) {
     const calendar::UserCalendar& u = *c.user;
     plan_.user_calendar.assign(u.month_lengths.begin(), u.month_lengths.end());
-    plan_.user_calendar.insert(plan_.user_calendar.end(), {u.leap_year_month, u.leap_year_drift, u.leap_year_drift_offset});
+    plan_.user_calendar.insert(plan_.user_calendar.end(),
+                               {u.leap_year_month, u.leap_year_drift, u.leap_year_drift_offset});
   }
   plan_.timestep_us = timestep_us_;
   if (!placement_.attached) {
@@ -492,8 +503,8 @@ void PlanBuilder::resolve_definitions() {
     info.id = file_id;
     // formats::file_name adds the period, the part and the format's extension.
     info.base_path = std::filesystem::absolute(file.output_name() + file.name_suffix).string();
-    info.title = file.description.empty() ? "foehn output file '" + file_id + "' of context '" + id_ + "'"
-                                          : file.description;
+    info.title =
+        file.description.empty() ? "foehn output file '" + file_id + "' of context '" + id_ + "'" : file.description;
     info.output_freq = file.output_freq;
     info.one_file = file.type != "multiple_file";
     info.format = file.format;
@@ -505,13 +516,15 @@ void PlanBuilder::resolve_definitions() {
     const int fi = static_cast<int>(plan_.files.size());
     plan_.files.push_back(std::move(info));
     FileSchedule fs;
-    fs.sampler.schedule = std::make_unique<calendar::Schedule>(*calendar_, start_, freq, calendar::Duration{}, timestep_us_);
+    fs.sampler.schedule =
+        std::make_unique<calendar::Schedule>(*calendar_, start_, freq, calendar::Duration{}, timestep_us_);
     fs.record_start = start_;
     files_.push_back(std::move(fs));
     for (const config::FieldDef& f : file.fields)
       if (config::is_output_field(file, f)) resolve_field(fi, f, file.compression_level.value_or(0));
     if (plan_.files[fi].variables.empty())
-      config_error(file.where, "file '" + file_id + "' has no enabled field (fields above its output_level, default 5, are left out)");
+      config_error(file.where, "file '" + file_id +
+                                   "' has no enabled field (fields above its output_level, default 5, are left out)");
   }
   // Fields the model may write that no file uses are still known ids.
   for (const config::FieldDef& f : def_.fields)
@@ -520,7 +533,6 @@ void PlanBuilder::resolve_definitions() {
       fields_.push_back(Field{f.id, -1, "", {}, -1, std::numeric_limits<double>::quiet_NaN()});
     }
 }
-
 
 int PlanBuilder::node_for_field(const std::string& id, const config::Location& where, std::vector<std::string>& path) {
   const config::FieldDef* def = def_.find_field(id);
@@ -544,8 +556,8 @@ int PlanBuilder::node_for_field(const std::string& id, const config::Location& w
 }
 
 int PlanBuilder::node_for_expression(const std::string& owner, const std::string& text, const std::string& self,
-                                 const config::FieldDef& user, const GridShape& shape,
-                                 std::vector<std::string>& path) {
+                                     const config::FieldDef& user, const GridShape& shape,
+                                     std::vector<std::string>& path) {
   std::shared_ptr<const filters::Expression> expr;
   try {
     expr = std::make_shared<const filters::Expression>(filters::Expression::parse(text));
@@ -575,9 +587,7 @@ int PlanBuilder::node_for_expression(const std::string& owner, const std::string
       filters::TemporalOp op;
       try {
         op = filters::parse_temporal_op(def->operation);
-      } catch (const std::invalid_argument& e) {
-        config_error(def->where, "field '" + in.id + "': " + e.what());
-      }
+      } catch (const std::invalid_argument& e) { config_error(def->where, "field '" + in.id + "': " + e.what()); }
       // Its samples are the values already in NaN form: no missing value.
       filters::TemporalStage stage(op, static_cast<std::size_t>(shape.local), std::nan(""), start_);
       s = graph_.add_chain(s, std::move(stage), make_schedule(user.freq_op, user.where, "freq_op"));
@@ -587,20 +597,18 @@ int PlanBuilder::node_for_expression(const std::string& owner, const std::string
   return graph_.add_expression(std::move(expr), std::move(inputs), static_cast<std::size_t>(shape.local));
 }
 
-
 void PlanBuilder::resolve_domain(const std::string& id, const config::DomainDef& def, DomainSetting& s) {
   if (s.type.empty()) s.type = def.type.empty() ? "rectilinear" : def.type;
   if (!def.type.empty() && def.type != s.type)
-    throw config::ConfigError(def.where, "domain '" + id + "' has type '" + def.type + "' but the model describes it as '" + s.type + "'");
+    throw config::ConfigError(
+        def.where, "domain '" + id + "' has type '" + def.type + "' but the model describes it as '" + s.type + "'");
   const std::string what = "domain '" + id + "' in context '" + id_ + "': ";
   if (!s.has_block && !s.has_index)
     fail(FOEHN_ERR_ARGUMENT, what + "no local points (call foehn_set_domain_block or foehn_set_domain_index)");
   try {
     s.owned = grid::owned_points(s.layout);
     s.data = grid::data_points(s.layout, s.owned);
-  } catch (const std::invalid_argument& e) {
-    fail(FOEHN_ERR_ARGUMENT, what + e.what());
-  }
+  } catch (const std::invalid_argument& e) { fail(FOEHN_ERR_ARGUMENT, what + e.what()); }
   // Rectilinear blocks give a longitude per column and a latitude per row;
   // everything else one of each per local point.
   const bool per_line = s.type == "rectilinear" && s.has_block;
@@ -612,8 +620,8 @@ void PlanBuilder::resolve_domain(const std::string& id, const config::DomainDef&
                                  "), given " + std::to_string(s.lon.size()) + " and " + std::to_string(s.lat.size()) +
                                  " (foehn_set_domain_coordinates)");
   if (s.type == "rectilinear" && s.nvertex != 0 && s.nvertex != 2)
-    fail(FOEHN_ERR_ARGUMENT, what + "rectilinear bounds have 2 values per longitude and latitude, not " +
-                                 std::to_string(s.nvertex));
+    fail(FOEHN_ERR_ARGUMENT,
+         what + "rectilinear bounds have 2 values per longitude and latitude, not " + std::to_string(s.nvertex));
 }
 
 std::string assemble_gathered_domain(output::ContextPlan& plan, int index, const std::vector<output::ClientPart>& parts,
@@ -635,7 +643,8 @@ std::string assemble_gathered_domain(output::ContextPlan& plan, int index, const
   for (const output::VariableInfo& v : plan.variables)
     if (info.type == "gaussian" && plan.layout(v).domain == index && plan.files[v.file].has_convention("CDI")) {
       output::ReducedRows rows;
-      if (std::string e = output::reduced_rows(info, rows); !e.empty()) return "file '" + plan.files[v.file].id + "': " + e;
+      if (std::string e = output::reduced_rows(info, rows); !e.empty())
+        return "file '" + plan.files[v.file].id + "': " + e;
       break;
     }
   if (!keep_client_points)  // only attached writers use each client's own points
@@ -645,7 +654,8 @@ std::string assemble_gathered_domain(output::ContextPlan& plan, int index, const
   for (std::size_t r = 0; r < parts.size(); ++r) {
     const output::ClientPart& p = parts[r];
     if (p.by_index) {
-      for (std::int64_t k = 0; k < p.n_owned; ++k) holders[static_cast<std::size_t>(p.owned[k])].push_back(static_cast<int>(r));
+      for (std::int64_t k = 0; k < p.n_owned; ++k)
+        holders[static_cast<std::size_t>(p.owned[k])].push_back(static_cast<int>(r));
       continue;
     }
     for (std::int64_t j = p.extent.jbegin; j < p.extent.jbegin + p.extent.nj; ++j)

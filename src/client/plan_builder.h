@@ -35,7 +35,7 @@ struct DomainSetting {
   std::string type;              // empty: the XML's (rectilinear by default)
   grid::DomainLayout layout;     // local points, data layout, mask (the block is copied in)
   bool has_block = false, has_index = false;
-  int nvertex = 0;               // corners per lon / lat value in the bounds (0: none)
+  int nvertex = 0;  // corners per lon / lat value in the bounds (0: none)
   std::vector<double> bounds_lon, bounds_lat;
   // Derived at close of definition: the global index of each local point,
   // and of each data value (-1: not sent).
@@ -51,7 +51,7 @@ struct AxisSetting {
   std::vector<double> values;       // one per local value (empty: the XML's)
   std::vector<double> bounds;       // two per local value (lower, upper), or empty
   std::string units, positive;
-  std::int64_t local = 0;           // local values, found at close of definition
+  std::int64_t local = 0;  // local values, found at close of definition
 };
 
 struct ScalarSetting {
@@ -75,8 +75,8 @@ struct ModelSettings {
 struct Placement {
   std::string context_id;
   std::uint32_t key = 0;
-  bool attached = false;         // no server ranks: each model rank writes its own block
-  int server_ranks = 0;          // with servers: how many
+  bool attached = false;                   // no server ranks: each model rank writes its own block
+  int server_ranks = 0;                    // with servers: how many
   std::vector<std::int32_t> client_ranks;  // the world rank of each model rank of the context
 };
 
@@ -117,8 +117,8 @@ struct BuiltPlan {
   output::ContextPlan plan;  // without the exchanged parts (points, coordinates, decomposed axes)
   std::vector<Field> fields;
   std::unordered_map<std::string, int> field_index;
-  std::vector<OutputDef> outputs;  // by plan variable
-  filters::Graph graph;            // in this rank's layout
+  std::vector<OutputDef> outputs;   // by plan variable
+  filters::Graph graph;             // in this rank's layout
   std::vector<FileSchedule> files;  // by plan file
 };
 

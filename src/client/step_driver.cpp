@@ -87,17 +87,21 @@ void StepDriver::prepare(const ModelSettings& settings) {
     // or, when the axes are decomposed, every client's part.
     std::vector<std::vector<std::int64_t>> axis_only(nservers);
     if (layout.domain < 0 && (rank_ == 0 || plan_.decomposed_axes(v)) && out.local_size > 0) axis_only[0].push_back(0);
-    const auto& positions = layout.domain < 0 ? axis_only : destinations_of(settings, layout.domain, nservers, by_domain);
+    const auto& positions =
+        layout.domain < 0 ? axis_only : destinations_of(settings, layout.domain, nservers, by_domain);
     const std::int64_t data_points =
-        layout.domain < 0 ? 1 : static_cast<std::int64_t>(settings.domains.at(plan_.domains[layout.domain].id).data.size());
+        layout.domain < 0 ? 1
+                          : static_cast<std::int64_t>(settings.domains.at(plan_.domains[layout.domain].id).data.size());
     // The plan packs by memcpy runs and gathers, or stages the data once per
     // write when many servers' points are interleaved.
     // The data hold this rank's parts of the axes around the domain.
     std::int64_t outer = 1, inner = 1;
     bool after = false;
     for (const output::Dim& d : v.dims) {
-      if (d.kind != output::Dim::axis) after = true;
-      else (after ? inner : outer) *= settings.axes.at(plan_.axes[d.index].id).local;
+      if (d.kind != output::Dim::axis)
+        after = true;
+      else
+        (after ? inner : outer) *= settings.axes.at(plan_.axes[d.index].id).local;
     }
     out.pack = grid::PackPlan(positions, data_points, layout.domain < 0 ? 1 : outer,
                               layout.domain < 0 ? out.local_size : inner);
@@ -128,7 +132,8 @@ void StepDriver::attach() {
 
 void StepDriver::update_calendar(std::int64_t step) {
   if (dynamic_steps_)
-    fail(FOEHN_ERR_STATE, "foehn_update_calendar: context '" + id_ + "' is driven by foehn_set_model_time; use one or the other");
+    fail(FOEHN_ERR_STATE,
+         "foehn_update_calendar: context '" + id_ + "' is driven by foehn_set_model_time; use one or the other");
   if (step < 0 || step <= step_)
     fail(FOEHN_ERR_ARGUMENT, "foehn_update_calendar: context '" + id_ + "': step " + std::to_string(step) +
                                  " does not follow the current step " + std::to_string(step_));
@@ -139,7 +144,8 @@ void StepDriver::update_calendar(std::int64_t step) {
 
 void StepDriver::set_model_time(double seconds) {
   if (step_ >= 0 && !dynamic_steps_)
-    fail(FOEHN_ERR_STATE, "foehn_set_model_time: context '" + id_ + "' is driven by foehn_update_calendar; use one or the other");
+    fail(FOEHN_ERR_STATE,
+         "foehn_set_model_time: context '" + id_ + "' is driven by foehn_update_calendar; use one or the other");
   const double us = std::round(seconds * static_cast<double>(calendar::kMicrosPerSecond));
   const std::int64_t now = start_ + static_cast<std::int64_t>(us);
   if (!std::isfinite(seconds) || seconds <= 0 || (step_ >= 0 && now <= now_))
@@ -161,11 +167,15 @@ void StepDriver::advance_time(std::int64_t now) {
     // All output instants reached by this step make one record stamped now,
     // standing for the interval since the previous record.
     fs.record = fs.records++;
-    const double start = static_cast<double>(fs.record_start - origin_) / static_cast<double>(calendar::kMicrosPerSecond);
+    const double start =
+        static_cast<double>(fs.record_start - origin_) / static_cast<double>(calendar::kMicrosPerSecond);
     fs.record_start = now;
-    if (attached_) attached_->on_announce(static_cast<int>(f), fs.record, now_seconds_, start);
-    else if (rank_ == 0 && shared_) announces_.push_back({static_cast<std::uint32_t>(f), fs.record, now_seconds_, start});
-    else if (rank_ == 0) send_event_to_all(EventType::announce, static_cast<std::uint32_t>(f), fs.record, now_seconds_, start);
+    if (attached_)
+      attached_->on_announce(static_cast<int>(f), fs.record, now_seconds_, start);
+    else if (rank_ == 0 && shared_)
+      announces_.push_back({static_cast<std::uint32_t>(f), fs.record, now_seconds_, start});
+    else if (rank_ == 0)
+      send_event_to_all(EventType::announce, static_cast<std::uint32_t>(f), fs.record, now_seconds_, start);
   }
   graph_.advance(now);
   // What the previous step wrote leaves now, while the model computes.
@@ -177,8 +187,7 @@ void StepDriver::advance_time(std::int64_t now) {
 
 int StepDriver::handle(const std::string& field_id) const {
   auto it = field_index_.find(field_id);
-  if (it == field_index_.end())
-    fail(FOEHN_ERR_ARGUMENT, "unknown field '" + field_id + "' in context '" + id_ + "'");
+  if (it == field_index_.end()) fail(FOEHN_ERR_ARGUMENT, "unknown field '" + field_id + "' in context '" + id_ + "'");
   return it->second;
 }
 
@@ -209,8 +218,8 @@ void StepDriver::make_room(int server) {
 }
 
 template <class T, class U>
-void StepDriver::pack(OutputVar& out, int server, const T* data, std::int64_t record, std::uint16_t flags, double weight,
-                   double missing) {
+void StepDriver::pack(OutputVar& out, int server, const T* data, std::int64_t record, std::uint16_t flags,
+                      double weight, double missing) {
   const Destination& d = out.dest[server];
   transport::SendChannel& ch = channels_[server];
   std::int64_t offset = 0;
@@ -234,8 +243,16 @@ void StepDriver::pack(OutputVar& out, int server, const T* data, std::int64_t re
     const std::int64_t level = map.values_per_outer();
     if (direct && map.outer() > 1 && static_cast<std::size_t>(level) * sizeof(U) >= ch.direct_min_bytes())
       count = std::min(count, level - offset % level);
-    EventHeader h{EventType::data, key_, static_cast<std::uint32_t>(out.plan_index), sizeof(U),
-                  static_cast<std::uint16_t>(direct ? flags | transport::kDirect : flags), record, offset, count, weight, 0};
+    EventHeader h{EventType::data,
+                  key_,
+                  static_cast<std::uint32_t>(out.plan_index),
+                  sizeof(U),
+                  static_cast<std::uint16_t>(direct ? flags | transport::kDirect : flags),
+                  record,
+                  offset,
+                  count,
+                  weight,
+                  0};
     U* payload = reinterpret_cast<U*>(direct ? ch.begin_direct(h) : ch.append(h, count * sizeof(U)));
     // The pack plan gathers from the data, or copies from the staging
     // buffer send_values/send_sample filled (scratch_, unused otherwise
@@ -259,22 +276,27 @@ void StepDriver::pack_attached(OutputVar& out, const T* data, std::int64_t recor
   if (d.total == 0) return;
   U* packed = reinterpret_cast<U*>(scratch_.data());
   out.pack.pack(0, data, static_cast<const T*>(nullptr), 0, d.total, packed);
-  EventHeader h{EventType::data, key_, static_cast<std::uint32_t>(out.plan_index), sizeof(U), 0, record, 0, d.total, 0, 0};
+  EventHeader h{
+      EventType::data, key_, static_cast<std::uint32_t>(out.plan_index), sizeof(U), 0, record, 0, d.total, 0, 0};
   attached_->on_data(rank_, h, reinterpret_cast<const std::byte*>(packed));
 }
 
 template <class T>
 void StepDriver::send_values(OutputVar& out, const T* data, std::int64_t record) {
   if (attached_) {
-    if (out.elem == 8) pack_attached<T, double>(out, data, record);
-    else pack_attached<T, float>(out, data, record);
+    if (out.elem == 8)
+      pack_attached<T, double>(out, data, record);
+    else
+      pack_attached<T, float>(out, data, record);
     return;
   }
   if (out.pack.staged()) out.pack.stage(data, reinterpret_cast<T*>(scratch_.data()));
   for (size_t s = 0; s < out.dest.size(); ++s) {
     if (!out.dest[s].total) continue;
-    if (out.elem == 8) pack<T, double>(out, static_cast<int>(s), data, record, 0, 0, std::nan(""));
-    else pack<T, float>(out, static_cast<int>(s), data, record, 0, 0, std::nan(""));
+    if (out.elem == 8)
+      pack<T, double>(out, static_cast<int>(s), data, record, 0, 0, std::nan(""));
+    else
+      pack<T, float>(out, static_cast<int>(s), data, record, 0, 0, std::nan(""));
   }
 }
 
@@ -297,7 +319,8 @@ void StepDriver::feed(OutputVar& out, const T* data) {
   if (!stage.reduces()) {  // instant, once
     if (!stage.wants(fs.sampler.due, false)) return;
     if (out.last_record == fs.record)
-      fail(FOEHN_ERR_ARGUMENT, "field '" + field + "' in context '" + id_ + "' was already written at step " + std::to_string(step_));
+      fail(FOEHN_ERR_ARGUMENT,
+           "field '" + field + "' in context '" + id_ + "' was already written at step " + std::to_string(step_));
     out.last_record = fs.record;
     stage.took_value();
     send_values(out, data, fs.record);
@@ -305,17 +328,21 @@ void StepDriver::feed(OutputVar& out, const T* data) {
   }
   if (!stage.wants(false, node.sampler.due)) return;
   if (out.last_sample_step == step_)
-    fail(FOEHN_ERR_ARGUMENT, "field '" + field + "' in context '" + id_ + "' was already written at step " + std::to_string(step_));
+    fail(FOEHN_ERR_ARGUMENT,
+         "field '" + field + "' in context '" + id_ + "' was already written at step " + std::to_string(step_));
   out.last_sample_step = step_;
   const double weight = stage.sample_weight(now_, dynamic_steps_);
-  if (out.on_server) send_sample(out, data, current_record(out), weight);
-  else stage.add(0, data, static_cast<std::size_t>(out.local_size), weight);
+  if (out.on_server)
+    send_sample(out, data, current_record(out), weight);
+  else
+    stage.add(0, data, static_cast<std::size_t>(out.local_size), weight);
 }
 
 template <class T>
 void StepDriver::write(int handle, const T* data, std::size_t n) {
   if (handle < 0 || handle >= static_cast<int>(fields_.size()))
-    fail(FOEHN_ERR_ARGUMENT, "foehn_write: invalid field handle " + std::to_string(handle) + " in context '" + id_ + "'");
+    fail(FOEHN_ERR_ARGUMENT,
+         "foehn_write: invalid field handle " + std::to_string(handle) + " in context '" + id_ + "'");
   if (step_ < 0)
     fail(FOEHN_ERR_STATE, "foehn_write: context '" + id_ + "': set the time first (foehn_update_calendar)");
   Field& field = fields_[handle];
@@ -328,7 +355,8 @@ void StepDriver::write(int handle, const T* data, std::size_t n) {
   for (int o : field.outputs) feed(outputs_[o], data);
   // A copy for the expressions and chains evaluated at the end of the step.
   if (field.source >= 0 && !graph_.set_source(field.source, step_, data, n, field.missing))
-    fail(FOEHN_ERR_ARGUMENT, "field '" + field.id + "' in context '" + id_ + "' was already written at step " + std::to_string(step_));
+    fail(FOEHN_ERR_ARGUMENT,
+         "field '" + field.id + "' in context '" + id_ + "' was already written at step " + std::to_string(step_));
 }
 
 template void StepDriver::write<float>(int, const float*, std::size_t);
@@ -348,8 +376,16 @@ void StepDriver::finish_record(OutputVar& out) {
         channels_[s].send_current();
         make_room(static_cast<int>(s));
       }
-      EventHeader h{EventType::data, key_, static_cast<std::uint32_t>(out.plan_index), sizeof(double),
-                    transport::kLastSample, fs.record, 0, 0, 0, 0};
+      EventHeader h{EventType::data,
+                    key_,
+                    static_cast<std::uint32_t>(out.plan_index),
+                    sizeof(double),
+                    transport::kLastSample,
+                    fs.record,
+                    0,
+                    0,
+                    0,
+                    0};
       channels_[s].append(h, 0);
     }
     return;
@@ -373,7 +409,8 @@ void StepDriver::end_step() {
   announces_.clear();
 }
 
-void StepDriver::send_event_to_all(EventType type, std::uint32_t item, std::int64_t record, double time, double time_start) {
+void StepDriver::send_event_to_all(EventType type, std::uint32_t item, std::int64_t record, double time,
+                                   double time_start) {
   for (size_t s = 0; s < channels_.size(); ++s) {
     if (!channels_[s].make_space(0)) {
       channels_[s].send_current();

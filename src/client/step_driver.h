@@ -66,7 +66,7 @@ class StepDriver {
   void drain_sends();
 
  private:
-  struct Destination {  // one server (or this client itself, attached)
+  struct Destination {       // one server (or this client itself, attached)
     std::int64_t total = 0;  // values of this client's stream for it (out.pack packs them)
   };
   struct OutputVar : OutputDef {
@@ -136,16 +136,16 @@ class StepDriver {
   };
   std::vector<Announce> announces_;
   std::vector<transport::SendChannel> channels_;  // by server
-  struct ChannelPlan {  // what size_channels decided, for open_channels
-    std::vector<std::size_t> capacity;  // by server
+  struct ChannelPlan {                            // what size_channels decided, for open_channels
+    std::vector<std::size_t> capacity;            // by server
     std::size_t message_size = 0, direct_min = 0;
     bool progress_thread = false;
     std::int64_t progress_interval_us = 200;
   } channel_plan_;
   std::unique_ptr<transport::ProgressThread> progress_;  // variable progress_thread
-  std::unique_ptr<server::OutputEngine> attached_;  // attached mode only
-  std::vector<std::byte> scratch_;                  // attached packing
-  std::vector<double> result_;                      // client-side temporal results
+  std::unique_ptr<server::OutputEngine> attached_;       // attached mode only
+  std::vector<std::byte> scratch_;                       // attached packing
+  std::vector<double> result_;                           // client-side temporal results
 
   // Time.
   std::int64_t step_ = -1;

@@ -20,38 +20,44 @@ void StepDriver::size_channels(const std::vector<std::size_t>& bytes_per_server)
   // [min_buffer_size, max_buffer_size]; a larger field is split, never refused.
   const std::string mode = config::variable_string(def_, "optimal_buffer_size", "performance");
   if (mode != "performance" && mode != "memory")
-    fail(FOEHN_ERR_CONFIG, "context '" + id_ + "': optimal_buffer_size must be 'performance' or 'memory', not '" + mode + "'");
+    fail(FOEHN_ERR_CONFIG,
+         "context '" + id_ + "': optimal_buffer_size must be 'performance' or 'memory', not '" + mode + "'");
   std::vector<std::size_t> largest(bytes_per_server.size(), 0);
   for (const OutputVar& out : outputs_)
     for (size_t s = 0; s < out.dest.size() && s < largest.size(); ++s)
       if (out.dest[s].total) {
         // Samples for the servers travel in double.
         const std::size_t elem = out.on_server ? sizeof(double) : out.elem;
-        largest[s] = std::max(largest[s], sizeof(transport::BufferHeader) + transport::event_bytes(out.dest[s].total * elem));
+        largest[s] =
+            std::max(largest[s], sizeof(transport::BufferHeader) + transport::event_bytes(out.dest[s].total * elem));
       }
   const std::int64_t min_size = config::variable_int(def_, "min_buffer_size", 1 << 16);
   const std::int64_t max_size = config::variable_int(def_, "max_buffer_size", 1 << 26);
   const double factor = config::variable_double(def_, "buffer_size_factor", 1.0);
   if (min_size < 1024 || max_size < min_size || factor <= 0)
-    fail(FOEHN_ERR_CONFIG, "context '" + id_ + "': need 1024 <= min_buffer_size <= max_buffer_size and buffer_size_factor > 0");
+    fail(FOEHN_ERR_CONFIG,
+         "context '" + id_ + "': need 1024 <= min_buffer_size <= max_buffer_size and buffer_size_factor > 0");
   // A buffer leaves in messages of at most message_size bytes, each sent as
   // soon as it is full (bench/README.md: this is what lets the transport
   // keep up with MPI itself, and keeps the server's receive buffer small).
   const std::int64_t message_size = config::variable_int(def_, "message_size", 1 << 20);
   if (message_size < 1024)
-    fail(FOEHN_ERR_CONFIG, "context '" + id_ + "': message_size must be at least 1024 bytes, not " + std::to_string(message_size));
+    fail(FOEHN_ERR_CONFIG,
+         "context '" + id_ + "': message_size must be at least 1024 bytes, not " + std::to_string(message_size));
   // Fragments of at least direct_min_bytes leave as direct payloads, which
   // a server can receive straight into the record (docs/transport.md);
   // 0 turns them off. 512 KiB: smaller ones multiply the messages (two per
   // fragment) for little gain, and the server's time with them.
   const std::int64_t direct_min = config::variable_int(def_, "direct_min_bytes", 1 << 19);
   if (direct_min < 0)
-    fail(FOEHN_ERR_CONFIG, "context '" + id_ + "': direct_min_bytes must be 0 (off) or positive, not " + std::to_string(direct_min));
+    fail(FOEHN_ERR_CONFIG,
+         "context '" + id_ + "': direct_min_bytes must be 0 (off) or positive, not " + std::to_string(direct_min));
   ChannelPlan& plan = channel_plan_;
   plan.capacity.clear();
   for (size_t s = 0; s < bytes_per_server.size(); ++s) {
     const std::size_t base = mode == "memory" ? largest[s] : bytes_per_server[s];
-    const auto want = static_cast<std::int64_t>(factor * static_cast<double>(base + 16 * sizeof(transport::EventHeader)));
+    const auto want =
+        static_cast<std::int64_t>(factor * static_cast<double>(base + 16 * sizeof(transport::EventHeader)));
     plan.capacity.push_back(static_cast<std::size_t>(std::clamp(want, min_size, max_size)));
   }
   plan.message_size = static_cast<std::size_t>(message_size);
@@ -64,18 +70,19 @@ void StepDriver::open_channels() {
   const ChannelPlan& plan = channel_plan_;
   channels_.reserve(plan.capacity.size());
   for (size_t s = 0; s < plan.capacity.size(); ++s)
-    channels_.emplace_back(world_->comm, world_->server_ranks[s], plan.capacity[s], 2, *counters_, world_->credits.get(),
-                           plan.message_size, world_->direct, plan.direct_min);
+    channels_.emplace_back(world_->comm, world_->server_ranks[s], plan.capacity[s], 2, *counters_,
+                           world_->credits.get(), plan.message_size, world_->direct, plan.direct_min);
   // Progress on a thread of its own (the data of large sends moves while
   // the model computes), or inside the API calls only (the default).
   if (plan.progress_thread) {
     if (transport::ProgressThread::available()) {
-      progress_ = std::make_unique<transport::ProgressThread>(
-          world_->comm, std::chrono::microseconds(plan.progress_interval_us));
+      progress_ = std::make_unique<transport::ProgressThread>(world_->comm,
+                                                              std::chrono::microseconds(plan.progress_interval_us));
       ++counters_->progress_threads;
     } else if (rank_ == 0)
-      std::cerr << "foehn: warning: context '" << id_
-                << "': progress_thread needs MPI_Init_thread with MPI_THREAD_MULTIPLE; progress is made inside the calls\n";
+      std::cerr
+          << "foehn: warning: context '" << id_
+          << "': progress_thread needs MPI_Init_thread with MPI_THREAD_MULTIPLE; progress is made inside the calls\n";
   }
 }
 

@@ -59,14 +59,16 @@ class Collector {
     // Definitions may come in any order (a file may use a field_group that
     // is defined further down), so sort the children first.
     std::map<std::string_view, std::vector<const Node*>> parts;
-    static const std::vector<std::string_view> allowed = {
-        "calendar", "variable_definition", "axis_definition", "domain_definition",
-        "scalar_definition", "grid_definition", "field_definition", "file_definition"};
+    static const std::vector<std::string_view> allowed = {"calendar",          "variable_definition", "axis_definition",
+                                                          "domain_definition", "scalar_definition",   "grid_definition",
+                                                          "field_definition",  "file_definition"};
     for (const Node& child : context.children) {
       bool known = false;
       for (std::string_view a : allowed) known = known || child.name == a;
-      if (!known) unknown_element(child, context, allowed);
-      else parts[child.name].push_back(&child);
+      if (!known)
+        unknown_element(child, context, allowed);
+      else
+        parts[child.name].push_back(&child);
     }
 
     for (const Node* calendar : parts["calendar"]) {
@@ -107,8 +109,8 @@ class Collector {
     auto& seen = ids_[std::string(kind)];
     const auto [it, fresh] = seen.emplace(id->value, id->where);
     if (!fresh)
-      report(id->where, "duplicate " + std::string(kind) + " id '" + id->value + "' (first defined at " +
-                          it->second.str() + ")");
+      report(id->where,
+             "duplicate " + std::string(kind) + " id '" + id->value + "' (first defined at " + it->second.str() + ")");
   }
 
   // A *_definition or *_group element and everything below it.
@@ -160,10 +162,10 @@ class Collector {
     if (&kind != &kField) check_no_text(element);
     for (const Node& c : element.children) {
       if (&kind == &kGrid) {
-        const Schema s = c.name == "domain" ? Schema::grid_domain
-                       : c.name == "axis"   ? Schema::grid_axis
-                       : c.name == "scalar" ? Schema::grid_scalar
-                                            : Schema::simulation;
+        const Schema s = c.name == "domain"   ? Schema::grid_domain
+                         : c.name == "axis"   ? Schema::grid_axis
+                         : c.name == "scalar" ? Schema::grid_scalar
+                                              : Schema::simulation;
         if (s == Schema::simulation) {
           unknown_element(c, element, {"domain", "axis", "scalar"});
           continue;
@@ -174,8 +176,8 @@ class Collector {
       } else if (&kind == &kField && c.name == "variable") {
         check_variable(c);
       } else {
-        unknown_element(c, element, &kind == &kField ? std::vector<std::string_view>{"variable"}
-                                                     : std::vector<std::string_view>{});
+        unknown_element(c, element,
+                        &kind == &kField ? std::vector<std::string_view>{"variable"} : std::vector<std::string_view>{});
       }
     }
   }
@@ -266,8 +268,8 @@ class Collector {
     if (it == group_fields_.end()) {
       std::vector<std::string_view> known;
       for (const auto& [g, fields] : group_fields_) known.push_back(g);
-      report(ref.where, "group_ref refers to unknown field_group '" + id + "' (of field_definition)" +
-                            did_you_mean(id, known));
+      report(ref.where,
+             "group_ref refers to unknown field_group '" + id + "' (of field_definition)" + did_you_mean(id, known));
       return;
     }
     for (const std::string& field_id : it->second) {

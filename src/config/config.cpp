@@ -56,8 +56,10 @@ thread_local ErrorSink* current_sink = nullptr;
 
 void report(const Location& where, const std::string& message) {
   if (!current_sink) fail(where, message);
-  if (current_sink->errors.size() < kMaxReportedErrors) current_sink->errors.push_back({where, message});
-  else ++current_sink->omitted;
+  if (current_sink->errors.size() < kMaxReportedErrors)
+    current_sink->errors.push_back({where, message});
+  else
+    ++current_sink->omitted;
 }
 
 }  // namespace detail
@@ -101,8 +103,7 @@ Simulation read_all(std::string_view xml, const std::string& name, const std::st
 
 // Reads with an error sink: errors after which reading can go on are
 // collected; the first fatal one (or the end) throws them all together.
-Simulation read(std::string_view xml, const std::string& name, const std::string& base_dir,
-                const std::string& key) {
+Simulation read(std::string_view xml, const std::string& name, const std::string& base_dir, const std::string& key) {
   detail::ErrorSink sink;
   detail::ErrorSink* const outer = detail::current_sink;
   detail::current_sink = &sink;
@@ -117,19 +118,20 @@ Simulation read(std::string_view xml, const std::string& name, const std::string
     if (sink.errors.empty()) throw;
     // A fatal error after collected ones: list them all, in the order found.
     for (const ErrorItem& e : fatal.errors) {
-      if (sink.errors.size() < kMaxReportedErrors) sink.errors.push_back(e);
-      else ++sink.omitted;
+      if (sink.errors.size() < kMaxReportedErrors)
+        sink.errors.push_back(e);
+      else
+        ++sink.omitted;
     }
   }
   if (!sink.errors.empty()) throw ConfigError(std::move(sink.errors), sink.omitted);
   return sim;
 }
 
-const Variable& checked(const ContextDef& ctx, std::string_view id, const char* wanted,
-                        const Variable* v, bool ok) {
+const Variable& checked(const ContextDef& ctx, std::string_view id, const char* wanted, const Variable* v, bool ok) {
   if (!ok)
-    throw ConfigError(v->where, "variable '" + std::string(id) + "' of context '" + ctx.id + "' is '" +
-                                    v->value + "', not " + wanted);
+    throw ConfigError(v->where, "variable '" + std::string(id) + "' of context '" + ctx.id + "' is '" + v->value +
+                                    "', not " + wanted);
   return *v;
 }
 
@@ -149,9 +151,7 @@ calendar::Calendar CalendarDef::make_calendar() const {
     if (t != calendar::CalendarType::user_defined) return calendar::Calendar(t);
     if (!user) throw calendar::TimeError("a user_defined calendar needs month_lengths (12 values)");
     return calendar::Calendar(*user);
-  } catch (const calendar::TimeError& e) {
-    throw ConfigError(where, e.what());
-  }
+  } catch (const calendar::TimeError& e) { throw ConfigError(where, e.what()); }
 }
 
 const ContextDef* Simulation::find_context(std::string_view id) const {

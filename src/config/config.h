@@ -75,7 +75,7 @@ struct Variable {
   std::string type;   // bool, int, double, string (XIOS spellings accepted and normalised)
   std::string value;  // checked against the type at parse time
   Location where;
-  std::string name;   // optional name= (file/field variables: the attribute name written)
+  std::string name;  // optional name= (file/field variables: the attribute name written)
   const std::string& output_name() const { return name.empty() ? id : name; }
 };
 
@@ -85,10 +85,10 @@ using ExtraAttributes = std::map<std::string, std::string>;
 
 struct CalendarDef {
   bool present = false;
-  std::string type;        // as written; checked with calendar::parse_calendar_type
-  std::string timestep;    // duration text, may be empty (the API may set it)
-  std::string start_date;  // date text, may be empty
-  std::string time_origin; // date text, may be empty (defaults to start_date)
+  std::string type;         // as written; checked with calendar::parse_calendar_type
+  std::string timestep;     // duration text, may be empty (the API may set it)
+  std::string start_date;   // date text, may be empty
+  std::string time_origin;  // date text, may be empty (defaults to start_date)
   Location where;
   // type user_defined: month_lengths (12 values), leap_year_month,
   // leap_year_drift, leap_year_drift_offset (day_length must be 86400 and
@@ -105,10 +105,10 @@ struct CalendarDef {
 struct AxisDef {
   std::string id, name, long_name, standard_name, unit, positive;
   std::optional<std::int64_t> n_glo;
-  std::vector<double> value;  // optional values given in the XML
-  std::vector<double> bounds; // optional bounds in the XML: 2 per value (lower, upper)
+  std::vector<double> value;   // optional values given in the XML
+  std::vector<double> bounds;  // optional bounds in the XML: 2 per value (lower, upper)
   Location where;
-  ExtraAttributes extra;      // comment, axis_type, dim_name, bounds_name, prec, ...
+  ExtraAttributes extra;     // comment, axis_type, dim_name, bounds_name, prec, ...
   AttributeOrigins origins;  // where each resolved attribute came from
 };
 
@@ -117,7 +117,7 @@ struct DomainDef {
   std::string type;  // rectilinear (default), curvilinear, gaussian, unstructured
   std::optional<std::int64_t> ni_glo, nj_glo;
   Location where;
-  ExtraAttributes extra;  // comment, lon_name, lat_name, dim_i_name, nvertex, radius, prec, ...
+  ExtraAttributes extra;     // comment, lon_name, lat_name, dim_i_name, nvertex, radius, prec, ...
   AttributeOrigins origins;  // where each resolved attribute came from
 };
 
@@ -126,7 +126,7 @@ struct ScalarDef {
   std::string id, name, long_name, standard_name, unit, label;
   std::optional<double> value;
   Location where;
-  ExtraAttributes extra;  // comment, axis_type, positive, bounds_name, prec
+  ExtraAttributes extra;     // comment, axis_type, positive, bounds_name, prec
   AttributeOrigins origins;  // where each resolved attribute came from
 };
 
@@ -140,13 +140,13 @@ struct GridDef {
   std::string id, name;
   std::vector<GridComponent> components;  // in declared order
   Location where;
-  ExtraAttributes extra;  // description, comment
+  ExtraAttributes extra;     // description, comment
   AttributeOrigins origins;  // where each resolved attribute came from
 };
 
 struct FieldDef {
   std::string id, name, long_name, standard_name, unit, comment;
-  std::string operation;  // instant (default), average, accumulate, minimum, maximum, once
+  std::string operation;             // instant (default), average, accumulate, minimum, maximum, once
   std::string freq_op, freq_offset;  // duration texts, may be empty
   std::string field_ref, grid_ref, domain_ref, axis_ref, scalar_ref;
   std::string expression;  // text content, trimmed; empty if none
@@ -160,11 +160,11 @@ struct FieldDef {
   // Added beyond the first interface (CF packing and metadata in common use).
   std::optional<double> add_offset, scale_factor;
   std::string cell_methods;
-  std::string cell_methods_mode;  // overwrite | prefix | suffix | none; empty if unset
-  bool check_if_active = false;   // accepted for XIOS compatibility; foehn always checks
+  std::string cell_methods_mode;    // overwrite | prefix | suffix | none; empty if unset
+  bool check_if_active = false;     // accepted for XIOS compatibility; foehn always checks
   std::vector<Variable> variables;  // <variable>s inside the field (become variable attributes)
-  ExtraAttributes extra;  // read_access, grid_path, compression_type, ts_enabled, ...
-  AttributeOrigins origins;  // where each resolved attribute came from
+  ExtraAttributes extra;            // read_access, grid_path, compression_type, ts_enabled, ...
+  AttributeOrigins origins;         // where each resolved attribute came from
   // The name written to the file: name if set, else id.
   const std::string& output_name() const { return name.empty() ? id : name; }
 };
@@ -173,14 +173,14 @@ struct FileDef {
   std::string id, name, name_suffix, description;
   std::string output_freq;  // duration text (required for an enabled file)
   std::string split_freq, split_freq_format, sync_freq;
-  std::string type = "one_file";  // one_file | multiple_file
-  std::string format = "netcdf4"; // netcdf4 | netcdf4_classic
+  std::string type = "one_file";   // one_file | multiple_file
+  std::string format = "netcdf4";  // netcdf4 | netcdf4_classic
   std::string par_access = "collective";
   std::optional<int> output_level, compression_level, min_digits;
   bool append = false;
   bool enabled = true;
-  std::vector<FieldDef> fields;       // resolved, enabled or not, in document order
-  std::vector<Variable> variables;    // file-level <variable>s (become global attributes)
+  std::vector<FieldDef> fields;     // resolved, enabled or not, in document order
+  std::vector<Variable> variables;  // file-level <variable>s (become global attributes)
   Location where;
   // Added beyond the first interface; empty when not set in the XML.
   std::string comment;

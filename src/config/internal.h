@@ -58,8 +58,8 @@ void report(const Location& where, const std::string& message);
 // cycle detection (a canonical path, or the name for in-memory text).
 // Attributes of an included root hidden by the including element's are
 // added to `warnings` (when given).
-Node read_tree(std::string_view xml, const std::string& name, const std::string& base_dir,
-               const std::string& key, std::vector<ConfigWarning>* warnings = nullptr);
+Node read_tree(std::string_view xml, const std::string& name, const std::string& base_dir, const std::string& key,
+               std::vector<ConfigWarning>* warnings = nullptr);
 // Reads a whole regular file; false if it cannot be read.
 bool read_text_file(const std::string& path, std::string& out);
 // A key that is the same for every spelling of a path (for cycle detection).
@@ -70,11 +70,20 @@ std::string canonical_key(const std::string& path);
 // The attribute sets. Groups and *_definition roots take the attributes of
 // their element kind.
 enum class Schema {
-  simulation, context, calendar,
-  variable, variable_group,
-  axis, domain, scalar, grid,
-  grid_domain, grid_axis, grid_scalar,  // components inside <grid>
-  field, file_field_group,              // file_field_group = field + group_ref
+  simulation,
+  context,
+  calendar,
+  variable,
+  variable_group,
+  axis,
+  domain,
+  scalar,
+  grid,
+  grid_domain,
+  grid_axis,
+  grid_scalar,  // components inside <grid>
+  field,
+  file_field_group,  // file_field_group = field + group_ref
   file,
 };
 
@@ -105,7 +114,7 @@ struct Element {
 
 struct RawFile {
   Element file;
-  std::vector<Element> fields;       // in document order, group_ref expanded
+  std::vector<Element> fields;  // in document order, group_ref expanded
   std::vector<const Node*> variables;
 };
 

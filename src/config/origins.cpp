@@ -26,8 +26,8 @@ std::string via_text(const Attr& a) {
 // default hidden by another group's value is no surprise.
 bool set_for_target(const Attr& a) {
   const auto last = a.via.rfind(" <- ");
-  const std::string_view origin = last == std::string::npos ? std::string_view(a.via)
-                                                            : std::string_view(a.via).substr(last + 4);
+  const std::string_view origin =
+      last == std::string::npos ? std::string_view(a.via) : std::string_view(a.via).substr(last + 4);
   return origin.empty() || origin.front() != '<';
 }
 
@@ -72,9 +72,8 @@ void inherit_from_target(Element& e, std::string_view ref_attr, std::vector<Conf
         trim(mine.value) == trim(attr.value))
       continue;
     warnings.push_back({e.where, label(e, ref_attr) + ": " + name + "='" + trim(mine.value) + "' from " +
-                                     describe(mine) + " overrides " + name + "='" + trim(attr.value) +
-                                     "' of its " + by + " (" + describe(attr) +
-                                     "); groups are applied before references"});
+                                     describe(mine) + " overrides " + name + "='" + trim(attr.value) + "' of its " +
+                                     by + " (" + describe(attr) + "); groups are applied before references"});
   }
 }
 

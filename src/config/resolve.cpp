@@ -32,8 +32,8 @@ void unknown_reference(const Attr& ref, std::string_view kind, const Map& known)
   std::vector<std::string_view> names;
   for (const auto& [id, unused] : known) names.push_back(id);
   const std::string target = trim(ref.value);
-  report(ref.where, ref.name + " refers to unknown " + std::string(kind) + " '" + target + "'" +
-                      did_you_mean(target, names));
+  report(ref.where,
+         ref.name + " refers to unknown " + std::string(kind) + " '" + target + "'" + did_you_mean(target, names));
 }
 
 // Applies `ref_attr` inheritance to `elements` (all elements of one kind in
@@ -203,8 +203,8 @@ class Resolver {
         try {
           cal.validate(calendar::parse_date(value));
         } catch (const std::exception& ex) {
-          report(node.where, "bad " + std::string(name) + " '" + value + "' for a " + c.type +
-                               " calendar: " + ex.what());
+          report(node.where,
+                 "bad " + std::string(name) + " '" + value + "' for a " + c.type + " calendar: " + ex.what());
         }
       }
     }
@@ -214,8 +214,8 @@ class Resolver {
   // The attributes of a user_defined calendar, checked together: reported
   // at the calendar's line; c.user is set only when they make a calendar.
   static void user_calendar(const Node& node, const Element& e, CalendarDef& c) {
-    static constexpr const char* kUserAttrs[] = {"day_length", "month_lengths", "year_length", "leap_year_month",
-                                                 "leap_year_drift", "leap_year_drift_offset"};
+    static constexpr const char* kUserAttrs[] = {"day_length",      "month_lengths",   "year_length",
+                                                 "leap_year_month", "leap_year_drift", "leap_year_drift_offset"};
     const bool user = !c.type.empty() && calendar::parse_calendar_type(c.type) == calendar::CalendarType::user_defined;
     if (!user) {
       for (const char* name : kUserAttrs)
@@ -269,16 +269,16 @@ class Resolver {
     if (!a.value.empty()) {
       const auto n = static_cast<std::int64_t>(a.value.size());
       if (a.n_glo && *a.n_glo != n)
-        report(e.attrs.at("value").where, "axis '" + a.id + "' has n_glo=" + std::to_string(*a.n_glo) +
-                                            " but " + std::to_string(n) + " values");
+        report(e.attrs.at("value").where,
+               "axis '" + a.id + "' has n_glo=" + std::to_string(*a.n_glo) + " but " + std::to_string(n) + " values");
       a.n_glo = n;  // the values say how long the axis is
     }
     if (const std::string* b = e.get("bounds")) {
       a.bounds = *parse_double_list(*b);
       if (!a.n_glo || static_cast<std::int64_t>(a.bounds.size()) != 2 * *a.n_glo)
-        fail(e.attrs.at("bounds").where, "axis '" + a.id + "' has " + std::to_string(a.bounds.size()) +
-                                             " bounds; it needs 2 per value (2 x n_glo" +
-                                             (a.n_glo ? " = " + std::to_string(2 * *a.n_glo) : ", and n_glo or value") + ")");
+        fail(e.attrs.at("bounds").where,
+             "axis '" + a.id + "' has " + std::to_string(a.bounds.size()) + " bounds; it needs 2 per value (2 x n_glo" +
+                 (a.n_glo ? " = " + std::to_string(2 * *a.n_glo) : ", and n_glo or value") + ")");
     }
     a.where = e.where, a.origins = origins_of(e);
     a.extra = extras(e, {"id", "name", "long_name", "standard_name", "unit", "positive", "n_glo", "value", "bounds"});
@@ -328,9 +328,8 @@ class Resolver {
     const Attr* ref = c.attr(ref_name);
     const Attr* id = c.attr("id");
     if (ref && id)
-      report(c.where, "a <" + c.name + "> in a grid takes either id or " + ref_name +
-                        " (both refer to an existing " + c.name + "); defining a new " + c.name +
-                        " inside a grid is not supported");
+      report(c.where, "a <" + c.name + "> in a grid takes either id or " + ref_name + " (both refer to an existing " +
+                          c.name + "); defining a new " + c.name + " inside a grid is not supported");
     if (!ref) ref = id;
     if (!ref && kind != Kind::scalar) report(c.where, "a <" + c.name + "> in a grid needs " + ref_name);
     GridComponent out{kind, ref ? trim(ref->value) : std::string(), c.where};
@@ -362,11 +361,33 @@ class Resolver {
     f.cell_methods = text(e, "cell_methods"), f.cell_methods_mode = text(e, "cell_methods_mode");
     f.check_if_active = boolean(e, "check_if_active", false);
     f.where = e.where, f.origins = origins_of(e);
-    f.extra = extras(e, {"id", "name", "long_name", "standard_name", "unit", "comment", "operation",
-                         "freq_op", "freq_offset", "field_ref", "grid_ref", "domain_ref", "axis_ref",
-                         "scalar_ref", "expr", "prec", "enabled", "default_value", "valid_min",
-                         "valid_max", "detect_missing_value", "compression_level", "level",
-                         "add_offset", "scale_factor", "cell_methods", "cell_methods_mode",
+    f.extra = extras(e, {"id",
+                         "name",
+                         "long_name",
+                         "standard_name",
+                         "unit",
+                         "comment",
+                         "operation",
+                         "freq_op",
+                         "freq_offset",
+                         "field_ref",
+                         "grid_ref",
+                         "domain_ref",
+                         "axis_ref",
+                         "scalar_ref",
+                         "expr",
+                         "prec",
+                         "enabled",
+                         "default_value",
+                         "valid_min",
+                         "valid_max",
+                         "detect_missing_value",
+                         "compression_level",
+                         "level",
+                         "add_offset",
+                         "scale_factor",
+                         "cell_methods",
+                         "cell_methods_mode",
                          "check_if_active"});
     // Field variables: the field's own, then those of its field_ref chain
     // that it does not redefine.
@@ -407,10 +428,12 @@ class Resolver {
     f.time_counter = text(e, "time_counter"), f.time_units = text(e, "time_units");
     f.timeseries = text(e, "timeseries");
     f.where = e.where, f.origins = origins_of(e);
-    f.extra = extras(e, {"id", "name", "name_suffix", "description", "output_freq", "split_freq",
-                         "split_freq_format", "sync_freq", "type", "format", "par_access",
-                         "output_level", "compression_level", "min_digits", "append", "enabled",
-                         "comment", "mode", "convention", "time_counter", "time_units", "timeseries"});
+    f.extra = extras(
+        e,
+        {"id",        "name",    "name_suffix", "description", "output_freq",  "split_freq",        "split_freq_format",
+         "sync_freq", "type",    "format",      "par_access",  "output_level", "compression_level", "min_digits",
+         "append",    "enabled", "comment",     "mode",        "convention",   "time_counter",      "time_units",
+         "timeseries"});
     if (f.output_name().empty()) report(e.where, "a <file> needs an id or a name");
     // (A bad output_freq was reported where it was written.)
     if (f.enabled && f.mode != "read" && !e.attrs.count("output_freq"))
@@ -437,9 +460,8 @@ class Resolver {
       if (field_def.enabled) {
         const auto [it, fresh] = written.emplace(field_def.output_name(), field_def.where);
         if (!fresh)
-          report(fe.where, "file '" + f.output_name() + "' already has a field named '" +
-                             field_def.output_name() + "' (at " + it->second.str() +
-                             "); set a different name=");
+          report(fe.where, "file '" + f.output_name() + "' already has a field named '" + field_def.output_name() +
+                               "' (at " + it->second.str() + "); set a different name=");
       }
       f.fields.push_back(std::move(field_def));
     }

@@ -19,10 +19,18 @@ namespace foehn::config::detail {
 namespace {
 
 enum class Type {
-  text, boolean, integer, real, real_list,
+  text,
+  boolean,
+  integer,
+  real,
+  real_list,
   duration,   // any duration (offsets)
   frequency,  // a duration that must be positive
-  date, prec, choice, calendar_type, variable_type,
+  date,
+  prec,
+  choice,
+  calendar_type,
+  variable_type,
 };
 
 constexpr std::int64_t kNoMin = std::numeric_limits<std::int64_t>::min();
@@ -31,7 +39,7 @@ constexpr std::int64_t kNoMax = std::numeric_limits<std::int64_t>::max();
 struct Spec {
   std::string_view name;
   Type type = Type::text;
-  std::string_view choices = {};  // for Type::choice: "a|b|c"
+  std::string_view choices = {};            // for Type::choice: "a|b|c"
   std::int64_t min = kNoMin, max = kNoMax;  // for Type::integer
 };
 
@@ -69,9 +77,7 @@ std::string duration_problem(const Attr& a, bool positive) {
   calendar::Duration d;
   try {
     d = calendar::parse_duration(trim(a.value));
-  } catch (const std::exception& e) {
-    return e.what();
-  }
+  } catch (const std::exception& e) { return e.what(); }
   if (positive && (d.is_zero() || d.months < 0 || d.microseconds < 0 || d.timesteps < 0))
     return "a frequency must be positive";
   return "";
@@ -83,8 +89,7 @@ void check_value(const Attr& a, const Spec& spec, const std::string& element) {
   const std::string v = trim(a.value);
   const std::string bad = "bad " + a.name + " '" + a.value + "' on <" + element + ">: ";
   switch (spec.type) {
-    case Type::text:
-      return;
+    case Type::text: return;
     case Type::boolean:
       if (!parse_bool(v)) fail(a.where, bad + "expected true or false (.true., .false., 1 and 0 also work)");
       return;
@@ -93,8 +98,7 @@ void check_value(const Attr& a, const Spec& spec, const std::string& element) {
       if (!i) fail(a.where, bad + "expected an integer");
       if (*i < spec.min || *i > spec.max) {
         if (spec.max == kNoMax) fail(a.where, bad + "expected an integer >= " + std::to_string(spec.min));
-        fail(a.where, bad + "expected an integer from " + std::to_string(spec.min) + " to " +
-                          std::to_string(spec.max));
+        fail(a.where, bad + "expected an integer from " + std::to_string(spec.min) + " to " + std::to_string(spec.max));
       }
       return;
     }
@@ -102,20 +106,15 @@ void check_value(const Attr& a, const Spec& spec, const std::string& element) {
       if (!parse_double(v)) fail(a.where, bad + "expected a number");
       return;
     case Type::real_list:
-      if (!parse_double_list(v))
-        fail(a.where, bad + "expected numbers, as \"1 2 3\" or \"(0,2)[1 2 3]\"");
+      if (!parse_double_list(v)) fail(a.where, bad + "expected numbers, as \"1 2 3\" or \"(0,2)[1 2 3]\"");
       return;
     case Type::duration:
     case Type::frequency:
       if (const std::string why = duration_problem(a, spec.type == Type::frequency); !why.empty())
         fail(a.where, bad + why);
       return;
-    case Type::date:
-      try {
-        calendar::parse_date(v);
-      } catch (const std::exception& e) {
-        fail(a.where, bad + e.what());
-      }
+    case Type::date: try { calendar::parse_date(v);
+      } catch (const std::exception& e) { fail(a.where, bad + e.what()); }
       return;
     case Type::prec:
       if (v == "2") fail(a.where, bad + "16-bit packed output is not supported; use 4 or 8");
@@ -127,14 +126,12 @@ void check_value(const Attr& a, const Spec& spec, const std::string& element) {
         if (v == c) return;
       fail(a.where, bad + "expected one of " + join(choices) + did_you_mean(v, choices));
     }
-    case Type::calendar_type:
-      try {
-        calendar::parse_calendar_type(v);
+    case Type::calendar_type: try { calendar::parse_calendar_type(v);
       } catch (const std::exception& e) {
         static const std::vector<std::string_view> names = {
-            "Gregorian", "ProlepticGregorian", "Julian", "NoLeap", "AllLeap", "D360", "None",
-            "standard", "gregorian", "proleptic_gregorian", "julian", "noleap", "365_day",
-            "all_leap", "366_day", "360_day", "none", "user_defined"};
+            "Gregorian", "ProlepticGregorian",  "Julian", "NoLeap", "AllLeap", "D360",     "None",    "standard",
+            "gregorian", "proleptic_gregorian", "julian", "noleap", "365_day", "all_leap", "366_day", "360_day",
+            "none",      "user_defined"};
         fail(a.where, bad + e.what() + did_you_mean(v, names));
       }
       return;
@@ -158,21 +155,38 @@ std::string hint(const std::string& attr, const Node& node) {
 // Throws the error for an element that may not appear where it is.
 [[noreturn]] void unknown_element_error(const Node& child, const Node& parent,
                                         const std::vector<std::string_view>& allowed) {
-  static const std::vector<std::string_view> transformations = {
-      "zoom_domain", "extract_domain", "interpolate_domain", "reduce_domain", "reorder_domain",
-      "expand_domain", "generate_rectilinear_domain", "compute_connectivity_domain",
-      "redistribute_domain", "zoom_axis", "extract_axis", "interpolate_axis", "reduce_axis",
-      "inverse_axis", "temporal_splitting", "redistribute_axis", "duplicate_scalar_to_axis",
-      "reduce_scalar", "redistribute_scalar", "extract_domain_to_axis", "reduce_domain_to_axis",
-      "reduce_axis_to_scalar", "reduce_domain_to_scalar", "extract_axis_to_scalar"};
+  static const std::vector<std::string_view> transformations = {"zoom_domain",
+                                                                "extract_domain",
+                                                                "interpolate_domain",
+                                                                "reduce_domain",
+                                                                "reorder_domain",
+                                                                "expand_domain",
+                                                                "generate_rectilinear_domain",
+                                                                "compute_connectivity_domain",
+                                                                "redistribute_domain",
+                                                                "zoom_axis",
+                                                                "extract_axis",
+                                                                "interpolate_axis",
+                                                                "reduce_axis",
+                                                                "inverse_axis",
+                                                                "temporal_splitting",
+                                                                "redistribute_axis",
+                                                                "duplicate_scalar_to_axis",
+                                                                "reduce_scalar",
+                                                                "redistribute_scalar",
+                                                                "extract_domain_to_axis",
+                                                                "reduce_domain_to_axis",
+                                                                "reduce_axis_to_scalar",
+                                                                "reduce_domain_to_scalar",
+                                                                "extract_axis_to_scalar"};
   static const std::vector<std::string_view> unsupported = {
-      "pool_definition", "pool", "service", "coupler_in_definition", "coupler_out_definition",
-      "coupler_in", "coupler_out", "coupler_in_group", "coupler_out_group"};
+      "pool_definition", "pool",        "service",          "coupler_in_definition", "coupler_out_definition",
+      "coupler_in",      "coupler_out", "coupler_in_group", "coupler_out_group"};
   static const std::vector<std::string_view> known = {
-      "simulation", "context", "calendar", "variable_definition", "variable_group", "variable",
-      "field_definition", "field_group", "field", "file_definition", "file_group", "file",
-      "axis_definition", "axis_group", "axis", "domain_definition", "domain_group", "domain",
-      "scalar_definition", "scalar_group", "scalar", "grid_definition", "grid_group", "grid"};
+      "simulation",        "context",      "calendar", "variable_definition", "variable_group", "variable",
+      "field_definition",  "field_group",  "field",    "file_definition",     "file_group",     "file",
+      "axis_definition",   "axis_group",   "axis",     "domain_definition",   "domain_group",   "domain",
+      "scalar_definition", "scalar_group", "scalar",   "grid_definition",     "grid_group",     "grid"};
   const auto contains = [](const std::vector<std::string_view>& list, std::string_view name) {
     for (std::string_view s : list)
       if (s == name) return true;
@@ -218,9 +232,7 @@ void check_attributes(const Node& node, Schema schema) {
 void unknown_element(const Node& child, const Node& parent, const std::vector<std::string_view>& allowed) {
   try {
     unknown_element_error(child, parent, allowed);
-  } catch (const ConfigError& e) {
-    report(e.where, e.message);
-  }
+  } catch (const ConfigError& e) { report(e.where, e.message); }
 }
 
 void check_no_text(const Node& node) {

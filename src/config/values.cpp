@@ -119,8 +119,7 @@ std::optional<std::vector<double>> parse_double_list(std::string_view text) {
 std::optional<std::string> normalise_variable_type(std::string_view type) {
   const std::string t = lower(trim(type));
   if (t == "bool" || t == "boolean" || t == "logical") return "bool";
-  if (t == "int" || t == "integer" || t == "int16" || t == "int32" || t == "int64" || t == "long")
-    return "int";
+  if (t == "int" || t == "integer" || t == "int16" || t == "int32" || t == "int64" || t == "long") return "int";
   if (t == "double" || t == "float" || t == "real" || t == "real4" || t == "real8") return "double";
   if (t == "string" || t == "char" || t == "character" || t == "std::string") return "string";
   return std::nullopt;
@@ -141,8 +140,8 @@ std::string closest(std::string_view word, const std::vector<std::string_view>& 
   return std::string(best);
 }
 
-std::string did_you_mean(std::string_view word, const std::vector<std::string_view>& candidates,
-                         std::string_view open, std::string_view close) {
+std::string did_you_mean(std::string_view word, const std::vector<std::string_view>& candidates, std::string_view open,
+                         std::string_view close) {
   const std::string c = closest(word, candidates);
   if (c.empty()) return "";
   return "; did you mean " + std::string(open) + c + std::string(close) + "?";

@@ -46,8 +46,8 @@ class TreeReader {
  public:
   // `parent_path` is the element path of the including element's parent
   // ("" for the main file): an included root stands for the including element.
-  Node read(std::string_view xml, const std::string& name, const std::string& dir,
-            const std::string& key, int depth, const std::string& parent_path = "") {
+  Node read(std::string_view xml, const std::string& name, const std::string& dir, const std::string& key, int depth,
+            const std::string& parent_path = "") {
     // A UTF-8 byte order mark would shift pugixml's offsets against ours.
     if (xml.substr(0, 3) == "\xEF\xBB\xBF") xml.remove_prefix(3);
     const Source source(name, dir, xml);
@@ -60,8 +60,9 @@ class TreeReader {
     pugi::xml_node root;
     for (pugi::xml_node child : doc.children()) {
       if (child.type() != pugi::node_element) continue;
-      if (root) fail(source.at(child.offset_debug()), "more than one root element (<" + std::string(root.name()) +
-                                                          "> and <" + child.name() + ">)");
+      if (root)
+        fail(source.at(child.offset_debug()),
+             "more than one root element (<" + std::string(root.name()) + "> and <" + child.name() + ">)");
       root = child;
     }
     if (!root) fail(Location{name, 0, {}}, "no root element");
@@ -82,7 +83,6 @@ class TreeReader {
   std::vector<ConfigWarning>* warnings_ = nullptr;
 
  private:
-
   // The element path of `x`: its parent's, then "name[attr=value]" with the
   // first attribute that tells it apart: id, else its own reference
   // (field_ref on a field, domain_ref on a domain, ..., group_ref on a
@@ -148,8 +148,7 @@ class TreeReader {
   // come first, then the node's own; the included root's attributes fill in
   // those the including element does not set (the including element wins, as
   // a child wins over its group).
-  void include(Node& node, const std::string& src, const Source& source, int depth,
-               const std::string& parent_path) {
+  void include(Node& node, const std::string& src, const Source& source, int depth, const std::string& parent_path) {
     if (trim(src).empty()) fail(node.where, "empty src attribute on <" + node.name + ">");
     fs::path path(trim(src));
     if (path.is_relative() && !source.dir.empty()) path = fs::path(source.dir) / path;
@@ -169,17 +168,17 @@ class TreeReader {
 
     if (included.name != node.name)
       fail(included.where, "the root element of an included file must be <" + node.name +
-                               "> like the element that includes it (" + node.where.str() + "), not <" +
-                               included.name + ">");
+                               "> like the element that includes it (" + node.where.str() + "), not <" + included.name +
+                               ">");
     for (Attr& a : included.attrs) {
       a.included = true;
       const Attr* own = node.attr(a.name);
       if (!own) {
         node.attrs.push_back(std::move(a));
       } else if (warnings_ && own->value != a.value) {
-        warnings_->push_back({own->where, a.name + "='" + own->value + "' on <" + node.name +
-                                              "> overrides " + a.name + "='" + a.value +
-                                              "' set on the root of the included file (" + a.where.str() + ")"});
+        warnings_->push_back({own->where, a.name + "='" + own->value + "' on <" + node.name + "> overrides " + a.name +
+                                              "='" + a.value + "' set on the root of the included file (" +
+                                              a.where.str() + ")"});
       }
     }
     for (Node& own : node.children) included.children.push_back(std::move(own));
@@ -217,8 +216,8 @@ std::string canonical_key(const std::string& path) {
   return ec ? fs::path(path).lexically_normal().string() : canonical.string();
 }
 
-Node read_tree(std::string_view xml, const std::string& name, const std::string& base_dir,
-               const std::string& key, std::vector<ConfigWarning>* warnings) {
+Node read_tree(std::string_view xml, const std::string& name, const std::string& base_dir, const std::string& key,
+               std::vector<ConfigWarning>* warnings) {
   TreeReader reader;
   reader.warnings_ = warnings;
   return reader.read(xml, name, base_dir, key, 0);

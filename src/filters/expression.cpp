@@ -66,9 +66,8 @@ class ExpressionParser {
   }
   int cmp() {
     const int a = sum();
-    static const std::pair<std::string_view, Op> ops[] = {{"==", Op::eq}, {"/=", Op::ne}, {"!=", Op::ne},
-                                                          {"<=", Op::le}, {">=", Op::ge}, {"<", Op::lt},
-                                                          {">", Op::gt}};
+    static const std::pair<std::string_view, Op> ops[] = {
+        {"==", Op::eq}, {"/=", Op::ne}, {"!=", Op::ne}, {"<=", Op::le}, {">=", Op::ge}, {"<", Op::lt}, {">", Op::gt}};
     for (const auto& [tok, op] : ops)
       if (eat(tok)) return node(op, {a, sum()});
     return a;
@@ -76,9 +75,12 @@ class ExpressionParser {
   int sum() {
     int a = product();
     for (;;) {
-      if (eat("+")) a = node(Op::add, {a, product()});
-      else if (peek_minus()) a = node(Op::sub, {a, product()});
-      else return a;
+      if (eat("+"))
+        a = node(Op::add, {a, product()});
+      else if (peek_minus())
+        a = node(Op::sub, {a, product()});
+      else
+        return a;
     }
   }
   bool peek_minus() { return eat("-"); }
@@ -162,10 +164,10 @@ class ExpressionParser {
   }
   int call(const std::string& name, std::size_t start) {
     static const std::map<std::string, std::pair<Op, int>> functions = {
-        {"abs", {Op::abs, 1}},   {"exp", {Op::exp, 1}},   {"log", {Op::log, 1}},     {"log10", {Op::log10, 1}},
-        {"sqrt", {Op::sqrt, 1}}, {"sin", {Op::sin, 1}},   {"cos", {Op::cos, 1}},     {"tan", {Op::tan, 1}},
-        {"asin", {Op::asin, 1}}, {"acos", {Op::acos, 1}}, {"atan", {Op::atan, 1}},   {"sinh", {Op::sinh, 1}},
-        {"cosh", {Op::cosh, 1}}, {"tanh", {Op::tanh, 1}}, {"min", {Op::min, 2}},     {"max", {Op::max, 2}},
+        {"abs", {Op::abs, 1}},   {"exp", {Op::exp, 1}},   {"log", {Op::log, 1}},   {"log10", {Op::log10, 1}},
+        {"sqrt", {Op::sqrt, 1}}, {"sin", {Op::sin, 1}},   {"cos", {Op::cos, 1}},   {"tan", {Op::tan, 1}},
+        {"asin", {Op::asin, 1}}, {"acos", {Op::acos, 1}}, {"atan", {Op::atan, 1}}, {"sinh", {Op::sinh, 1}},
+        {"cosh", {Op::cosh, 1}}, {"tanh", {Op::tanh, 1}}, {"min", {Op::min, 2}},   {"max", {Op::max, 2}},
         {"pow", {Op::pow, 2}}};
     auto f = functions.find(name);
     if (f == functions.end()) {
@@ -257,8 +259,12 @@ void Expression::eval_chunk(const std::vector<const double*>& in, std::size_t at
       case Op::cosh: map1(a, o, n, [](double x) { return std::cosh(x); }); break;
       case Op::tanh: map1(a, o, n, [](double x) { return std::tanh(x); }); break;
       // min/max propagate a missing value (NaN) like the arithmetic does.
-      case Op::min: map2(a, b, o, n, [](double x, double y) { return std::isnan(x) || std::isnan(y) ? x + y : std::min(x, y); }); break;
-      case Op::max: map2(a, b, o, n, [](double x, double y) { return std::isnan(x) || std::isnan(y) ? x + y : std::max(x, y); }); break;
+      case Op::min:
+        map2(a, b, o, n, [](double x, double y) { return std::isnan(x) || std::isnan(y) ? x + y : std::min(x, y); });
+        break;
+      case Op::max:
+        map2(a, b, o, n, [](double x, double y) { return std::isnan(x) || std::isnan(y) ? x + y : std::max(x, y); });
+        break;
     }
   }
 }

@@ -49,14 +49,46 @@ class Expression {
 
  private:
   enum class Op {
-    number, input, neg, lnot, add, sub, mul, div, pow, eq, ne, lt, gt, le, ge, land, lor, cond,
-    abs, exp, log, log10, sqrt, sin, cos, tan, asin, acos, atan, sinh, cosh, tanh, min, max
+    number,
+    input,
+    neg,
+    lnot,
+    add,
+    sub,
+    mul,
+    div,
+    pow,
+    eq,
+    ne,
+    lt,
+    gt,
+    le,
+    ge,
+    land,
+    lor,
+    cond,
+    abs,
+    exp,
+    log,
+    log10,
+    sqrt,
+    sin,
+    cos,
+    tan,
+    asin,
+    acos,
+    atan,
+    sinh,
+    cosh,
+    tanh,
+    min,
+    max
   };
   struct Node {
     Op op;
-    double value = 0;            // number
-    int input = -1;              // input
-    std::vector<int> args;       // child nodes
+    double value = 0;       // number
+    int input = -1;         // input
+    std::vector<int> args;  // child nodes
   };
   friend class ExpressionParser;
 

@@ -58,7 +58,8 @@ bool Graph::set_source(int source, std::int64_t step, const T* data, std::size_t
   const bool map_missing = !std::isnan(missing);
   const T m = static_cast<T>(missing);  // compared in the data's own type
   double* out = node.values.data();
-  for (std::size_t i = 0; i < n; ++i) out[i] = map_missing && data[i] == m ? std::nan("") : static_cast<double>(data[i]);
+  for (std::size_t i = 0; i < n; ++i)
+    out[i] = map_missing && data[i] == m ? std::nan("") : static_cast<double>(data[i]);
   node.step = step;
   return true;
 }

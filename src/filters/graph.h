@@ -27,7 +27,7 @@
 namespace foehn::filters {
 
 enum class NodeKind {
-  source,      // a field's data as the model writes it (missing values become NaN)
+  source,  // a field's data as the model writes it (missing values become NaN)
   // Extension point, not implemented yet: spatial transformations (regridding,
   // zoom, reductions over a domain or axis). They will live in src/transform/
   // and plug in here, after the data is assembled and before any temporal
@@ -40,13 +40,13 @@ enum class NodeKind {
 
 struct Node {
   NodeKind kind = NodeKind::source;
-  std::vector<int> inputs;                          // expression: one per expression input; chain, output: 0 or 1
-  std::shared_ptr<const Expression> expression;     // expression
-  std::vector<const double*> input_values;          // expression: its inputs' values, set when evaluated
-  TemporalStage stage;                              // chain, output
-  Sampler sampler;                                  // chain: its period's ends; output: its sampling (freq_op)
-  std::vector<double> values;                       // source, expression, chain
-  std::int64_t step = -1;                           // the step `values` belong to
+  std::vector<int> inputs;                       // expression: one per expression input; chain, output: 0 or 1
+  std::shared_ptr<const Expression> expression;  // expression
+  std::vector<const double*> input_values;       // expression: its inputs' values, set when evaluated
+  TemporalStage stage;                           // chain, output
+  Sampler sampler;                               // chain: its period's ends; output: its sampling (freq_op)
+  std::vector<double> values;                    // source, expression, chain
+  std::int64_t step = -1;                        // the step `values` belong to
 };
 
 class Graph {

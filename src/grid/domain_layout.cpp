@@ -54,8 +54,7 @@ std::vector<std::int64_t> owned_points(const DomainLayout& d) {
   std::vector<std::int64_t> sorted = owned;
   std::sort(sorted.begin(), sorted.end());
   if (auto dup = std::adjacent_find(sorted.begin(), sorted.end()); dup != sorted.end())
-    bad("the index list names the global point (i " + str(*dup % d.ni_glo) + ", j " + str(*dup / d.ni_glo) +
-        ") twice");
+    bad("the index list names the global point (i " + str(*dup % d.ni_glo) + ", j " + str(*dup / d.ni_glo) + ") twice");
   return owned;
 }
 

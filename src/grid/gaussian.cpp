@@ -170,7 +170,8 @@ std::vector<int> eq_partition(const ReducedGaussianGrid& g, int p) {
         std::int64_t cut = std::clamp<std::int64_t>(upto - before[static_cast<std::size_t>(r) + 1], prev_cut,
                                                     g.points_per_row()[static_cast<std::size_t>(row)]);
         if (r == nb - 1) cut = g.points_per_row()[static_cast<std::size_t>(row)];
-        for (std::int64_t i = prev_cut; i < cut; ++i) region[static_cast<std::size_t>(g.row_start(row) + i)] = first_region + r;
+        for (std::int64_t i = prev_cut; i < cut; ++i)
+          region[static_cast<std::size_t>(g.row_start(row) + i)] = first_region + r;
         before[static_cast<std::size_t>(r) + 1] += cut;
         prev_cut = cut;
       }

@@ -19,8 +19,8 @@ constexpr std::int64_t kShortRun = 16, kLargeValues = std::int64_t{1} << 22;
 
 }  // namespace
 
-PackPlan::PackPlan(const std::vector<std::vector<std::int64_t>>& positions, std::int64_t data_points, std::int64_t outer,
-                   std::int64_t inner, Mode mode)
+PackPlan::PackPlan(const std::vector<std::vector<std::int64_t>>& positions, std::int64_t data_points,
+                   std::int64_t outer, std::int64_t inner, Mode mode)
     : data_points_(data_points), outer_(outer), inner_(inner) {
   std::size_t sent = 0;
   std::int64_t runs = 0;  // maximal runs of consecutive data points
@@ -46,7 +46,8 @@ PackPlan::PackPlan(const std::vector<std::vector<std::int64_t>>& positions, std:
   maps_.clear();
   for (const auto& p : positions) {
     for (std::size_t r = 0; r < p.size(); ++r)
-      moves.emplace_back(static_cast<std::uint32_t>(p[r]), static_cast<std::uint32_t>(first + static_cast<std::int64_t>(r)));
+      moves.emplace_back(static_cast<std::uint32_t>(p[r]),
+                         static_cast<std::uint32_t>(first + static_cast<std::int64_t>(r)));
     std::vector<std::int64_t> mine(p.size());
     std::iota(mine.begin(), mine.end(), first);
     maps_.emplace_back(mine, sent_, outer, inner);

@@ -17,7 +17,10 @@ constexpr std::int64_t kMinRun = 16;
 
 StreamMap::StreamMap(const std::vector<std::int64_t>& positions, std::int64_t buffer_points, std::int64_t outer,
                      std::int64_t inner)
-    : points_(static_cast<std::int64_t>(positions.size())), buffer_points_(buffer_points), outer_(outer), inner_(inner) {
+    : points_(static_cast<std::int64_t>(positions.size())),
+      buffer_points_(buffer_points),
+      outer_(outer),
+      inner_(inner) {
   if (buffer_points < 0 || buffer_points > std::numeric_limits<std::uint32_t>::max() || outer < 0 || inner < 0)
     throw std::invalid_argument("stream map: bad buffer size " + std::to_string(buffer_points));
   if (outer == 0 || inner == 0) points_ = 0;
@@ -41,8 +44,7 @@ StreamMap::StreamMap(const std::vector<std::int64_t>& positions, std::int64_t bu
       // Short run: gathered; joins the previous piece if that one gathers too.
       if (pieces_.empty() || !pieces_.back().gather)
         pieces_.push_back({k, 0, static_cast<std::int64_t>(index_.size()), true});
-      for (std::int64_t m = k; m < end; ++m)
-        index_.push_back(static_cast<std::uint32_t>(pos + (m - k)));
+      for (std::int64_t m = k; m < end; ++m) index_.push_back(static_cast<std::uint32_t>(pos + (m - k)));
       pieces_.back().length += end - k;
     }
     k = end;
@@ -66,7 +68,8 @@ StreamMap::Place StreamMap::locate(std::int64_t offset) const {
   const std::int64_t r = offset - o * per_outer;
   const std::int64_t q = r / inner_;
   // The piece holding point q: the last piece whose first point is <= q.
-  auto it = std::upper_bound(pieces_.begin(), pieces_.end(), q, [](std::int64_t x, const Piece& p) { return x < p.first; });
+  auto it =
+      std::upper_bound(pieces_.begin(), pieces_.end(), q, [](std::int64_t x, const Piece& p) { return x < p.first; });
   const auto k = static_cast<std::size_t>(it - pieces_.begin()) - 1;
   return {o, q - pieces_[k].first, r - q * inner_, k};
 }

@@ -37,8 +37,8 @@ class StreamMap {
   std::int64_t points() const { return points_; }
   std::int64_t outer() const { return outer_; }
   std::int64_t values_per_outer() const { return points_ * inner_; }  // e.g. a level's values
-  std::size_t run_count() const;     // pieces copied by memcpy
-  std::size_t gather_points() const { return index_.size(); }  // points moved one by one
+  std::size_t run_count() const;                                      // pieces copied by memcpy
+  std::size_t gather_points() const { return index_.size(); }         // points moved one by one
 
   // out[k] = convert(buffer[b(offset + k)]) for k < count: packs a fragment.
   template <class T, class U, class Convert>
@@ -72,8 +72,10 @@ class StreamMap {
   };
   template <class U, class Convert, class T>
   static U apply(const Convert& convert, T x) {
-    if constexpr (std::is_same_v<Convert, Cast>) return static_cast<U>(x);
-    else return convert(x);
+    if constexpr (std::is_same_v<Convert, Cast>)
+      return static_cast<U>(x);
+    else
+      return convert(x);
   }
   // Visits the fragment piece by piece: run(stream, buffer, values) for
   // contiguous values, gather(stream, index, points, buffer_base) for

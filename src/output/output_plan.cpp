@@ -14,9 +14,12 @@ namespace foehn::output {
 std::vector<std::int64_t> ContextPlan::shape(const VariableInfo& v) const {
   std::vector<std::int64_t> s;
   for (const Dim& d : v.dims) {
-    if (d.kind == Dim::domain_j) s.push_back(domains[d.index].nj_glo);
-    else if (d.kind == Dim::domain_i) s.push_back(domains[d.index].ni_glo);
-    else s.push_back(static_cast<std::int64_t>(axes[d.index].values.size()));
+    if (d.kind == Dim::domain_j)
+      s.push_back(domains[d.index].nj_glo);
+    else if (d.kind == Dim::domain_i)
+      s.push_back(domains[d.index].ni_glo);
+    else
+      s.push_back(static_cast<std::int64_t>(axes[d.index].values.size()));
   }
   return s;
 }
@@ -158,7 +161,8 @@ std::vector<std::vector<std::int64_t>> ContextPlan::split_by_server(int domain, 
   std::vector<std::int64_t> first(static_cast<std::size_t>(nservers), 0);  // first global index of each range
   for (int s = 0; s < nservers; ++s) {
     const LocalBlock e = server_extent(domain, s, nservers);
-    first[static_cast<std::size_t>(s)] = e.ni * e.nj > 0 ? e.jbegin * domains[domain].ni_glo + e.ibegin : domains[domain].size();
+    first[static_cast<std::size_t>(s)] =
+        e.ni * e.nj > 0 ? e.jbegin * domains[domain].ni_glo + e.ibegin : domains[domain].size();
   }
   std::vector<std::vector<std::int64_t>> out(static_cast<std::size_t>(nservers));
   for (std::size_t p = 0; p < points.size(); ++p) {
@@ -182,9 +186,10 @@ std::string reduced_rows(const DomainInfo& d, ReducedRows& rows) {
     }
     // A new row: CDI's rows go from north to south, as foehn numbers them.
     if (g > 0 && !(d.lat[g] < d.lat[g - 1]))
-      return what + "needs the points row by row from the north (rows of equal latitude), but the latitude rises "
-                    "from " + std::to_string(d.lat[g - 1]) + " to " + std::to_string(d.lat[g]) + " at point " +
-             std::to_string(g);
+      return what +
+             "needs the points row by row from the north (rows of equal latitude), but the latitude rises "
+             "from " +
+             std::to_string(d.lat[g - 1]) + " to " + std::to_string(d.lat[g]) + " at point " + std::to_string(g);
     rows.lat.push_back(d.lat[g]);
     rows.points.push_back(1);
   }
@@ -204,7 +209,9 @@ std::string assemble_domain(DomainInfo& d, const std::vector<ClientPart>& parts,
   d.bounds_lat.assign(nv ? nlat * nv : 0, std::nan(""));
   const bool all_dense = std::all_of(parts.begin(), parts.end(), [](const ClientPart& p) { return p.dense; });
   d.points.assign(all_dense ? 0 : parts.size(), {});
-  auto where = [&](std::int64_t g) { return "the point (i " + std::to_string(g % d.ni_glo) + ", j " + std::to_string(g / d.ni_glo) + ")"; };
+  auto where = [&](std::int64_t g) {
+    return "the point (i " + std::to_string(g % d.ni_glo) + ", j " + std::to_string(g / d.ni_glo) + ")";
+  };
   // Coordinates value by value: k-th value of a part goes to global entry at(k).
   auto place = [&](std::vector<double>& dst, std::vector<double>& bdst, const double* src, const double* bsrc,
                    std::int64_t n, auto at) {
@@ -222,7 +229,8 @@ std::string assemble_domain(DomainInfo& d, const std::vector<ClientPart>& parts,
       owned.assign(p.owned, p.owned + p.n_owned);
     } else {
       for (std::int64_t j = p.extent.jbegin; j < p.extent.jbegin + p.extent.nj; ++j)
-        for (std::int64_t i = p.extent.ibegin; i < p.extent.ibegin + p.extent.ni; ++i) owned.push_back(j * d.ni_glo + i);
+        for (std::int64_t i = p.extent.ibegin; i < p.extent.ibegin + p.extent.ni; ++i)
+          owned.push_back(j * d.ni_glo + i);
     }
     for (const std::int64_t g : owned) {
       int& o = owner[static_cast<std::size_t>(g)];
@@ -276,8 +284,7 @@ std::string check_axes_cover(const ContextPlan& plan, const VariableInfo& v) {
       h = static_cast<int>(c);
     }
   if (auto hole = std::find(holder.begin(), holder.end(), -1); hole != holder.end())
-    return "field '" + v.field_id + "': no model rank holds the value " + value(hole - holder.begin()) +
-           " of its axes";
+    return "field '" + v.field_id + "': no model rank holds the value " + value(hole - holder.begin()) + " of its axes";
   return "";
 }
 
@@ -308,7 +315,8 @@ std::string check_shared_points(const ContextPlan& plan, const VariableInfo& v,
         int& h = holder[static_cast<std::size_t>(p)];
         if (h >= 0)
           return "field '" + v.field_id + "': " + point + ", model ranks " + std::to_string(h) + " and " +
-                 std::to_string(c) + " hold the same values of its axes; ranks holding the same points must split the axes";
+                 std::to_string(c) +
+                 " hold the same values of its axes; ranks holding the same points must split the axes";
         h = c;
       }
     if (std::find(holder.begin(), holder.end(), -1) != holder.end())
@@ -342,10 +350,8 @@ class PlanWriter {
  private:
   void put(bool b) { w_.put<std::uint8_t>(b ? 1 : 0); }
   template <class T>
-    requires std::is_arithmetic_v<T>
-  void put(T v) {
-    w_.put(v);
-  }
+  requires std::is_arithmetic_v<T>
+  void put(T v) { w_.put(v); }
   void put(const std::string& s) { w_.put(s); }
   template <class T>
   void put(const std::vector<T>& list) {
@@ -355,10 +361,8 @@ class PlanWriter {
   // fields() takes its struct by non-const reference so that readers can
   // share it; this writer only reads through it.
   template <class T>
-    requires std::is_class_v<T>
-  void put(const T& s) {
-    fields(*this, const_cast<T&>(s));
-  }
+  requires std::is_class_v<T>
+  void put(const T& s) { fields(*this, const_cast<T&>(s)); }
   WireWriter& w_;
 };
 
@@ -377,10 +381,8 @@ class PlanReader {
     b = byte != 0;
   }
   template <class T>
-    requires std::is_arithmetic_v<T>
-  void get(T& v) {
-    r_.get(v);
-  }
+  requires std::is_arithmetic_v<T>
+  void get(T& v) { r_.get(v); }
   void get(std::string& s) { r_.get(s); }
   template <class T>
   void get(std::vector<T>& list) {
@@ -393,10 +395,8 @@ class PlanReader {
     for (auto& x : list) get(x);
   }
   template <class T>
-    requires std::is_class_v<T>
-  void get(T& s) {
-    fields(*this, s);
-  }
+  requires std::is_class_v<T>
+  void get(T& s) { fields(*this, s); }
   WireReader& r_;
 };
 

@@ -36,16 +36,16 @@ struct ClientPoints {
 // (index j * ni_glo + i); see docs/grids.md.
 struct DomainInfo {
   std::string id, name, long_name;
-  std::string type = "rectilinear";  // rectilinear, curvilinear, gaussian, unstructured
+  std::string type = "rectilinear";     // rectilinear, curvilinear, gaussian, unstructured
   std::int64_t ni_glo = 0, nj_glo = 0;  // 1-D domains (gaussian, unstructured): nj_glo = 1
   // Rectilinear: ni_glo longitudes and nj_glo latitudes; other types: one
   // of each per point, in global index order.
   std::vector<double> lon, lat;
-  std::int32_t nvertex = 0;  // corners per value in the bounds (rectilinear: 2); 0: no bounds
+  std::int32_t nvertex = 0;                    // corners per value in the bounds (rectilinear: 2); 0: no bounds
   std::vector<double> bounds_lon, bounds_lat;  // nvertex per lon and lat value
-  bool needs_fill = false;   // some points are never sent (masked, left out): they hold the fill value
-  std::vector<LocalBlock> clients;    // by client index (model rank): the bounding box of its points
-  std::vector<ClientPoints> points;   // by client index; empty: every client dense
+  bool needs_fill = false;           // some points are never sent (masked, left out): they hold the fill value
+  std::vector<LocalBlock> clients;   // by client index (model rank): the bounding box of its points
+  std::vector<ClientPoints> points;  // by client index; empty: every client dense
 
   bool one_dimensional() const { return type == "gaussian" || type == "unstructured"; }
   std::int64_t size() const { return ni_glo * nj_glo; }
@@ -91,11 +91,11 @@ struct Dim {
 
 struct VariableInfo {
   std::string field_id, name, long_name, standard_name, units, operation, cell_methods, comment;
-  std::int32_t prec = 4;      // 4: float, 8: double
-  std::int32_t file = 0;      // index into files
-  std::int32_t op = 0;        // filters::TemporalOp
+  std::int32_t prec = 4;          // 4: float, 8: double
+  std::int32_t file = 0;          // index into files
+  std::int32_t op = 0;            // filters::TemporalOp
   bool reduce_on_server = false;  // the server accumulates the samples the clients send
-  bool has_fill = false;      // _FillValue/missing_value written; NaN results become it
+  bool has_fill = false;          // _FillValue/missing_value written; NaN results become it
   double fill_value = 0;
   std::int32_t compression_level = 0;  // deflate level (with shuffle) 1..9; 0: none
   std::vector<Attribute> attributes;   // the field's <variable>s, valid_min, valid_max
@@ -113,10 +113,10 @@ struct FileInfo {
   // domains CDI's reduced Gaussian rows.
   std::string convention;
   bool one_file = true;
-  bool append = false;        // append="true": an existing file gets this run's records after its own
-  std::int32_t min_digits = 0;  // multiple_file: part numbers zero-padded to at least this width
+  bool append = false;                  // append="true": an existing file gets this run's records after its own
+  std::int32_t min_digits = 0;          // multiple_file: part numbers zero-padded to at least this width
   std::vector<std::int32_t> variables;  // indices into variables, in file order
-  std::vector<Attribute> attributes;  // the file's <variable>s: global attributes
+  std::vector<Attribute> attributes;    // the file's <variable>s: global attributes
   // File periods (durations as calendar::format_duration writes them; empty:
   // none): a new file every split_freq, named with the period's dates in
   // split_format (formats::file_name); the writer syncs every sync_freq.
@@ -127,11 +127,11 @@ struct FileInfo {
 
 struct ContextPlan {
   std::string context_id;
-  std::uint32_t key = 0;                  // tags this context's events
-  std::string calendar;                   // CF calendar name
-  std::string time_units;                 // "seconds since <time origin>"
+  std::uint32_t key = 0;   // tags this context's events
+  std::string calendar;    // CF calendar name
+  std::string time_units;  // "seconds since <time origin>"
   std::string start_date;
-  std::vector<std::int32_t> client_ranks; // world rank of each client (by model rank)
+  std::vector<std::int32_t> client_ranks;  // world rank of each client (by model rank)
   std::vector<DomainInfo> domains;
   std::vector<AxisInfo> axes;
   std::vector<ScalarInfo> scalars;

@@ -35,8 +35,7 @@ void fields(Io& io, AxisInfo& a) {
 
 template <class Io>
 void fields(Io& io, ScalarInfo& c) {
-  io(c.id, c.name, c.long_name, c.standard_name, c.units, c.positive, c.axis_type, c.bounds_name, c.has_value,
-     c.value);
+  io(c.id, c.name, c.long_name, c.standard_name, c.units, c.positive, c.axis_type, c.bounds_name, c.has_value, c.value);
 }
 
 template <class Io>

@@ -51,8 +51,8 @@ void print_clients(std::ostream& out, const std::string& code, const std::vector
 
 void print_servers(std::ostream& out, const std::vector<ServerFigures>& all) {
   out << "foehn report: servers\n"
-      << line("  %6s %10s %10s %10s %8s %10s %12s %12s %11s %10s\n", "rank", "wall s", "busy s", "cpu s", "busy", "write s",
-              "MB written", "peak mem MB", "buffers MB", "messages");
+      << line("  %6s %10s %10s %10s %8s %10s %12s %12s %11s %10s\n", "rank", "wall s", "busy s", "cpu s", "busy",
+              "write s", "MB written", "peak mem MB", "buffers MB", "messages");
   for (size_t r = 0; r < all.size(); ++r) {
     const auto& s = all[r];
     out << line("  %6zu %10.3f %10.3f %10.3f %8.4f %10.3f %12.2f %12.2f %11.2f %10.0f\n", r, s.wall_seconds,
@@ -72,19 +72,22 @@ std::vector<std::string> advice(const RunReport& r) {
     buffer = std::max(buffer, c.buffer_bytes);
   }
   if (worst > 0.01)
-    out.push_back(line("clients waited %.1f %% of the time for send buffers: raise buffer_size_factor to 2 "
-                       "or add servers", 100 * worst));
+    out.push_back(
+        line("clients waited %.1f %% of the time for send buffers: raise buffer_size_factor to 2 "
+             "or add servers",
+             100 * worst));
   double busiest = 0;
   for (const auto& s : r.servers)
     if (s.wall_seconds >= kShortestAdvised) busiest = std::max(busiest, ratio(s.busy_seconds, s.wall_seconds));
   if (busiest > 0.6)
-    out.push_back(line("servers were busy %.0f %% of the time (above 60 %%): add servers so that they keep up",
-                       100 * busiest));
+    out.push_back(
+        line("servers were busy %.0f %% of the time (above 60 %%): add servers so that they keep up", 100 * busiest));
   for (size_t k = 0; k < r.servers.size(); ++k) {
     const auto& s = r.servers[k];
     if (s.cpu_seconds > 1.5 * s.busy_seconds + 0.5 && ratio(s.cpu_seconds, s.wall_seconds) > 0.5) {
-      out.push_back(line("server %zu used %.1f s of CPU for %.1f s of work: another process may be spinning on its core",
-                         k, s.cpu_seconds, s.busy_seconds));
+      out.push_back(
+          line("server %zu used %.1f s of CPU for %.1f s of work: another process may be spinning on its core", k,
+               s.cpu_seconds, s.busy_seconds));
       break;
     }
   }
@@ -134,12 +137,8 @@ std::string to_json(const RunReport& r) {
                        {"forward_cap_bytes", s.forward_cap_bytes},
                        {"forward_wait_seconds", s.forward_wait_seconds}});
   }
-  json doc = {{"foehn_report_version", 2},
-              {"code", r.code},
-              {"mode", r.servers.empty() ? "attached" : "server"},
-              {"clients", clients},
-              {"servers", servers},
-              {"advice", advice(r)}};
+  json doc = {{"foehn_report_version", 2}, {"code", r.code},     {"mode", r.servers.empty() ? "attached" : "server"},
+              {"clients", clients},        {"servers", servers}, {"advice", advice(r)}};
   return doc.dump(2) + "\n";
 }
 

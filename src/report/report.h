@@ -16,21 +16,21 @@ namespace foehn::report {
 
 // Plain doubles, so that a gather moves them as one MPI_DOUBLE array.
 struct ClientFigures {
-  double wall_seconds = 0;          // from init to finalize
-  double inside_seconds = 0;        // inside foehn API calls
-  double step_seconds = 0;          // of which inside the per-step calls (time, writes)
-  double wait_seconds = 0;          // blocked on a full send buffer during the run
-  double close_seconds = 0;         // waiting for the last buffers at context close
+  double wall_seconds = 0;    // from init to finalize
+  double inside_seconds = 0;  // inside foehn API calls
+  double step_seconds = 0;    // of which inside the per-step calls (time, writes)
+  double wait_seconds = 0;    // blocked on a full send buffer during the run
+  double close_seconds = 0;   // waiting for the last buffers at context close
   double bytes_sent = 0;
   double messages_sent = 0;
-  double waits = 0;                 // times a send buffer was not free
-  double buffer_bytes = 0;          // send buffer memory allocated (peak)
-  double largest_message_bytes = 0; // the smallest buffer size that would have sufficed
-  double credit_wait_seconds = 0;   // of wait_seconds: buffers held back until a server granted room
-  double credit_waits = 0;          // of waits: how many were for credit
-  double credit_bytes = 0;          // the most credit a channel held at once
-  double progress_threads = 0;      // contexts that ran a progress thread
-  double peak_rss_bytes = 0;        // the process's resident memory at its peak (VmHWM)
+  double waits = 0;                  // times a send buffer was not free
+  double buffer_bytes = 0;           // send buffer memory allocated (peak)
+  double largest_message_bytes = 0;  // the smallest buffer size that would have sufficed
+  double credit_wait_seconds = 0;    // of wait_seconds: buffers held back until a server granted room
+  double credit_waits = 0;           // of waits: how many were for credit
+  double credit_bytes = 0;           // the most credit a channel held at once
+  double progress_threads = 0;       // contexts that ran a progress thread
+  double peak_rss_bytes = 0;         // the process's resident memory at its peak (VmHWM)
 };
 
 struct ServerFigures {
@@ -40,12 +40,13 @@ struct ServerFigures {
   double bytes_received = 0;
   double bytes_written = 0;
   double messages_received = 0;
-  double peak_rss_bytes = 0;     // the process's resident memory at its peak (VmHWM): everything, libraries too
-  double peak_buffer_bytes = 0;  // of which foehn's buffers: receive buffer, records being assembled, blocks being forwarded
-  double credit_bytes = 0;       // receive space granted to clients, at its peak
-  double write_seconds = 0;      // inside netCDF data writes and file closes (part of busy)
-  double direct_bytes = 0;       // direct payloads received straight into the records (of bytes_received)
-  double staged_bytes = 0;       // direct payloads received apart and scattered (of bytes_received)
+  double peak_rss_bytes = 0;  // the process's resident memory at its peak (VmHWM): everything, libraries too
+  double peak_buffer_bytes =
+      0;                    // of which foehn's buffers: receive buffer, records being assembled, blocks being forwarded
+  double credit_bytes = 0;  // receive space granted to clients, at its peak
+  double write_seconds = 0;  // inside netCDF data writes and file closes (part of busy)
+  double direct_bytes = 0;   // direct payloads received straight into the records (of bytes_received)
+  double staged_bytes = 0;   // direct payloads received apart and scattered (of bytes_received)
   // Level 1 of two-level servers: blocks forwarded to level 2 and not yet
   // sent, at their peak; the cap on them (the largest in force); the time
   // spent waiting for level 2 to take them (not part of busy).

@@ -20,8 +20,10 @@ void DirectReceives::post(Receive r) {
   }
   std::byte* into = r.target ? r.target : r.staged.data();
   MPI_Request request = MPI_REQUEST_NULL;
-  if (MPI_Irecv(into, static_cast<int>(bytes), MPI_BYTE, r.source, transport::kTagPayload, comm_, &request) != MPI_SUCCESS)
-    throw std::runtime_error("posting the receive of a direct payload from rank " + std::to_string(r.source) + " failed");
+  if (MPI_Irecv(into, static_cast<int>(bytes), MPI_BYTE, r.source, transport::kTagPayload, comm_, &request) !=
+      MPI_SUCCESS)
+    throw std::runtime_error("posting the receive of a direct payload from rank " + std::to_string(r.source) +
+                             " failed");
   receives_.push_back(std::move(r));
   requests_.push_back(request);
 }

@@ -19,10 +19,10 @@ namespace foehn::server {
 class DirectReceives {
  public:
   struct Receive {
-    int source = 0;               // world rank of the client
-    std::uint16_t channel = 0;    // its channel, for credit
-    int client = 0;               // index of the client in its context
-    bool usable = true;           // false: the context failed, drop the values
+    int source = 0;             // world rank of the client
+    std::uint16_t channel = 0;  // its channel, for credit
+    int client = 0;             // index of the client in its context
+    bool usable = true;         // false: the context failed, drop the values
     transport::EventHeader header{};
     std::byte* target = nullptr;  // in the record, or null: in `staged`
     std::vector<std::byte> staged;
@@ -45,9 +45,9 @@ class DirectReceives {
 
  private:
   MPI_Comm comm_;
-  std::vector<Receive> receives_;     // posted, in posting order
-  std::vector<MPI_Request> requests_;  // one per receive, same order
-  std::vector<int> completed_;         // MPI_Testsome's output
+  std::vector<Receive> receives_;              // posted, in posting order
+  std::vector<MPI_Request> requests_;          // one per receive, same order
+  std::vector<int> completed_;                 // MPI_Testsome's output
   std::vector<std::vector<std::byte>> spare_;  // staging buffers to reuse
 };
 

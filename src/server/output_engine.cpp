@@ -184,8 +184,8 @@ const OutputEngine::WriterPoints& OutputEngine::writer_points(int domain, std::v
   if (w.found) return w;
   w.found = true;
   const output::DomainInfo& dom = plan_.domains[domain];
-  const output::LocalBlock e = role_.attached ? dom.clients.at(role_.index)
-                                              : plan_.server_extent(domain, role_.index, role_.count);
+  const output::LocalBlock e =
+      role_.attached ? dom.clients.at(role_.index) : plan_.server_extent(domain, role_.index, role_.count);
   w.positions = e.ni * e.nj;
   std::vector<std::uint8_t> covered(static_cast<std::size_t>(w.positions), 0);
   w.clients.resize(plan_.client_ranks.size());
@@ -224,8 +224,10 @@ void OutputEngine::build_plans(int var, VarState& s, std::vector<WriterPoints>& 
   std::int64_t outer = 1, inner = 1;
   std::size_t first_domain = var_info.dims.size(), last_domain = 0;
   for (std::size_t k = 0; k < var_info.dims.size(); ++k) {
-    if (var_info.dims[k].kind != output::Dim::axis) first_domain = std::min(first_domain, k), last_domain = k + 1;
-    else (first_domain < k ? inner : outer) *= s.block.count[k];
+    if (var_info.dims[k].kind != output::Dim::axis)
+      first_domain = std::min(first_domain, k), last_domain = k + 1;
+    else
+      (first_domain < k ? inner : outer) *= s.block.count[k];
   }
   for (int c = 0; c < nclients; ++c) {
     if (!plan_.decomposed_axes(var_info)) {
@@ -294,15 +296,18 @@ void OutputEngine::build_axis_plans(int var, VarState& s) {
     std::vector<std::int64_t> part = a.parts.at(role_.index);
     std::sort(part.begin(), part.end());
     for (const std::int64_t g : part)
-      if (!runs[k].empty() && runs[k].back().first + runs[k].back().second == g) ++runs[k].back().second;
-      else runs[k].push_back({g, 1});
+      if (!runs[k].empty() && runs[k].back().first + runs[k].back().second == g)
+        ++runs[k].back().second;
+      else
+        runs[k].push_back({g, 1});
     ranges = ranges && runs[k].size() == 1;
   }
   if (ranges) return;
   std::vector<std::size_t> at(v.dims.size(), 0);  // the run of each dimension: an odometer
   while (true) {
     grid::Box piece = s.block;
-    for (std::size_t k = 0; k < v.dims.size(); ++k) piece.start[k] = runs[k][at[k]].first, piece.count[k] = runs[k][at[k]].second;
+    for (std::size_t k = 0; k < v.dims.size(); ++k)
+      piece.start[k] = runs[k][at[k]].first, piece.count[k] = runs[k][at[k]].second;
     s.piece_runs.push_back(grid::make_runs(s.block, piece));
     s.pieces.push_back(std::move(piece));
     std::size_t k = v.dims.size();
@@ -348,8 +353,10 @@ void OutputEngine::accumulate(const ClientPlan& cp, Pending& p, const transport:
 void OutputEngine::finish_reduction(int var, Pending& p) {
   const VarState& s = vars_[var];
   const auto n = static_cast<std::size_t>(s.block.size());
-  if (s.elem == 8) p.stage.result(0, reinterpret_cast<double*>(p.data.data()), n);
-  else p.stage.result(0, reinterpret_cast<float*>(p.data.data()), n);
+  if (s.elem == 8)
+    p.stage.result(0, reinterpret_cast<double*>(p.data.data()), n);
+  else
+    p.stage.result(0, reinterpret_cast<float*>(p.data.data()), n);
   p.complete = true;
 }
 
@@ -361,13 +368,16 @@ OutputEngine::Pending& OutputEngine::checked_fragment(int client, const transpor
   const std::string& name = plan_.variables[h.item].name;
   const bool sample = (h.flags & (transport::kSample | transport::kLastSample)) != 0;
   if (sample != s.reduce_here)
-    throw std::runtime_error("variable '" + name + "': " + (sample ? "a sample arrived for an operation done on the clients"
-                                                                   : "values arrived for an operation done here"));
+    throw std::runtime_error("variable '" + name + "': " +
+                             (sample ? "a sample arrived for an operation done on the clients"
+                                     : "values arrived for an operation done here"));
   const std::size_t elem = sample ? sizeof(double) : s.elem;
   if (h.elem_size != elem || h.offset < 0 || h.count < 0 || h.offset + h.count > cp.total)
     throw std::runtime_error("fragment of variable '" + name + "' out of its client's range");
   Pending& p = pending(h.item, h.record);
-  if (p.complete) throw std::runtime_error("variable '" + name + "' record " + std::to_string(h.record) + ": data after the record was complete (a field written twice in one step?)");
+  if (p.complete)
+    throw std::runtime_error("variable '" + name + "' record " + std::to_string(h.record) +
+                             ": data after the record was complete (a field written twice in one step?)");
   return p;
 }
 
@@ -460,11 +470,15 @@ void OutputEngine::write_record_of(int var, std::int64_t record, bool closing) {
     write_block(var, record, nullptr);
     return;
   }
-  const double fill = v.has_fill ? v.fill_value : s.elem == 8 ? formats::kDefaultFillDouble : formats::kDefaultFillFloat;
+  const double fill = v.has_fill    ? v.fill_value
+                      : s.elem == 8 ? formats::kDefaultFillDouble
+                                    : formats::kDefaultFillFloat;
   auto fill_all = [&] {
     if (fill_.size() < n * s.elem) fill_.resize(n * s.elem);
-    if (s.elem == 8) std::fill_n(reinterpret_cast<double*>(fill_.data()), n, fill);
-    else std::fill_n(reinterpret_cast<float*>(fill_.data()), n, static_cast<float>(fill));
+    if (s.elem == 8)
+      std::fill_n(reinterpret_cast<double*>(fill_.data()), n, fill);
+    else
+      std::fill_n(reinterpret_cast<float*>(fill_.data()), n, static_cast<float>(fill));
     return fill_.data();
   };
   auto it = pending_.find({var, record});
@@ -476,21 +490,27 @@ void OutputEngine::write_record_of(int var, std::int64_t record, bool closing) {
   } else {
     if (!closing) return;
     const auto got = it == pending_.end() ? 0 : it->second.received;
-    warnings_.push_back("field '" + v.field_id + "' record " + std::to_string(record) + ": " +
-                        std::to_string(got) + " of " + std::to_string(s.expected) +
+    warnings_.push_back("field '" + v.field_id + "' record " + std::to_string(record) + ": " + std::to_string(got) +
+                        " of " + std::to_string(s.expected) +
                         " values arrived (the model did not write it at that step); written as fill values");
     data = fill_all();
   }
   if (data != fill_.data()) {
     if (s.elem == 8) {
       auto* d = reinterpret_cast<double*>(data);
-      if (v.has_fill) std::replace_if(d, d + n, [](double x) { return x != x; }, fill);  // missing results
-      s.fill.for_each_run(0, s.fill.size(), [&](std::int64_t, std::int64_t b, std::int64_t k) { std::fill_n(d + b, k, fill); });
+      if (v.has_fill)
+        std::replace_if(
+            d, d + n, [](double x) { return x != x; }, fill);  // missing results
+      s.fill.for_each_run(0, s.fill.size(),
+                          [&](std::int64_t, std::int64_t b, std::int64_t k) { std::fill_n(d + b, k, fill); });
     } else {
       auto* f = reinterpret_cast<float*>(data);
       const auto ff = static_cast<float>(fill);
-      if (v.has_fill) std::replace_if(f, f + n, [](float x) { return x != x; }, ff);
-      s.fill.for_each_run(0, s.fill.size(), [&](std::int64_t, std::int64_t b, std::int64_t k) { std::fill_n(f + b, k, ff); });
+      if (v.has_fill)
+        std::replace_if(
+            f, f + n, [](float x) { return x != x; }, ff);
+      s.fill.for_each_run(0, s.fill.size(),
+                          [&](std::int64_t, std::int64_t b, std::int64_t k) { std::fill_n(f + b, k, ff); });
     }
   }
   write_block(var, record, data);
@@ -524,7 +544,8 @@ void OutputEngine::write_block(int var, std::int64_t record, const std::byte* da
     piece_scratch_.resize(static_cast<std::size_t>(s.block.size()) * s.elem);
   for (std::size_t k = 0; k < s.pieces.size() && data; ++k, ++calls) {
     for (const grid::Run& r : s.piece_runs[k])
-      std::memcpy(piece_scratch_.data() + r.to * s.elem, data + r.from * s.elem, static_cast<std::size_t>(r.length) * s.elem);
+      std::memcpy(piece_scratch_.data() + r.to * s.elem, data + r.from * s.elem,
+                  static_cast<std::size_t>(r.length) * s.elem);
     file.put(var, record, s.pieces[k], piece_scratch_.data());
   }
   grid::Box none = s.block;
@@ -536,9 +557,7 @@ bool OutputEngine::write_front(bool closing) {
   if (failed()) return false;
   try {
     return write_front_unguarded(closing);
-  } catch (const formats::IoError& e) {
-    fail_writing(e);
-  }
+  } catch (const formats::IoError& e) { fail_writing(e); }
 }
 
 void OutputEngine::fail_writing(const formats::IoError& e) {
@@ -551,9 +570,7 @@ void OutputEngine::fail_writing(const formats::IoError& e) {
     try {
       f->close();
       closed += (closed.empty() ? "" : ", ") + f->path();
-    } catch (const std::exception& c) {
-      failure_ += std::string("; closing: ") + c.what();
-    }
+    } catch (const std::exception& c) { failure_ += std::string("; closing: ") + c.what(); }
   }
   if (!closed.empty()) failure_ += "; closed, with the records written before: " + closed;
   announced_.clear();
@@ -619,8 +636,7 @@ void OutputEngine::advance(bool closing) {
   // With an external order (several contexts in a pool) the server loop
   // decides when the front record is written.
   if (external_order_ && !closing) return;
-  while (write_front(closing)) {
-  }
+  while (write_front(closing)) {}
 }
 
 void OutputEngine::close() {

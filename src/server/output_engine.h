@@ -114,12 +114,12 @@ class OutputEngine {
     int contributors = 0;       // clients that send this writer any values
     std::size_t elem = 4;
     filters::TemporalOp op = filters::TemporalOp::instant;
-    bool reduce_here = false;   // samples arrive and are accumulated here
+    bool reduce_here = false;  // samples arrive and are accumulated here
   };
   struct Pending {
-    std::vector<std::byte> data;  // the record's values in the block, in the file's precision
-    std::int64_t received = 0;    // values received (or, when reducing, samples' values)
-    int finished_clients = 0;     // clients that sent their last sample (when reducing)
+    std::vector<std::byte> data;   // the record's values in the block, in the file's precision
+    std::int64_t received = 0;     // values received (or, when reducing, samples' values)
+    int finished_clients = 0;      // clients that sent their last sample (when reducing)
     filters::TemporalStage stage;  // when reducing: the samples' weights come with them
     bool complete = false;
   };
@@ -133,21 +133,20 @@ class OutputEngine {
   // Checks a data fragment against the plan; its variable's pending record.
   Pending& checked_fragment(int client, const transport::EventHeader& h);
   void values_arrived(int var, std::int64_t record, Pending& p, std::int64_t count);
-  void accumulate(const ClientPlan& cp, Pending& p, const transport::EventHeader& h,
-                  const std::byte* payload);
+  void accumulate(const ClientPlan& cp, Pending& p, const transport::EventHeader& h, const std::byte* payload);
   void finish_reduction(int var, Pending& p);
   bool ready(int var, std::int64_t record) const;
   void advance(bool closing);
   void write_record_of(int var, std::int64_t record, bool closing);
   struct WriterPoints {  // of one domain, found once: where each client's values go in this writer's part
     bool found = false;
-    std::int64_t positions = 0;                           // points in the part
-    std::vector<std::vector<std::int64_t>> clients;       // by client, in the order it sends them
-    std::vector<std::int64_t> uncovered;                  // points no client sends
+    std::int64_t positions = 0;                      // points in the part
+    std::vector<std::vector<std::int64_t>> clients;  // by client, in the order it sends them
+    std::vector<std::int64_t> uncovered;             // points no client sends
   };
   const WriterPoints& writer_points(int domain, std::vector<WriterPoints>& found) const;
   void build_plans(int var, VarState& s, std::vector<WriterPoints>& found);  // scatter plans, fill, pieces
-  void build_axis_plans(int var, VarState& s);  // the same for grids of decomposed axes
+  void build_axis_plans(int var, VarState& s);                               // the same for grids of decomposed axes
   void write_block(int var, std::int64_t record, const std::byte* data);
   // split_freq and sync_freq of one file.
   struct FilePeriods {
@@ -171,7 +170,7 @@ class OutputEngine {
   WriterRole role_;
   std::vector<VarState> vars_;
   std::vector<std::unique_ptr<formats::Writer>> files_;  // by file; null: not written here
-  std::unique_ptr<calendar::Calendar> calendar_;  // for file periods; null when no file has any
+  std::unique_ptr<calendar::Calendar> calendar_;         // for file periods; null when no file has any
   std::int64_t origin_ = 0;
   std::vector<FilePeriods> periods_;  // by file
   formats::WriterFigures closed_;     // of files already closed (split), close included

@@ -33,9 +33,9 @@ constexpr double kPollAfterMessage = 50e-6;  // seconds
 struct ContextSlot {
   std::unique_ptr<OutputEngine> engine;
   std::size_t clients = 0, closed = 0;  // context_close events received
-  std::vector<int> client_of_rank;  // world rank -> client index, -1 if not a client
-  std::string error;                // first error; later data for this context is dropped
-  int root = 0;                     // world rank acknowledgements go to
+  std::vector<int> client_of_rank;      // world rank -> client index, -1 if not a client
+  std::string error;                    // first error; later data for this context is dropped
+  int root = 0;                         // world rank acknowledgements go to
   std::string id;
   std::uint32_t key = 0;
   // Two-level contexts: level 1 or 2 (0: one level); level 2's pool and
@@ -43,7 +43,7 @@ struct ContextSlot {
   int level = 0;
   MPI_Comm pool_comm = MPI_COMM_NULL;
   std::vector<int> file_pool, pool_starts;
-  int level1 = 0;  // level-1 ranks: the first level1 server ranks
+  int level1 = 0;                // level-1 ranks: the first level1 server ranks
   std::int64_t forward_cap = 0;  // level 1: this context's share of the cap on blocks not yet sent
 };
 
@@ -177,10 +177,8 @@ class Server {
   void dispatch(int tag, int source, const std::byte* data, int bytes) {
     const auto fixed = [&](std::size_t size) { return static_cast<std::size_t>(bytes) == size; };
     switch (static_cast<transport::Tag>(tag)) {
-      case transport::kTagPlan:
-        return on_plan(source, data, bytes);
-      case transport::kTagEvents:
-        return on_events(source, data, bytes);
+      case transport::kTagPlan: return on_plan(source, data, bytes);
+      case transport::kTagEvents: return on_events(source, data, bytes);
       case transport::kTagReserve:
         if (fixed(sizeof(transport::CreditMessage))) return on_reserve(source, data);
         break;
@@ -192,8 +190,7 @@ class Server {
           return;
         }
         break;
-      case transport::kTagBlock:
-        return on_block(source, data, bytes);
+      case transport::kTagBlock: return on_block(source, data, bytes);
       case transport::kTagLevel2:
         if (fixed(sizeof(Level2Note))) return on_note(data);
         break;
@@ -201,8 +198,7 @@ class Server {
       case transport::kTagReport:
       case transport::kTagCredit:
       case transport::kTagPayload:
-      case transport::kTagError:
-        break;
+      case transport::kTagError: break;
     }
     fail_run("unexpected message (tag " + std::to_string(tag) + ", " + std::to_string(bytes) + " bytes) from rank " +
              std::to_string(source));
@@ -355,9 +351,7 @@ class Server {
       if (!slot.error.empty() || !slot.engine) return;
       try {
         slot.engine->on_block(h.var, h.record, box, values);
-      } catch (const std::exception& e) {
-        fail_context(slot, e.what());
-      }
+      } catch (const std::exception& e) { fail_context(slot, e.what()); }
     } catch (const std::exception& e) {
       fail_run("message from server rank " + std::to_string(source) + ": " + e.what());
     }
@@ -379,9 +373,7 @@ class Server {
     if (!slot.error.empty() || !slot.engine) return;
     try {
       slot.engine->on_announce(n.file, n.record, n.time, n.time_start);
-    } catch (const std::exception& e) {
-      fail_context(slot, e.what());
-    }
+    } catch (const std::exception& e) { fail_context(slot, e.what()); }
   }
 
   void fail_run(const std::string& message) {
@@ -446,9 +438,7 @@ class Server {
               // (and a warning), as attached mode does, instead of waiting.
               const bool closing = slot.closed == slot.clients;
               if (!slot.engine->write_front(closing)) return;  // data still on its way
-            } catch (const std::exception& e) {
-              fail_context(slot, e.what());
-            }
+            } catch (const std::exception& e) { fail_context(slot, e.what()); }
           }
         } else {
           if (slot.closed < slot.clients) return;
@@ -483,7 +473,8 @@ class Server {
       slot->id = plan.context_id;
       slot->clients = plan.client_ranks.size();
       slot->client_of_rank.assign(w_.size, -1);
-      for (size_t c = 0; c < plan.client_ranks.size(); ++c) slot->client_of_rank.at(plan.client_ranks[c]) = static_cast<int>(c);
+      for (size_t c = 0; c < plan.client_ranks.size(); ++c)
+        slot->client_of_rank.at(plan.client_ranks[c]) = static_cast<int>(c);
       WriterRole role;
       role.index = index_;
       role.count = count_;
@@ -579,11 +570,11 @@ class Server {
       ContextSlot& slot = *it->second;
       if (!slot.error.empty() || !slot.engine) return;
       try {
-        if (r.target) slot.engine->direct_done(r.client, r.header);
-        else slot.engine->on_data(r.client, r.header, r.staged.data());
-      } catch (const std::exception& e) {
-        fail_context(slot, e.what());
-      }
+        if (r.target)
+          slot.engine->direct_done(r.client, r.header);
+        else
+          slot.engine->on_data(r.client, r.header, r.staged.data());
+      } catch (const std::exception& e) { fail_context(slot, e.what()); }
     });
     return any;
   }
@@ -609,7 +600,8 @@ class Server {
           return;
         }
         auto it = contexts_.find(h.context);
-        if (it == contexts_.end()) throw std::runtime_error("event for unknown context key " + std::to_string(h.context));
+        if (it == contexts_.end())
+          throw std::runtime_error("event for unknown context key " + std::to_string(h.context));
         ContextSlot& slot = *it->second;
         const int client = slot.client_of_rank.at(source);
         if (h.type == EventType::context_close) {
@@ -621,9 +613,7 @@ class Server {
         if (h.type == EventType::data && (h.flags & transport::kDirect)) {
           try {
             on_direct(source, bh.channel, slot, client, h);
-          } catch (const std::exception& e) {
-            fail_context(slot, e.what());
-          }
+          } catch (const std::exception& e) { fail_context(slot, e.what()); }
           return;
         }
         if (!slot.error.empty() || !slot.engine) return;
@@ -645,9 +635,7 @@ class Server {
           } else {
             throw std::runtime_error("unknown event type " + std::to_string(static_cast<unsigned>(h.type)));
           }
-        } catch (const std::exception& e) {
-          fail_context(slot, e.what());
-        }
+        } catch (const std::exception& e) { fail_context(slot, e.what()); }
       });
     } catch (const std::exception& e) {
       fail_run("message from rank " + std::to_string(source) + ": " + e.what());
@@ -698,17 +686,17 @@ class Server {
     std::vector<std::byte> bytes;
     bool block;  // a block (capped), not a note
   };
-  std::deque<Send> in_flight_;       // level 1 -> level 2, until sent
+  std::deque<Send> in_flight_;         // level 1 -> level 2, until sent
   std::deque<Send> errors_in_flight_;  // fail_context's messages to clients
   struct CreditSend {
     transport::CreditMessage message;
     MPI_Request request = MPI_REQUEST_NULL;
   };
   std::deque<CreditSend> credits_in_flight_;  // a deque: each message stays where MPI_Isend was told
-  std::size_t in_flight_bytes_ = 0;  // the bytes of in_flight_'s messages
-  std::size_t block_bytes_ = 0;      // of which blocks (what forward_cap_ bounds)
-  std::size_t forward_cap_ = 0;      // the sum of the open level-1 contexts' forward_cap
-  std::size_t receive_bytes_ = 0;    // the receive buffer
+  std::size_t in_flight_bytes_ = 0;           // the bytes of in_flight_'s messages
+  std::size_t block_bytes_ = 0;               // of which blocks (what forward_cap_ bounds)
+  std::size_t forward_cap_ = 0;               // the sum of the open level-1 contexts' forward_cap
+  std::size_t receive_bytes_ = 0;             // the receive buffer
   report::ServerFigures figures_;
 };
 

@@ -31,8 +31,8 @@ struct ContextChecker {
     const calendar::Duration step = calendar::parse_duration(c.timestep);
     // Instants advance by a fixed number of microseconds per step.
     if (step.months != 0 || step.timesteps != 0)
-      problem(c.where, "calendar timestep '" + c.timestep +
-                           "' must be a fixed time (d, h, mi, s), not months, years or 'ts'");
+      problem(c.where,
+              "calendar timestep '" + c.timestep + "' must be a fixed time (d, h, mi, s), not months, years or 'ts'");
   }
 
   // A duration (attribute `attr` = `text`) must be usable with the calendar.
@@ -67,16 +67,16 @@ struct ContextChecker {
       ++result.fields;
       try {
         field_grid(ctx, field);
-      } catch (const ConfigError& e) {
-        result.problems.push_back(e);
-      }
+      } catch (const ConfigError& e) { result.problems.push_back(e); }
       check_duration(field.where, "freq_op", field.freq_op);
       check_duration(field.where, "freq_offset", field.freq_offset);
       // Only sampled operations have sampling instants to shift.
       if (!field.freq_offset.empty() && (field.operation == "instant" || field.operation == "once") &&
           !calendar::parse_duration(field.freq_offset).is_zero())
-        problem(field.where, "freq_offset '" + field.freq_offset + "' applies to average, accumulate, minimum and "
-                             "maximum, not to operation '" + field.operation + "'");
+        problem(field.where, "freq_offset '" + field.freq_offset +
+                                 "' applies to average, accumulate, minimum and "
+                                 "maximum, not to operation '" +
+                                 field.operation + "'");
     }
   }
 };
@@ -97,10 +97,10 @@ void check_name_clashes(const config::Simulation& sim, CheckResult& result) {
       const std::string name = file.output_name() + file.name_suffix;
       const auto [it, fresh] = seen.try_emplace(name, First{&file, &ctx.id});
       if (fresh) continue;
-      result.problems.emplace_back(
-          file.where, "file '" + file.id + "' of context '" + ctx.id + "' writes '" + name + "', as file '" +
-                          it->second.file->id + "' of context '" + *it->second.context + "' (" +
-                          it->second.file->where.str() + ") does: give one of them another name");
+      result.problems.emplace_back(file.where, "file '" + file.id + "' of context '" + ctx.id + "' writes '" + name +
+                                                   "', as file '" + it->second.file->id + "' of context '" +
+                                                   *it->second.context + "' (" + it->second.file->where.str() +
+                                                   ") does: give one of them another name");
     }
 }
 
@@ -112,8 +112,8 @@ void warn_outside_run_directory(const config::Simulation& sim, CheckResult& resu
       if (!is_output_file(file)) continue;
       const std::string name = file.output_name() + file.name_suffix;
       if (name.starts_with('/') || name.starts_with("../") || name.find("/../") != std::string::npos)
-        result.warnings.push_back({file.where, "file '" + file.id + "' writes '" + name +
-                                                   "', outside the run directory"});
+        result.warnings.push_back(
+            {file.where, "file '" + file.id + "' writes '" + name + "', outside the run directory"});
     }
 }
 

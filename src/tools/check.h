@@ -13,10 +13,10 @@ namespace foehn::tools {
 
 struct CheckResult {
   std::size_t contexts = 0;
-  std::size_t files = 0;   // enabled output files
-  std::size_t fields = 0;  // enabled fields in them
-  std::vector<config::ConfigError> problems;  // in document order; empty means OK
-  std::size_t omitted = 0;  // problems the reader found beyond those it reported
+  std::size_t files = 0;                        // enabled output files
+  std::size_t fields = 0;                       // enabled fields in them
+  std::vector<config::ConfigError> problems;    // in document order; empty means OK
+  std::size_t omitted = 0;                      // problems the reader found beyond those it reported
   std::vector<config::ConfigWarning> warnings;  // the reader's (Simulation::warnings); not problems
   bool ok() const { return problems.empty(); }
   // Adds each error of a reader's ConfigError as one problem.

@@ -17,8 +17,7 @@ namespace foehn::tools {
 
 namespace {
 
-int run_check(const std::vector<std::string>& files, const std::string& explain, std::ostream& out,
-              std::ostream& err) {
+int run_check(const std::vector<std::string>& files, const std::string& explain, std::ostream& out, std::ostream& err) {
   int status = 0;
   for (const std::string& path : files) {
     CheckResult r;
@@ -33,14 +32,11 @@ int run_check(const std::vector<std::string>& files, const std::string& explain,
         }
         out << text;
       }
-    } catch (const config::ConfigError& e) {
-      r.add_reader_errors(e);
-    }
+    } catch (const config::ConfigError& e) { r.add_reader_errors(e); }
     for (const config::ConfigWarning& w : r.warnings) err << w.str() << "\n";
     if (r.ok()) {
-      out << path << ": OK (" << r.contexts << " context" << (r.contexts == 1 ? "" : "s") << ", " << r.files
-          << " file" << (r.files == 1 ? "" : "s") << ", " << r.fields << " field" << (r.fields == 1 ? "" : "s")
-          << ")\n";
+      out << path << ": OK (" << r.contexts << " context" << (r.contexts == 1 ? "" : "s") << ", " << r.files << " file"
+          << (r.files == 1 ? "" : "s") << ", " << r.fields << " field" << (r.fields == 1 ? "" : "s") << ")\n";
       continue;
     }
     status = 1;
@@ -67,9 +63,7 @@ int run_plan(const PlanArgs& args, std::ostream& out, std::ostream& err) {
     const Plan plan = make_plan(config::parse_file(args.file), o);
     out << (args.json ? format_plan_json(plan) : format_plan(plan));
     return 0;
-  } catch (const config::ConfigError& e) {
-    err << e.what() << "\n";
-  } catch (const std::exception& e) {
+  } catch (const config::ConfigError& e) { err << e.what() << "\n"; } catch (const std::exception& e) {
     err << "foehn plan: " << e.what() << "\n";
   }
   return 1;
@@ -87,8 +81,9 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   std::string explain;
   CLI::App* check = app.add_subcommand("check", "read and validate configuration files");
   check->add_option("files", check_files, "iodef.xml files (includes are read relative to each)")->required();
-  check->add_option("--explain", explain,
-                    "print every resolved attribute of the element(s) with this id, and where it came from")
+  check
+      ->add_option("--explain", explain,
+                   "print every resolved attribute of the element(s) with this id, and where it came from")
       ->allow_extra_args(false);
 
   PlanArgs plan_args;

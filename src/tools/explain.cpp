@@ -39,8 +39,7 @@ std::string explain_id(const config::Simulation& sim, const std::string& id) {
   std::string out;
   for (const config::ContextDef& c : sim.contexts) {
     add(out, c.id, "field", id, c.fields);
-    for (const config::FileDef& f : c.files)
-      add(out, c.id, "field (in file '" + f.output_name() + "')", id, f.fields);
+    for (const config::FileDef& f : c.files) add(out, c.id, "field (in file '" + f.output_name() + "')", id, f.fields);
     add(out, c.id, "file", id, c.files);
     add(out, c.id, "domain", id, c.domains);
     add(out, c.id, "axis", id, c.axes);

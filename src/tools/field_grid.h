@@ -11,7 +11,7 @@
 namespace foehn::tools {
 
 struct FieldGrid {
-  std::string label;  // "model_levels", or "domain:globe axis:lev" without a grid_ref
+  std::string label;                              // "model_levels", or "domain:globe axis:lev" without a grid_ref
   std::vector<config::GridComponent> components;  // declared order
 };
 

@@ -42,8 +42,8 @@ std::int64_t domain_points(const ContextDef& ctx, const std::string& id, const P
   const bool one_d = d.type == "gaussian" || d.type == "unstructured";
   if (d.ni_glo && (d.nj_glo || one_d)) return times(*d.ni_glo, d.nj_glo.value_or(1), "domain '" + id + "' size");
   const std::string what = d.ni_glo ? "has ni_glo but no nj_glo" : "has no size (no ni_glo/nj_glo in the XML)";
-  throw ConfigError(d.where, "domain '" + id + "' " + what + "; pass --domain " + id +
-                                 (one_d ? "=NPOINTS" : "=NI,NJ (or =NPOINTS)"));
+  throw ConfigError(
+      d.where, "domain '" + id + "' " + what + "; pass --domain " + id + (one_d ? "=NPOINTS" : "=NI,NJ (or =NPOINTS)"));
 }
 
 std::int64_t axis_points(const ContextDef& ctx, const std::string& id, const PlanOptions& o) {
@@ -78,15 +78,14 @@ ContextTime context_time(const ContextDef& ctx, const PlanOptions& o) {
   const std::string start = o.start_date.empty() ? c.start_date : o.start_date;
   const std::string step = o.timestep.empty() ? c.timestep : o.timestep;
   if (type.empty())
-    throw ConfigError(where, "context '" + ctx.id + "' has no calendar type; set <calendar type=...> or pass --calendar TYPE");
+    throw ConfigError(where,
+                      "context '" + ctx.id + "' has no calendar type; set <calendar type=...> or pass --calendar TYPE");
   if (start.empty())
     throw ConfigError(where, "context '" + ctx.id + "' has no calendar start_date; set it or pass --start-date DATE");
   const auto option = [&](const char* name, const auto& f) {
     try {
       return f();
-    } catch (const calendar::TimeError& e) {
-      throw std::invalid_argument(std::string(name) + ": " + e.what());
-    }
+    } catch (const calendar::TimeError& e) { throw std::invalid_argument(std::string(name) + ": " + e.what()); }
   };
   config::CalendarDef def = c;  // the XML's user_defined months, with the type from the options
   def.type = type;
@@ -153,8 +152,8 @@ std::int64_t count_files(const config::FileDef& file, const ContextTime& t, std:
     }
     return files;
   } catch (const calendar::TimeError& e) {
-    throw ConfigError(file.where, "split_freq '" + file.split_freq + "' of file '" + file.output_name() + "': " +
-                                      e.what() + (t.timestep_us ? "" : " (pass --timestep for 'ts')"));
+    throw ConfigError(file.where, "split_freq '" + file.split_freq + "' of file '" + file.output_name() +
+                                      "': " + e.what() + (t.timestep_us ? "" : " (pass --timestep for 'ts')"));
   }
 }
 
@@ -183,12 +182,15 @@ void check_overrides(const std::vector<const ContextDef*>& contexts, const PlanO
   for (const auto& [id, n] : o.domain_points) {
     bool found = false;
     for (const ContextDef* c : contexts) found = found || c->find_domain(id);
-    if (!found) throw std::invalid_argument("--domain: no domain '" + id + "' (domains: " + list_ids(contexts.front()->domains) + ")");
+    if (!found)
+      throw std::invalid_argument("--domain: no domain '" + id + "' (domains: " + list_ids(contexts.front()->domains) +
+                                  ")");
   }
   for (const auto& [id, n] : o.axis_points) {
     bool found = false;
     for (const ContextDef* c : contexts) found = found || c->find_axis(id);
-    if (!found) throw std::invalid_argument("--axis: no axis '" + id + "' (axes: " + list_ids(contexts.front()->axes) + ")");
+    if (!found)
+      throw std::invalid_argument("--axis: no axis '" + id + "' (axes: " + list_ids(contexts.front()->axes) + ")");
   }
 }
 

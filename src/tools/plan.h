@@ -17,7 +17,7 @@
 namespace foehn::tools {
 
 struct PlanOptions {
-  std::string context;  // empty: every context that has output files
+  std::string context;                                // empty: every context that has output files
   std::map<std::string, std::int64_t> domain_points;  // --domain ID=NI,NJ or ID=NPOINTS
   std::map<std::string, std::int64_t> axis_points;    // --axis ID=N
   std::string duration = "1d";                        // simulated time covered

@@ -90,20 +90,23 @@ std::string format_plan(const Plan& plan) {
   std::ostringstream out;
   std::size_t n_files = 0;
   for (const ContextPlan& c : plan.contexts) {
-    out << "context '" << c.id << "': " << c.calendar << " calendar, " << c.start << " + " << plan.duration
-        << " = " << c.end << "\n";
+    out << "context '" << c.id << "': " << c.calendar << " calendar, " << c.start << " + " << plan.duration << " = "
+        << c.end << "\n";
     for (const FilePlan& f : c.files) {
       ++n_files;
-      out << "\n  file " << f.name << " (id " << (f.id.empty() ? "-" : f.id) << ", " << f.where.str() << "), "
-          << f.type << ", every " << f.output_freq << ": " << f.records << (f.records == 1 ? " record" : " records");
-      if (!f.split_freq.empty()) out << " in " << f.files << (f.files == 1 ? " file" : " files") << " (split every " << f.split_freq << ")";
+      out << "\n  file " << f.name << " (id " << (f.id.empty() ? "-" : f.id) << ", " << f.where.str() << "), " << f.type
+          << ", every " << f.output_freq << ": " << f.records << (f.records == 1 ? " record" : " records");
+      if (!f.split_freq.empty())
+        out << " in " << f.files << (f.files == 1 ? " file" : " files") << " (split every " << f.split_freq << ")";
       out << "\n";
       std::vector<std::vector<std::string>> rows = {{"field", "operation", "grid", "points", "prec", "bytes/record"}};
       for (const FieldPlan& p : f.fields)
         rows.push_back({p.name, p.operation, p.grid, std::to_string(p.points), std::to_string(p.prec),
                         std::to_string(p.bytes_per_record)});
-      if (f.fields.empty()) out << "    (no enabled fields)\n";
-      else out << table(rows, "    ");
+      if (f.fields.empty())
+        out << "    (no enabled fields)\n";
+      else
+        out << table(rows, "    ");
       out << "    per record: " << bytes_text(f.bytes_per_record);
       if (f.once_bytes > 0) out << ", plus " << bytes_text(f.once_bytes) << " once";
       out << "\n    file total: " << bytes_text(f.total_bytes) << "\n";
@@ -112,8 +115,8 @@ std::string format_plan(const Plan& plan) {
     out << "\n";
   }
   out << "total: " << plan.total_bytes << " bytes (" << human_bytes(plan.total_bytes) << ", "
-      << human_bytes_binary(plan.total_bytes) << ") in " << n_files << " file" << (n_files == 1 ? "" : "s")
-      << " over " << plan.duration;
+      << human_bytes_binary(plan.total_bytes) << ") in " << n_files << " file" << (n_files == 1 ? "" : "s") << " over "
+      << plan.duration;
   if (plan.bytes_per_day > 0)
     out << "; " << human_bytes(static_cast<std::int64_t>(plan.bytes_per_day + 0.5)) << " per simulated day";
   out << "\n";

@@ -51,9 +51,7 @@ Summary load(const std::string& path) {
       s.memory = std::max(s.memory, v.at(memory).get<double>());
     }
     for (const auto& a : doc.at("advice")) s.advice.push_back(a);
-  } catch (const json::exception& e) {
-    throw std::runtime_error(path + ": missing or bad figure: " + e.what());
-  }
+  } catch (const json::exception& e) { throw std::runtime_error(path + ": missing or bad figure: " + e.what()); }
   return s;
 }
 
@@ -98,7 +96,8 @@ std::string summarise_reports(const std::vector<std::string>& paths) {
   out += row("bytes written", pick(&Summary::written), "%.0f");
   out += row("largest server memory, bytes", pick(&Summary::memory), "%.0f");
   for (size_t k = 0; k < all.size(); ++k)
-    for (const auto& a : all[k].advice) out += std::string(all.size() == 2 ? (k == 0 ? "A" : "B") : "") + " advice: " + a + "\n";
+    for (const auto& a : all[k].advice)
+      out += std::string(all.size() == 2 ? (k == 0 ? "A" : "B") : "") + " advice: " + a + "\n";
   return out;
 }
 

@@ -8,7 +8,8 @@ namespace foehn::transport {
 void decode_buffer(const std::byte* data, std::size_t size,
                    const std::function<void(const EventHeader&, const std::byte*)>& handle) {
   BufferHeader bh;
-  if (size < sizeof bh) throw DecodeError("message of " + std::to_string(size) + " bytes is shorter than a buffer header");
+  if (size < sizeof bh)
+    throw DecodeError("message of " + std::to_string(size) + " bytes is shorter than a buffer header");
   std::memcpy(&bh, data, sizeof bh);
   if (bh.magic != kBufferMagic) throw DecodeError("message is not a foehn buffer (bad magic)");
   if (bh.version != kProtocolVersion)
@@ -26,9 +27,11 @@ void decode_buffer(const std::byte* data, std::size_t size,
     if (eh.type == EventType::data) {
       if (eh.count < 0 || eh.elem_size == 0 || eh.elem_size > 8) throw DecodeError("bad data event sizes");
       if ((eh.flags & kLastSample) && eh.count != 0) throw DecodeError("a last-sample marker carries no values");
-      if ((eh.flags & kDirect) && (eh.flags & kLastSample)) throw DecodeError("a last-sample marker has no direct values");
+      if ((eh.flags & kDirect) && (eh.flags & kLastSample))
+        throw DecodeError("a last-sample marker has no direct values");
       // Compare counts, not byte sizes, so that a huge count cannot overflow.
-      if (!(eh.flags & kDirect) && static_cast<std::uint64_t>(eh.count) > (size - pos) / eh.elem_size) throw DecodeError("truncated event payload");
+      if (!(eh.flags & kDirect) && static_cast<std::uint64_t>(eh.count) > (size - pos) / eh.elem_size)
+        throw DecodeError("truncated event payload");
       if (!(eh.flags & kDirect)) payload = padded(static_cast<std::size_t>(eh.count) * eh.elem_size);
     }
     if (size - pos < payload) throw DecodeError("truncated event payload");

@@ -23,12 +23,12 @@ enum Tag : int {
   kTagAck = 3,
   kTagReport = 4,
   kTagOrder = 5,
-  kTagReserve = 6,  // client -> server: a channel asks for receive space (CreditMessage)
-  kTagCredit = 7,   // server -> client: space granted or given back (CreditMessage)
-  kTagBlock = 8,    // level-1 -> level-2 server: an assembled block of a record
-  kTagLevel2 = 9,   // level-1 -> level-2 server: an announce, or a context done
-  kTagPayload = 10, // on World::direct: the values of a kDirect data event
-  kTagError = 11,   // server -> client: a context failed (its key, the message); raised at the next call
+  kTagReserve = 6,   // client -> server: a channel asks for receive space (CreditMessage)
+  kTagCredit = 7,    // server -> client: space granted or given back (CreditMessage)
+  kTagBlock = 8,     // level-1 -> level-2 server: an assembled block of a record
+  kTagLevel2 = 9,    // level-1 -> level-2 server: an announce, or a context done
+  kTagPayload = 10,  // on World::direct: the values of a kDirect data event
+  kTagError = 11,    // server -> client: a context failed (its key, the message); raised at the next call
 };
 
 enum class EventType : std::uint32_t {
@@ -53,14 +53,14 @@ struct CreditMessage {
   std::uint16_t channel = 0;  // the client's channel id (BufferHeader::channel)
   std::uint16_t reserved = 0;
   std::uint32_t reserved2 = 0;
-  std::int64_t bytes = 0;     // space asked (reserve) or granted (credit)
+  std::int64_t bytes = 0;  // space asked (reserve) or granted (credit)
 };
 static_assert(sizeof(CreditMessage) == 16);
 
 // Flags of a data event.
 enum EventFlags : std::uint16_t {
-  kSample = 1,       // a sample for the server to accumulate (temporal operation on the server)
-  kLastSample = 2,   // with count 0: this client sent every sample of the record
+  kSample = 1,      // a sample for the server to accumulate (temporal operation on the server)
+  kLastSample = 2,  // with count 0: this client sent every sample of the record
   // The values are not in the buffer: they follow as a message of their
   // own (kTagPayload on World::direct, in event order), which the server
   // can receive straight into the record it assembles: one copy per byte

@@ -56,9 +56,7 @@ void on_terminate(int) {
       [[maybe_unused]] auto r = write(STDERR_FILENO, p.lost_line.data(), p.lost_line.size());
       named = true;
     }
-  if (!named) {
-    [[maybe_unused]] auto r = write(STDERR_FILENO, terminated_line.data(), terminated_line.size());
-  }
+  if (!named) { [[maybe_unused]] auto r = write(STDERR_FILENO, terminated_line.data(), terminated_line.size()); }
   _exit(1);
 }
 

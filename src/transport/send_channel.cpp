@@ -14,8 +14,13 @@ namespace foehn::transport {
 
 SendChannel::SendChannel(MPI_Comm comm, int dest, std::size_t capacity, int nbuffers, ClientCounters& counters,
                          CreditBoard* board, std::size_t message_size, MPI_Comm direct, std::size_t direct_min_bytes)
-    : comm_(comm), dest_(dest), capacity_(capacity), message_size_(message_size ? std::min(message_size, capacity) : capacity),
-      buffers_(nbuffers), counters_(&counters), board_(board) {
+    : comm_(comm),
+      dest_(dest),
+      capacity_(capacity),
+      message_size_(message_size ? std::min(message_size, capacity) : capacity),
+      buffers_(nbuffers),
+      counters_(&counters),
+      board_(board) {
   if (nbuffers < 2) throw std::invalid_argument("a send channel needs at least two buffers");
   if (message_size_ <= sizeof(BufferHeader) + sizeof(EventHeader) + 8)
     throw std::invalid_argument("send buffer (or message) of " + std::to_string(message_size_) + " bytes is too small");
@@ -49,9 +54,19 @@ SendChannel::SendChannel(MPI_Comm comm, int dest, std::size_t capacity, int nbuf
 }
 
 SendChannel::SendChannel(SendChannel&& o) noexcept
-    : comm_(o.comm_), dest_(o.dest_), capacity_(o.capacity_), message_size_(o.message_size_),
-      buffers_(std::move(o.buffers_)), queue_(std::move(o.queue_)), current_(o.current_), counters_(o.counters_),
-      board_(o.board_), id_(o.id_), credit_(o.credit_), direct_comm_(o.direct_comm_), direct_min_(o.direct_min_) {
+    : comm_(o.comm_),
+      dest_(o.dest_),
+      capacity_(o.capacity_),
+      message_size_(o.message_size_),
+      buffers_(std::move(o.buffers_)),
+      queue_(std::move(o.queue_)),
+      current_(o.current_),
+      counters_(o.counters_),
+      board_(o.board_),
+      id_(o.id_),
+      credit_(o.credit_),
+      direct_comm_(o.direct_comm_),
+      direct_min_(o.direct_min_) {
   if (board_) board_->move(id_, this);
   o.board_ = nullptr;
   o.buffers_.clear();
@@ -69,8 +84,7 @@ SendChannel::~SendChannel() {
     // receives them.
     try {
       board_->poll();
-    } catch (...) {
-    }
+    } catch (...) {}
     board_->leave(id_);
   }
 }
@@ -97,7 +111,8 @@ std::size_t SendChannel::room() const {
   const Buffer& b = buffers_[current_];
   const std::size_t need = sizeof(EventHeader);
   const std::size_t in_buffer = b.used + need >= capacity_ ? 0 : capacity_ - b.used - need;
-  const std::size_t in_message = b.used - b.segment + need >= message_size_ ? 0 : message_size_ - (b.used - b.segment) - need;
+  const std::size_t in_message =
+      b.used - b.segment + need >= message_size_ ? 0 : message_size_ - (b.used - b.segment) - need;
   return std::min(in_buffer, in_message) & ~std::size_t{7};
 }
 
@@ -176,8 +191,8 @@ void SendChannel::send_queued() {
     Buffer& b = buffers_[m.buffer];
     --b.queued;
     MPI_Request& r = b.requests.emplace_back(MPI_REQUEST_NULL);
-    if (MPI_Isend(b.data.data() + m.begin, static_cast<int>(m.bytes), MPI_BYTE, dest_, m.payload ? kTagPayload : kTagEvents,
-                  m.payload ? direct_comm_ : comm_, &r) != MPI_SUCCESS)
+    if (MPI_Isend(b.data.data() + m.begin, static_cast<int>(m.bytes), MPI_BYTE, dest_,
+                  m.payload ? kTagPayload : kTagEvents, m.payload ? direct_comm_ : comm_, &r) != MPI_SUCCESS)
       throw std::runtime_error("MPI_Isend to server rank " + std::to_string(dest_) + " failed");
     credit_ -= static_cast<std::int64_t>(m.bytes);
     counters_->bytes_sent += m.bytes;
@@ -188,7 +203,8 @@ void SendChannel::send_queued() {
 
 void SendChannel::add_credit(std::int64_t bytes) {
   credit_ += bytes;
-  if (board_) counters_->credit_bytes = std::max<std::uint64_t>(counters_->credit_bytes, static_cast<std::uint64_t>(credit_));
+  if (board_)
+    counters_->credit_bytes = std::max<std::uint64_t>(counters_->credit_bytes, static_cast<std::uint64_t>(credit_));
   send_queued();
 }
 
@@ -238,7 +254,8 @@ bool SendChannel::all_sent() {
 void SendChannel::progress() {
   if (board_) board_->poll();
   send_queued();
-  if (current_ < 0) current_ = find_free();
+  if (current_ < 0)
+    current_ = find_free();
   else
     for (auto& b : buffers_)
       for (auto& r : b.requests)

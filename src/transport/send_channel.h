@@ -27,13 +27,13 @@ namespace foehn::transport {
 class CreditBoard;
 
 struct ClientCounters {
-  double wait_seconds = 0;      // blocked waiting for a free buffer during the run (credit waits included)
+  double wait_seconds = 0;         // blocked waiting for a free buffer during the run (credit waits included)
   double credit_wait_seconds = 0;  // of which the buffers were held back for lack of credit
-  double close_seconds = 0;     // waiting for the last buffers to leave at context close
+  double close_seconds = 0;        // waiting for the last buffers to leave at context close
   std::uint64_t bytes_sent = 0;
   std::uint64_t messages_sent = 0;
-  std::uint64_t waits = 0;      // how many times a buffer was not free
-  std::uint64_t credit_waits = 0;  // of which because the server's credit was used up
+  std::uint64_t waits = 0;                  // how many times a buffer was not free
+  std::uint64_t credit_waits = 0;           // of which because the server's credit was used up
   std::uint64_t buffer_bytes = 0;           // send buffer memory allocated
   std::uint64_t largest_message_bytes = 0;  // the fullest buffer sent
   std::uint64_t credit_bytes = 0;           // receive space the servers granted (at its peak)
@@ -101,9 +101,9 @@ class SendChannel {
  private:
   struct Buffer {
     PageBuffer data;
-    std::size_t used = 0;         // end of the last event
-    std::size_t segment = 0;      // where the open message (its header) starts
-    int queued = 0;               // sealed messages waiting for credit
+    std::size_t used = 0;               // end of the last event
+    std::size_t segment = 0;            // where the open message (its header) starts
+    int queued = 0;                     // sealed messages waiting for credit
     std::vector<MPI_Request> requests;  // of the messages sent from it
   };
   struct Sealed {
@@ -113,7 +113,7 @@ class SendChannel {
     bool payload = false;     // a direct payload (sent on direct_comm_)
   };
   bool event_fits(std::size_t payload) const;
-  void seal_segment();  // the open message of the current buffer joins the queue
+  void seal_segment();                      // the open message of the current buffer joins the queue
   void queue_segment(std::size_t follows);  // the same, leaving the buffer's cursors as they are
   bool buffer_free(Buffer& b);
   int find_free();
@@ -127,11 +127,11 @@ class SendChannel {
   std::size_t message_size_;
   std::vector<Buffer> buffers_;
   std::deque<Sealed> queue_;  // sealed messages waiting for credit, oldest first
-  int current_ = -1;  // buffer being filled, -1 if none acquired
+  int current_ = -1;          // buffer being filled, -1 if none acquired
   ClientCounters* counters_;
   CreditBoard* board_ = nullptr;
-  std::uint16_t id_ = 0;      // on the board (BufferHeader::channel)
-  std::int64_t credit_ = 0;   // bytes the server still has room for (unlimited without a board)
+  std::uint16_t id_ = 0;     // on the board (BufferHeader::channel)
+  std::int64_t credit_ = 0;  // bytes the server still has room for (unlimited without a board)
   MPI_Comm direct_comm_ = MPI_COMM_NULL;
   std::size_t direct_min_ = 0;
 };

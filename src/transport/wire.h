@@ -20,7 +20,7 @@ struct WireError : std::runtime_error {
 class WireWriter {
  public:
   template <class T>
-    requires std::is_arithmetic_v<T>
+  requires std::is_arithmetic_v<T>
   void put(T v) {
     const auto* p = reinterpret_cast<const char*>(&v);
     bytes_.insert(bytes_.end(), p, p + sizeof v);
@@ -48,7 +48,7 @@ class WireReader {
  public:
   WireReader(const char* data, std::size_t size) : p_(data), end_(data + size) {}
   template <class T>
-    requires std::is_arithmetic_v<T>
+  requires std::is_arithmetic_v<T>
   void get(T& v) {
     need(sizeof v);
     std::memcpy(&v, p_, sizeof v);

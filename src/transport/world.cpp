@@ -27,7 +27,8 @@ World join_world(MPI_Comm world, const std::string& code_id) {
   for (int r = 0; r < w.size; ++r) {
     std::string c(all.data() + static_cast<size_t>(r) * mine.size());
     per_rank.push_back(c);
-    if (c == kServerCodeId) w.server_ranks.push_back(r);
+    if (c == kServerCodeId)
+      w.server_ranks.push_back(r);
     else {
       w.client_ranks.push_back(r);
       if (std::find(codes.begin(), codes.end(), c) == codes.end()) codes.push_back(c);
@@ -54,7 +55,8 @@ World join_world(MPI_Comm world, const std::string& code_id) {
     int before = 0;
     for (int q = 0; q < r; ++q) before += per_rank[q] == per_rank[r];
     if (before == 0) w.model_roots.push_back(r);
-    descriptions[r] = "model rank " + std::to_string(before) + " of '" + per_rank[r] + "' (world rank " + std::to_string(r) + ")";
+    descriptions[r] =
+        "model rank " + std::to_string(before) + " of '" + per_rank[r] + "' (world rank " + std::to_string(r) + ")";
   }
   record_peers(w.comm, descriptions, descriptions[w.rank]);
   if (!w.is_server && !w.server_ranks.empty()) w.credits = std::make_shared<CreditBoard>(w.comm);

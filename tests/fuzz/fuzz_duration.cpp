@@ -19,15 +19,13 @@ void exercise(CalendarType type, const Duration& d) {
   constexpr std::int64_t timestep = 600 * kMicrosPerSecond;
   try {
     cal.add(start, d, timestep);
-  } catch (const TimeError&) {
-  }
+  } catch (const TimeError&) {}
   try {
     const Schedule s(cal, start, d, Duration{0, 3'600 * kMicrosPerSecond, 0}, timestep);
     s.instant(7);
     const std::int64_t k = s.first_at_or_after(start + 400LL * 86'400 * kMicrosPerSecond);
     if (s.instant(k) < start + 400LL * 86'400 * kMicrosPerSecond) __builtin_trap();
-  } catch (const TimeError&) {
-  }
+  } catch (const TimeError&) {}
 }
 
 }  // namespace
@@ -37,9 +35,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   Duration d;
   try {
     d = parse_duration(text);
-  } catch (const TimeError&) {
-    return 0;
-  }
+  } catch (const TimeError&) { return 0; }
   const std::string canonical = format_duration(d);
   if (!(parse_duration(canonical) == d)) __builtin_trap();  // throws, or traps, if the round trip fails
   for (CalendarType type : {CalendarType::gregorian, CalendarType::proleptic_gregorian, CalendarType::julian,

@@ -28,7 +28,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     tools::make_plan(sim, options);
   } catch (const config::ConfigError&) {
   } catch (const std::invalid_argument&) {
-  } catch (const std::overflow_error&) {
-  }
+  } catch (const std::overflow_error&) {}
   return 0;
 }

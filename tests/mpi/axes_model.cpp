@@ -4,8 +4,8 @@
 // interleaved order (values from the XML), a whole axis with XML bounds in
 // a grid with an unstructured domain, a scalar coordinate beside the domain,
 // a field of a scalar alone, which every rank writes (rank 0's value is the
-// one kept), and a 2-D decomposition: ranks sharing columns split the levels. Model rank 0 reads the file back and checks every value
-// exactly; tests/python/test_grids_axes.py checks the file independently.
+// one kept), and a 2-D decomposition: ranks sharing columns split the levels. Model rank 0 reads the file back and
+// checks every value exactly; tests/python/test_grids_axes.py checks the file independently.
 //
 // usage: axes_model <axes.xml> ok <steps>
 //        axes_model <axes.xml> error_<kind> 0 <text>: a wrong description
@@ -56,8 +56,10 @@ Parts parts_of(int rank, int size) {
   for (int k = kBin - 1; k >= 0; --k)
     if (k % size == rank) p.bins.push_back(k);
   const int shared = size >= 3 ? kCols / 2 : kCols;  // the columns ranks 0 and 1 share
-  if (rank <= 1) p.col_begin = 0, p.cols = shared, p.lev_begin = rank ? 2 : 0, p.levs = rank ? kLev - 2 : 2;
-  else if (rank == 2) p.col_begin = shared, p.cols = kCols - shared, p.lev_begin = 0, p.levs = kLev;
+  if (rank <= 1)
+    p.col_begin = 0, p.cols = shared, p.lev_begin = rank ? 2 : 0, p.levs = rank ? kLev - 2 : 2;
+  else if (rank == 2)
+    p.col_begin = shared, p.cols = kCols - shared, p.lev_begin = 0, p.levs = kLev;
   if (size == 1) p.levs = kLev;
   return p;
 }
@@ -90,7 +92,8 @@ void describe(foehn_context ctx, const Parts& p, bool depth_overlap, bool lev_ov
   must(foehn_set_domain_coordinates(ctx, "col", p.cols, clon.data(), p.cols, clat.data(), 0, nullptr, nullptr),
        "foehn_set_domain_coordinates col");
   std::vector<double> lev;
-  const int lev_begin = lev_overlap ? 0 : p.lev_begin, levs = lev_overlap ? std::min(kLev, p.lev_begin + p.levs) : p.levs;
+  const int lev_begin = lev_overlap ? 0 : p.lev_begin,
+            levs = lev_overlap ? std::min(kLev, p.lev_begin + p.levs) : p.levs;
   for (int k = lev_begin; k < lev_begin + levs; ++k) lev.push_back(k + 1.0);
   must(foehn_set_axis_decomposition(ctx, "lev", kLev, lev_begin, levs), "foehn_set_axis_decomposition lev");
   must(foehn_set_axis(ctx, "lev", levs, lev.data(), nullptr, nullptr), "foehn_set_axis lev");
@@ -106,8 +109,10 @@ std::vector<T> read_var(int nc, const char* name) {
   size_t n = 1, len = 0;
   for (int d = 0; d < ndims; ++d) n *= nc_inq_dimlen(nc, dims[d], &len) == NC_NOERR ? len : 0;
   out.resize(n);
-  if constexpr (sizeof(T) == 4) nc_get_var_float(nc, v, reinterpret_cast<float*>(out.data()));
-  else nc_get_var_double(nc, v, reinterpret_cast<double*>(out.data()));
+  if constexpr (sizeof(T) == 4)
+    nc_get_var_float(nc, v, reinterpret_cast<float*>(out.data()));
+  else
+    nc_get_var_double(nc, v, reinterpret_cast<double*>(out.data()));
   return out;
 }
 
@@ -195,11 +200,13 @@ int main(int argc, char** argv) {
   for (int step = 1; step <= steps; ++step) {
     must(foehn_update_calendar(ctx, step), "foehn_update_calendar");
     for (int d = 0; d < p.depths; ++d)  // (band, depth): band fastest
-      for (int b = 0; b < kBand; ++b) prof[static_cast<std::size_t>(d * kBand + b)] = prof_value(step, p.depth_begin + d, b);
+      for (int b = 0; b < kBand; ++b)
+        prof[static_cast<std::size_t>(d * kBand + b)] = prof_value(step, p.depth_begin + d, b);
     for (std::size_t k = 0; k < p.bins.size(); ++k) hist[k] = hist_value(step, p.bins[k]);
     for (int c = 0; c < p.cells; ++c) {
       t2m[static_cast<std::size_t>(c)] = t2m_value(step, p.cell_begin + c);
-      for (int k = 0; k < kPlev; ++k) tp[static_cast<std::size_t>(k * p.cells + c)] = tp_value(step, p.cell_begin + c, k);
+      for (int k = 0; k < kPlev; ++k)
+        tp[static_cast<std::size_t>(k * p.cells + c)] = tp_value(step, p.cell_begin + c, k);
     }
     for (int k = 0; k < p.levs; ++k)  // (col, lev): columns fastest
       for (int c = 0; c < p.cols; ++c)

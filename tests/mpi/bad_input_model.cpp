@@ -59,7 +59,8 @@ int main(int argc, char** argv) {
     if (message.find(argv[i]) == std::string::npos) ok = false;
   int world_rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
-  std::printf("rank %d: status %d, message: %s -> %s\n", world_rank, status, message.c_str(), ok ? "as expected" : "UNEXPECTED");
+  std::printf("rank %d: status %d, message: %s -> %s\n", world_rank, status, message.c_str(),
+              ok ? "as expected" : "UNEXPECTED");
   int all_ok = ok ? 1 : 0;
   // Only model ranks reach here; servers have exited their loop already.
   MPI_Finalize();

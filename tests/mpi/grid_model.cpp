@@ -48,7 +48,8 @@ void describe(foehn_context ctx, const grids::Scenario& s) {
     must(foehn_set_domain_data(ctx, "dom", s.data_dim, s.data_ibegin, s.data_ni, s.data_jbegin, s.data_nj),
          "foehn_set_domain_data");
   if (s.compressed_out)
-    must(foehn_set_domain_data_index(ctx, "dom", static_cast<int>(s.data_i_index.size()), s.data_i_index.data(), nullptr),
+    must(foehn_set_domain_data_index(ctx, "dom", static_cast<int>(s.data_i_index.size()), s.data_i_index.data(),
+                                     nullptr),
          "foehn_set_domain_data_index");
   // Coordinates: per column and row for rectilinear blocks, else per point.
   const grids::Geometry geo = grids::geometry_of(s);
@@ -85,8 +86,10 @@ bool read_var(const char* path, const char* name, std::vector<T>& out) {
     n *= len;
   }
   out.resize(n);
-  if constexpr (sizeof(T) == 4) ok = ok && nc_get_var_float(nc, v, reinterpret_cast<float*>(out.data())) == NC_NOERR;
-  else ok = ok && nc_get_var_double(nc, v, reinterpret_cast<double*>(out.data())) == NC_NOERR;
+  if constexpr (sizeof(T) == 4)
+    ok = ok && nc_get_var_float(nc, v, reinterpret_cast<float*>(out.data())) == NC_NOERR;
+  else
+    ok = ok && nc_get_var_double(nc, v, reinterpret_cast<double*>(out.data())) == NC_NOERR;
   nc_close(nc);
   return ok;
 }
@@ -110,9 +113,11 @@ void check_file(const grids::Scenario& s, int steps) {
     for (std::int64_t g = 0; g < n; ++g) {
       const bool miss = s.missing(g);
       const auto at = static_cast<std::size_t>(r * n + g);
-      expect(ps[at] == (miss ? fill_d : grids::ps_value(step, g)), "ps record " + std::to_string(r) + " point " + std::to_string(g));
+      expect(ps[at] == (miss ? fill_d : grids::ps_value(step, g)),
+             "ps record " + std::to_string(r) + " point " + std::to_string(g));
       const double mean = 0.5 * (grids::ps_value(step - 1, g) + grids::ps_value(step, g));
-      expect(ps_mean[at] == (miss ? fill_d : mean), "ps_mean record " + std::to_string(r) + " point " + std::to_string(g));
+      expect(ps_mean[at] == (miss ? fill_d : mean),
+             "ps_mean record " + std::to_string(r) + " point " + std::to_string(g));
       for (int k = 0; k < kLevels; ++k) {
         const auto t = static_cast<std::size_t>((r * kLevels + k) * n + g);  // (time, lev, point)
         const auto u = static_cast<std::size_t>((r * n + g) * kLevels + k);  // (time, point, lev)
@@ -204,7 +209,7 @@ int main(int argc, char** argv) {
       const bool masked = g >= 0 && s.masked && g % 7 == 3;
       for (int k = 0; k < kLevels; ++k) {
         const float marker = static_cast<float>(g < 0 ? grids::kHalo : grids::kMasked);
-        ta[k * nd + p] = g < 0 || masked ? marker : grids::ta_value(step, g, k);  // (lev, point): levels outside
+        ta[k * nd + p] = g < 0 || masked ? marker : grids::ta_value(step, g, k);       // (lev, point): levels outside
         ua[p * kLevels + k] = g < 0 || masked ? marker : grids::ua_value(step, g, k);  // (point, lev): levels inside
       }
       ps[p] = g < 0 ? grids::kHalo : masked ? grids::kMasked : grids::ps_value(step, g);

@@ -112,11 +112,16 @@ inline std::pair<int, int> uneven_share(int n, int rank, int size) {
 // a band of rows on top and the rest split by columns.
 inline void block_2d(Scenario& s, int rank, int size) {
   const int ni = s.ni_glo, nj = s.nj_glo;
-  if (size == 1) s.ibegin = 0, s.ni = ni, s.jbegin = 0, s.nj = nj;
-  else if (size == 2) s.jbegin = 0, s.nj = nj, s.ibegin = rank ? 5 * ni / 8 : 0, s.ni = rank ? ni - 5 * ni / 8 : 5 * ni / 8;
-  else if (rank == 0) s.ibegin = 0, s.ni = ni, s.jbegin = 0, s.nj = nj / 3;
-  else if (rank <= 2) s.jbegin = nj / 3, s.nj = nj - nj / 3, s.ibegin = rank == 1 ? 0 : ni / 3, s.ni = rank == 1 ? ni / 3 : ni - ni / 3;
-  else s.ni = s.nj = 0;
+  if (size == 1)
+    s.ibegin = 0, s.ni = ni, s.jbegin = 0, s.nj = nj;
+  else if (size == 2)
+    s.jbegin = 0, s.nj = nj, s.ibegin = rank ? 5 * ni / 8 : 0, s.ni = rank ? ni - 5 * ni / 8 : 5 * ni / 8;
+  else if (rank == 0)
+    s.ibegin = 0, s.ni = ni, s.jbegin = 0, s.nj = nj / 3;
+  else if (rank <= 2)
+    s.jbegin = nj / 3, s.nj = nj - nj / 3, s.ibegin = rank == 1 ? 0 : ni / 3, s.ni = rank == 1 ? ni / 3 : ni - ni / 3;
+  else
+    s.ni = s.nj = 0;
 }
 
 inline Scenario make_scenario(const std::string& name, int rank, int size) {
@@ -127,7 +132,8 @@ inline Scenario make_scenario(const std::string& name, int rank, int size) {
     std::iota(all.begin(), all.end(), 0);
     if (shuffle) std::shuffle(all.begin(), all.end(), rng);
     std::vector<std::int64_t> mine;
-    for (std::size_t k = static_cast<std::size_t>(rank); k < all.size(); k += static_cast<std::size_t>(size)) mine.push_back(all[k]);
+    for (std::size_t k = static_cast<std::size_t>(rank); k < all.size(); k += static_cast<std::size_t>(size))
+      mine.push_back(all[k]);
     return mine;
   };
   auto set_index = [&](const std::vector<std::int64_t>& points) {
@@ -193,7 +199,8 @@ inline Scenario make_scenario(const std::string& name, int rank, int size) {
       s.local_g.push_back(static_cast<std::int64_t>(s.j_index.empty() ? 0 : s.j_index[k]) * s.ni_glo + s.i_index[k]);
   else
     for (int j = 0; j < s.nj; ++j)
-      for (int i = 0; i < s.ni; ++i) s.local_g.push_back(static_cast<std::int64_t>(s.jbegin + j) * s.ni_glo + s.ibegin + i);
+      for (int i = 0; i < s.ni; ++i)
+        s.local_g.push_back(static_cast<std::int64_t>(s.jbegin + j) * s.ni_glo + s.ibegin + i);
   const auto nlocal = static_cast<int>(s.local_g.size());
   if (s.data_dim == 0) {
     s.data_g = s.local_g;
@@ -208,7 +215,8 @@ inline Scenario make_scenario(const std::string& name, int rank, int size) {
     for (int b = 0; b < s.data_nj; ++b)
       for (int a = 0; a < s.data_ni; ++a) {
         const int i = a + s.data_ibegin, j = b + s.data_jbegin;
-        s.data_g.push_back(i >= 0 && i < s.ni && j >= 0 && j < s.nj ? s.local_g[static_cast<std::size_t>(j * s.ni + i)] : -1);
+        s.data_g.push_back(i >= 0 && i < s.ni && j >= 0 && j < s.nj ? s.local_g[static_cast<std::size_t>(j * s.ni + i)]
+                                                                    : -1);
       }
   }
   return s;

@@ -41,15 +41,18 @@ int main(int argc, char** argv) {
   for (int i = 0; i < b.ni; ++i) lon[i] = spine::lon_value(b.ibegin + i, ni);
   for (int j = 0; j < b.nj; ++j) lat[j] = spine::lat_value(b.jbegin + j, nj);
   for (int k = 0; k < nlev; ++k) lev[k] = k + 1;
-  must(foehn_set_domain_rectilinear(ctx, "dom", ni, nj, b.ibegin, b.ni, b.jbegin, b.nj, lon.data(), lat.data()), "domain");
+  must(foehn_set_domain_rectilinear(ctx, "dom", ni, nj, b.ibegin, b.ni, b.jbegin, b.nj, lon.data(), lat.data()),
+       "domain");
   must(foehn_set_axis(ctx, "lev", nlev, lev.data(), nullptr, nullptr), "axis");
   must(foehn_close_definition(ctx), "foehn_close_definition");
 
   std::vector<float> a(static_cast<size_t>(b.ni) * b.nj * nlev);
   std::vector<double> bv(static_cast<size_t>(b.ni) * b.nj), mv(bv.size());
   for (int step = 1; step <= steps; ++step) {
-    if (dynamic) must(foehn_set_model_time(ctx, ops::dynamic_time(step)), "foehn_set_model_time");
-    else must(foehn_update_calendar(ctx, step), "foehn_update_calendar");
+    if (dynamic)
+      must(foehn_set_model_time(ctx, ops::dynamic_time(step)), "foehn_set_model_time");
+    else
+      must(foehn_update_calendar(ctx, step), "foehn_update_calendar");
     for (int k = 0; k < nlev; ++k)
       for (int j = 0; j < b.nj; ++j)
         for (int i = 0; i < b.ni; ++i)

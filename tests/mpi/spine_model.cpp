@@ -50,8 +50,10 @@ bool read_all(const std::string& path, const char* var, std::vector<T>& out, std
   }
   out.resize(n);
   if (ok) {
-    if constexpr (sizeof(T) == 4) ok = nc_get_var_float(nc, v, reinterpret_cast<float*>(out.data())) == NC_NOERR;
-    else ok = nc_get_var_double(nc, v, reinterpret_cast<double*>(out.data())) == NC_NOERR;
+    if constexpr (sizeof(T) == 4)
+      ok = nc_get_var_float(nc, v, reinterpret_cast<float*>(out.data())) == NC_NOERR;
+    else
+      ok = nc_get_var_double(nc, v, reinterpret_cast<double*>(out.data())) == NC_NOERR;
   }
   nc_close(nc);
   return ok;
@@ -138,7 +140,8 @@ int main(int argc, char** argv) {
         for (int i = 0; i < b.ni; ++i)
           t[(static_cast<size_t>(k) * b.nj + j) * b.ni + i] = spine::t_value(step, b.ibegin + i, b.jbegin + j, k);
     for (int j = 0; j < b.nj; ++j)
-      for (int i = 0; i < b.ni; ++i) ps[static_cast<size_t>(j) * b.ni + i] = spine::ps_value(step, b.ibegin + i, b.jbegin + j);
+      for (int i = 0; i < b.ni; ++i)
+        ps[static_cast<size_t>(j) * b.ni + i] = spine::ps_value(step, b.ibegin + i, b.jbegin + j);
     must(foehn_write_float_h(ctx, h_t, t.data(), t.size()), "foehn_write_float_h t");
     must(foehn_write_double(ctx, "ps", ps.data(), ps.size()), "foehn_write_double ps");
     must(foehn_write_double(ctx, "unused", ps.data(), ps.size()), "foehn_write_double unused");
@@ -147,7 +150,8 @@ int main(int argc, char** argv) {
       const int st = foehn_write_float(ctx, "t", t.data(), t.size() - 1);
       const std::string msg = foehn_last_error();
       expect(st == FOEHN_ERR_ARGUMENT, "wrong size is an argument error");
-      expect(msg.find("'t'") != std::string::npos && msg.find("expected " + std::to_string(t.size())) != std::string::npos &&
+      expect(msg.find("'t'") != std::string::npos &&
+                 msg.find("expected " + std::to_string(t.size())) != std::string::npos &&
                  msg.find("given " + std::to_string(t.size() - 1)) != std::string::npos,
              "wrong-size message names field and sizes: " + msg);
       expect(foehn_write_float(ctx, "nosuch", t.data(), t.size()) == FOEHN_ERR_ARGUMENT, "unknown field");

@@ -62,14 +62,14 @@ TEST(FilePeriods, MonthlyPeriodsAndNames) {
     Date record_end;
     std::int64_t period;
   };
-  for (const Case& c : std::vector<Case>{
-           {ymd(2000, 1, 1, 6), 0},
-           {ymd(2000, 2, 1), 0},  // a record ending on the split instant is the last of its file
-           {Date{2000, 2, 1, 0, 0, 0, 1}, 1},
-           {ymd(2000, 2, 29, 12), 1},
-           {ymd(2000, 3, 1), 1},
-           {ymd(2000, 12, 31, 18), 11},
-           {ymd(2001, 1, 1, 6), 12}})
+  for (const Case& c :
+       std::vector<Case>{{ymd(2000, 1, 1, 6), 0},
+                         {ymd(2000, 2, 1), 0},  // a record ending on the split instant is the last of its file
+                         {Date{2000, 2, 1, 0, 0, 0, 1}, 1},
+                         {ymd(2000, 2, 29, 12), 1},
+                         {ymd(2000, 3, 1), 1},
+                         {ymd(2000, 12, 31, 18), 11},
+                         {ymd(2001, 1, 1, 6), 12}})
     EXPECT_EQ(p.period_of(cal.to_instant(c.record_end)), c.period) << format_date(c.record_end);
   EXPECT_EQ(p.name_part(0), "200001-200001");
   EXPECT_EQ(p.name_part(1), "200002-200002");

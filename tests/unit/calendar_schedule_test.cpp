@@ -42,14 +42,12 @@ TEST(DynamicSteps, LongStepsReachSeveralInstants) {
     Range k;
   };
   const std::vector<Step> steps = {
-      {0.5, {1, 1}},   // nothing yet
-      {1.0, {1, 1}},
-      {3.0, {1, 2}},   // exactly on the first output instant: reached now
-      {3.25, {2, 2}},  // and not again
-      {10, {2, 4}},    // 6h and 9h in one step
-      {10.5, {4, 4}},
-      {24, {4, 9}},    // 12, 15, 18, 21, 24
-      {50, {9, 17}},   // 27 ... 48
+      {0.5, {1, 1}},                     // nothing yet
+      {1.0, {1, 1}},     {3.0, {1, 2}},  // exactly on the first output instant: reached now
+      {3.25, {2, 2}},                    // and not again
+      {10, {2, 4}},                      // 6h and 9h in one step
+      {10.5, {4, 4}},    {24, {4, 9}},   // 12, 15, 18, 21, 24
+      {50, {9, 17}},                     // 27 ... 48
       {50.75, {17, 17}},
   };
   std::int64_t prev = t0;
@@ -103,11 +101,11 @@ TEST(DynamicSteps, MonthlyOutputWithStepsOfSeveralMonths) {
     prev = now;
   }
   EXPECT_EQ(per_step, (std::vector<std::int64_t>{3, 3, 3, 4}));
-  const std::vector<Date> expected = {
-      ymd(2001, 2, 28),  ymd(2001, 3, 31), ymd(2001, 4, 30),                      // step to May 11
-      ymd(2001, 5, 31),  ymd(2001, 6, 30), ymd(2001, 7, 31),                      // to Aug 19
-      ymd(2001, 8, 31),  ymd(2001, 9, 30), ymd(2001, 10, 31),                     // to Nov 27
-      ymd(2001, 11, 30), ymd(2001, 12, 31), ymd(2002, 1, 31), ymd(2002, 2, 28)};  // to 2002-03-07
+  const std::vector<Date> expected = {ymd(2001, 2, 28),  ymd(2001, 3, 31),  ymd(2001, 4, 30),   // step to May 11
+                                      ymd(2001, 5, 31),  ymd(2001, 6, 30),  ymd(2001, 7, 31),   // to Aug 19
+                                      ymd(2001, 8, 31),  ymd(2001, 9, 30),  ymd(2001, 10, 31),  // to Nov 27
+                                      ymd(2001, 11, 30), ymd(2001, 12, 31), ymd(2002, 1, 31),
+                                      ymd(2002, 2, 28)};  // to 2002-03-07
   EXPECT_EQ(dates, expected);
 }
 
@@ -184,9 +182,7 @@ TEST(DynamicSteps, FirstAtOrAfterIsMonotoneAlongASequence) {
     const std::int64_t k = s.first_at_or_after(t);
     ASSERT_GE(k, last_k) << "t = " << t;
     ASSERT_GE(s.instant(k), t);
-    if (k > 0) {
-      ASSERT_LT(s.instant(k - 1), t);
-    }
+    if (k > 0) { ASSERT_LT(s.instant(k - 1), t); }
     last_k = k;
   }
   EXPECT_GT(last_k, 300);

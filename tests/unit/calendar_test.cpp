@@ -20,8 +20,8 @@ namespace {
 using CT = CalendarType;
 constexpr std::int64_t kDay = 86'400 * kMicrosPerSecond;
 constexpr std::int64_t kHour = 3'600 * kMicrosPerSecond;
-const std::vector<CT> kAllTypes = {CT::gregorian, CT::proleptic_gregorian, CT::julian, CT::noleap,
-                                   CT::all_leap,  CT::d360,                CT::none};
+const std::vector<CT> kAllTypes = {
+    CT::gregorian, CT::proleptic_gregorian, CT::julian, CT::noleap, CT::all_leap, CT::d360, CT::none};
 
 Date ymd(std::int64_t y, int m, int d, int hh = 0, int mm = 0, int ss = 0, std::int64_t us = 0) {
   return Date{y, m, d, hh, mm, ss, us};
@@ -34,8 +34,9 @@ void expect_time_error(F&& f, const std::vector<std::string>& parts) {
     f();
     ADD_FAILURE() << "no TimeError thrown; expected one mentioning " << parts.front();
   } catch (const TimeError& e) {
-    for (const std::string& p : parts) EXPECT_NE(std::string(e.what()).find(p), std::string::npos)
-        << "message \"" << e.what() << "\" lacks \"" << p << "\"";
+    for (const std::string& p : parts)
+      EXPECT_NE(std::string(e.what()).find(p), std::string::npos)
+          << "message \"" << e.what() << "\" lacks \"" << p << "\"";
   }
 }
 
@@ -43,15 +44,24 @@ void expect_time_error(F&& f, const std::vector<std::string>& parts) {
 
 TEST(CalendarType, ParsesXiosAndCfNamesCaseInsensitively) {
   const std::vector<std::pair<std::string, CT>> cases = {
-      {"Gregorian", CT::gregorian},   {"standard", CT::gregorian},
-      {"STANDARD", CT::gregorian},    {"gregorian", CT::gregorian},
-      {"ProlepticGregorian", CT::proleptic_gregorian}, {"proleptic_gregorian", CT::proleptic_gregorian},
-      {"Julian", CT::julian},         {"julian", CT::julian},
-      {"NoLeap", CT::noleap},         {"noleap", CT::noleap},
-      {"365_day", CT::noleap},        {"AllLeap", CT::all_leap},
-      {"all_leap", CT::all_leap},     {"366_day", CT::all_leap},
-      {"D360", CT::d360},             {"360_day", CT::d360},
-      {"None", CT::none},             {"none", CT::none},
+      {"Gregorian", CT::gregorian},
+      {"standard", CT::gregorian},
+      {"STANDARD", CT::gregorian},
+      {"gregorian", CT::gregorian},
+      {"ProlepticGregorian", CT::proleptic_gregorian},
+      {"proleptic_gregorian", CT::proleptic_gregorian},
+      {"Julian", CT::julian},
+      {"julian", CT::julian},
+      {"NoLeap", CT::noleap},
+      {"noleap", CT::noleap},
+      {"365_day", CT::noleap},
+      {"AllLeap", CT::all_leap},
+      {"all_leap", CT::all_leap},
+      {"366_day", CT::all_leap},
+      {"D360", CT::d360},
+      {"360_day", CT::d360},
+      {"None", CT::none},
+      {"none", CT::none},
   };
   for (const auto& [text, type] : cases) EXPECT_EQ(parse_calendar_type(text), type) << text;
 }
@@ -83,17 +93,27 @@ struct LeapCase {
 
 TEST(Calendar, LeapYears) {
   const std::vector<LeapCase> cases = {
-      {CT::gregorian, 1900, false},           {CT::gregorian, 2000, true},
-      {CT::gregorian, 2004, true},            {CT::gregorian, 2001, false},
+      {CT::gregorian, 1900, false},
+      {CT::gregorian, 2000, true},
+      {CT::gregorian, 2004, true},
+      {CT::gregorian, 2001, false},
       {CT::gregorian, 1500, true},  // Julian rule before 1582
-      {CT::gregorian, 1700, false},           {CT::proleptic_gregorian, 1900, false},
-      {CT::proleptic_gregorian, 2000, true},  {CT::proleptic_gregorian, 1500, false},
-      {CT::proleptic_gregorian, 0, true},     {CT::proleptic_gregorian, -100, false},
-      {CT::julian, 1900, true},               {CT::julian, 2000, true},
-      {CT::julian, 2001, false},              {CT::julian, -1, false},
-      {CT::julian, -4, true},                 {CT::noleap, 2000, false},
-      {CT::noleap, 2004, false},              {CT::all_leap, 2001, true},
-      {CT::all_leap, 1900, true},             {CT::d360, 2000, false},
+      {CT::gregorian, 1700, false},
+      {CT::proleptic_gregorian, 1900, false},
+      {CT::proleptic_gregorian, 2000, true},
+      {CT::proleptic_gregorian, 1500, false},
+      {CT::proleptic_gregorian, 0, true},
+      {CT::proleptic_gregorian, -100, false},
+      {CT::julian, 1900, true},
+      {CT::julian, 2000, true},
+      {CT::julian, 2001, false},
+      {CT::julian, -1, false},
+      {CT::julian, -4, true},
+      {CT::noleap, 2000, false},
+      {CT::noleap, 2004, false},
+      {CT::all_leap, 2001, true},
+      {CT::all_leap, 1900, true},
+      {CT::d360, 2000, false},
       {CT::none, 2000, false},
   };
   for (const LeapCase& c : cases)
@@ -108,10 +128,12 @@ struct MonthCase {
 
 TEST(Calendar, DaysInMonth) {
   const std::vector<MonthCase> cases = {
-      {CT::gregorian, 1900, 2, 28}, {CT::gregorian, 2000, 2, 29}, {CT::julian, 1900, 2, 29},
-      {CT::proleptic_gregorian, 1900, 2, 28}, {CT::noleap, 2000, 2, 28}, {CT::all_leap, 2001, 2, 29},
-      {CT::d360, 2000, 2, 30},      {CT::d360, 2000, 1, 30},      {CT::d360, 2000, 12, 30},
-      {CT::none, 2000, 2, 30},      {CT::gregorian, 2001, 1, 31}, {CT::gregorian, 2001, 4, 30},
+      {CT::gregorian, 1900, 2, 28}, {CT::gregorian, 2000, 2, 29},
+      {CT::julian, 1900, 2, 29},    {CT::proleptic_gregorian, 1900, 2, 28},
+      {CT::noleap, 2000, 2, 28},    {CT::all_leap, 2001, 2, 29},
+      {CT::d360, 2000, 2, 30},      {CT::d360, 2000, 1, 30},
+      {CT::d360, 2000, 12, 30},     {CT::none, 2000, 2, 30},
+      {CT::gregorian, 2001, 1, 31}, {CT::gregorian, 2001, 4, 30},
       {CT::noleap, 2001, 12, 31},   {CT::gregorian, 1582, 10, 31},  // last day number
   };
   for (const MonthCase& c : cases)
@@ -565,8 +587,8 @@ TEST(DateText, FormatAndRoundTrip) {
 TEST(Schedule, MonthlyFromMonthEndDoesNotDrift) {
   const Calendar cal(CT::gregorian);
   const Schedule s(cal, cal.to_instant(ymd(2001, 1, 31)), parse_duration("1mo"), Duration{}, 0);
-  const std::vector<Date> expected = {ymd(2001, 1, 31), ymd(2001, 2, 28), ymd(2001, 3, 31), ymd(2001, 4, 30),
-                                      ymd(2001, 5, 31), ymd(2001, 6, 30)};
+  const std::vector<Date> expected = {ymd(2001, 1, 31), ymd(2001, 2, 28), ymd(2001, 3, 31),
+                                      ymd(2001, 4, 30), ymd(2001, 5, 31), ymd(2001, 6, 30)};
   for (std::size_t k = 0; k < expected.size(); ++k) EXPECT_EQ(cal.to_date(s.instant(k)), expected[k]) << k;
   EXPECT_EQ(cal.to_date(s.instant(12)), ymd(2002, 1, 31));
   EXPECT_EQ(cal.to_date(s.instant(12 * 100 + 1)), ymd(2101, 2, 28));
@@ -626,9 +648,7 @@ TEST(Schedule, FirstAtOrAfter) {
       const std::int64_t x = t(rng);
       const std::int64_t k = s.first_at_or_after(x);
       ASSERT_GE(s.instant(k), x);
-      if (k > 0) {
-        ASSERT_LT(s.instant(k - 1), x);
-      }
+      if (k > 0) { ASSERT_LT(s.instant(k - 1), x); }
     }
   }
 }

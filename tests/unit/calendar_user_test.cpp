@@ -37,8 +37,12 @@ TEST(UserCalendar, ParseMillionths) {
     const char* text;
     std::int64_t value;
   };
-  for (const Case& c : std::vector<Case>{{"0", 0}, {"0.25", 250'000}, {"1", 1'000'000}, {".5", 500'000},
-                                         {"0.242199", 242'199}, {" 2.000001 ", 2'000'001}})
+  for (const Case& c : std::vector<Case>{{"0", 0},
+                                         {"0.25", 250'000},
+                                         {"1", 1'000'000},
+                                         {".5", 500'000},
+                                         {"0.242199", 242'199},
+                                         {" 2.000001 ", 2'000'001}})
     EXPECT_EQ(parse_millionths(c.text), c.value) << c.text;
   for (const char* bad : {"", ".", "-0.5", "0.1234567", "1e3", "abc", "0.5x"})
     EXPECT_THROW(parse_millionths(bad), TimeError) << bad;
@@ -121,12 +125,12 @@ TEST(UserCalendar, MonthsAddWithClampingAndDaysExactly) {
     const char* duration;
     Date to;
   };
-  for (const Case& c : std::vector<Case>{
-           {Date{2000, 1, 31, 0, 0, 0, 0}, "1mo", Date{2000, 2, 20, 0, 0, 0, 0}},
-           {Date{2000, 1, 31, 0, 0, 0, 0}, "1mo 1d", Date{2000, 3, 1, 0, 0, 0, 0}},
-           {Date{2000, 2, 20, 6, 0, 0, 0}, "1d", Date{2000, 3, 1, 6, 0, 0, 0}},
-           {Date{2000, 12, 31, 0, 0, 0, 0}, "1y", Date{2001, 12, 31, 0, 0, 0, 0}},
-           {Date{2000, 1, 1, 0, 0, 0, 0}, "357d", Date{2001, 1, 1, 0, 0, 0, 0}}})  // 365 - 8 days a year
+  for (const Case& c :
+       std::vector<Case>{{Date{2000, 1, 31, 0, 0, 0, 0}, "1mo", Date{2000, 2, 20, 0, 0, 0, 0}},
+                         {Date{2000, 1, 31, 0, 0, 0, 0}, "1mo 1d", Date{2000, 3, 1, 0, 0, 0, 0}},
+                         {Date{2000, 2, 20, 6, 0, 0, 0}, "1d", Date{2000, 3, 1, 6, 0, 0, 0}},
+                         {Date{2000, 12, 31, 0, 0, 0, 0}, "1y", Date{2001, 12, 31, 0, 0, 0, 0}},
+                         {Date{2000, 1, 1, 0, 0, 0, 0}, "357d", Date{2001, 1, 1, 0, 0, 0, 0}}})  // 365 - 8 days a year
     EXPECT_EQ(cal.to_date(cal.add(cal.to_instant(c.from), parse_duration(c.duration), 0)), c.to) << c.duration;
 }
 

@@ -30,10 +30,13 @@ std::string xml(const std::string& fields, const std::string& files, const std::
     <grid_definition>
       <grid id="g3"><domain domain_ref="d"/><axis axis_ref="lev"/></grid>
     </grid_definition>
-)" + extra + R"(    <field_definition>
-)" + fields + R"(    </field_definition>
+)" + extra +
+         R"(    <field_definition>
+)" + fields +
+         R"(    </field_definition>
     <file_definition>
-)" + files + R"(    </file_definition>
+)" + files +
+         R"(    </file_definition>
   </context>
 </simulation>
 )";
@@ -83,9 +86,7 @@ Built build(const std::string& text, Placement where = {}) {
 std::string error_of(const std::string& text) {
   try {
     build(text);
-  } catch (const config::ConfigError& e) {
-    return e.what();
-  } catch (const ApiError& e) {
+  } catch (const config::ConfigError& e) { return e.what(); } catch (const ApiError& e) {
     return e.what();
   }
   return "";
@@ -243,7 +244,9 @@ TEST(ClientPlanBuilder, FilePeriodsAndRecordSchedules) {
   EXPECT_EQ(error_of(xml(kFields, R"(      <file id="h" output_freq="6h" split_freq_format="%y">
         <field field_ref="ps"/>
       </file>
-)")).find("inline.xml:18: "), 0u);
+)"))
+                .find("inline.xml:18: "),
+            0u);
 }
 
 TEST(ClientPlanBuilder, ServerPlacementSendsSamples) {
@@ -257,7 +260,9 @@ TEST(ClientPlanBuilder, ServerPlacementSendsSamples) {
         <field field_ref="t" operation="average"/>
         <field field_ref="ps"/>
       </file>
-)", extra), where);
+)",
+                            extra),
+                        where);
   EXPECT_TRUE(b.plan.plan.variables[0].reduce_on_server);
   EXPECT_TRUE(b.plan.outputs[0].on_server);
   EXPECT_EQ(b.plan.graph.node(b.plan.outputs[0].node).stage.size(), 0u);  // the servers accumulate
@@ -270,20 +275,26 @@ TEST(ClientPlanBuilder, ErrorsAtTheirLine) {
   EXPECT_NE(error_of(xml(kFields, R"(      <file id="h" output_freq="6h">
         <field field_ref="t" operation="mean"/>
       </file>
-)")).find("inline.xml:19: "), std::string::npos);
+)"))
+                .find("inline.xml:19: "),
+            std::string::npos);
   EXPECT_NE(error_of(xml(kFields, R"(      <file id="h">
         <field field_ref="t"/>
       </file>
-)")).find("inline.xml:18: "), std::string::npos);
+)"))
+                .find("inline.xml:18: "),
+            std::string::npos);
   const std::string cycle = error_of(xml(std::string(kFields) + R"(      <field id="a" grid_ref="g3">b + 1</field>
       <field id="b" grid_ref="g3">a * 2</field>
-)", R"(      <file id="h" output_freq="6h">
+)",
+                                         R"(      <file id="h" output_freq="6h">
         <field field_ref="a"/>
       </file>
 )"));
   EXPECT_NE(cycle.find("cycle between fields: a -> b -> a"), std::string::npos) << cycle;
   const std::string syntax = error_of(xml(std::string(kFields) + R"(      <field id="a" grid_ref="g3">t +* 1</field>
-)", R"(      <file id="h" output_freq="6h">
+)",
+                                          R"(      <file id="h" output_freq="6h">
         <field field_ref="a"/>
       </file>
 )"));
@@ -291,7 +302,8 @@ TEST(ClientPlanBuilder, ErrorsAtTheirLine) {
   EXPECT_NE(syntax.find("inline.xml:20: "), std::string::npos) << syntax;
   EXPECT_NE(syntax.find("expression 't +* 1'"), std::string::npos) << syntax;
   const std::string sizes = error_of(xml(std::string(kFields) + R"(      <field id="a" grid_ref="g3">t + ps</field>
-)", R"(      <file id="h" output_freq="6h">
+)",
+                                         R"(      <file id="h" output_freq="6h">
         <field field_ref="a"/>
       </file>
 )"));
@@ -304,7 +316,8 @@ TEST(ClientPlanBuilder, ADomainTheModelNeverDescribed) {
   const config::Simulation sim = config::parse_string(xml(kFields, R"(      <file id="h" output_freq="6h">
         <field field_ref="ps"/>
       </file>
-)"), "inline.xml", ".");
+)"),
+                                                      "inline.xml", ".");
   const config::ContextDef def = *sim.find_context("atm");
   ModelSettings settings;
   settings.calendar = def.calendar;

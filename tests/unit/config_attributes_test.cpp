@@ -63,9 +63,7 @@ std::string all_attributes(const std::vector<Row>& rows, const std::string& kind
 std::string error_of(const std::string& xml) {
   try {
     parse(xml);
-  } catch (const ConfigError& e) {
-    return e.what();
-  }
+  } catch (const ConfigError& e) { return e.what(); }
   return "";
 }
 
@@ -79,11 +77,11 @@ TEST(ConfigAttributes, RefusalGivesTheTablesReason) {
 }
 
 TEST(ConfigAttributes, ActedStoredAndUnknownAttributesAreNotRefused) {
-  EXPECT_EQ(refusal("field", "long_name"), "");     // acted on
-  EXPECT_EQ(refusal("axis", "formula"), "");        // stored
-  EXPECT_EQ(refusal("domain", "ibegin"), "");       // from the model only
-  EXPECT_EQ(refusal("field", "no_such_one"), "");   // unknown
-  EXPECT_EQ(refusal("file", "add_offset"), "");     // a field's, not a file's
+  EXPECT_EQ(refusal("field", "long_name"), "");    // acted on
+  EXPECT_EQ(refusal("axis", "formula"), "");       // stored
+  EXPECT_EQ(refusal("domain", "ibegin"), "");      // from the model only
+  EXPECT_EQ(refusal("field", "no_such_one"), "");  // unknown
+  EXPECT_EQ(refusal("file", "add_offset"), "");    // a field's, not a file's
 }
 
 TEST(ConfigAttributes, ReaderKeepsARefusedAttributeForCloseOfDefinition) {

@@ -32,9 +32,10 @@ TEST(ConfigAxes, BoundsAreTwoPerValue) {
 
 TEST(ConfigAxes, WrongNumberOfBoundsIsRefusedAtItsLine) {
   try {
-    parse("<simulation><context id=\"a\">\n<axis_definition>\n"
-          "<axis id=\"plev\" value=\"850 500\" bounds=\"1000 700 700\"/>\n"
-          "</axis_definition></context></simulation>");
+    parse(
+        "<simulation><context id=\"a\">\n<axis_definition>\n"
+        "<axis id=\"plev\" value=\"850 500\" bounds=\"1000 700 700\"/>\n"
+        "</axis_definition></context></simulation>");
     FAIL() << "no error";
   } catch (const ConfigError& e) {
     EXPECT_EQ(e.where.line, 3);

@@ -52,23 +52,23 @@ TEST(ConfigUserCalendar, MistakesAtTheCalendarLine) {
     const char* calendar;
     const char* message;
   };
-  for (const Case& c : {
-           Case{"<calendar type='user_defined'/>", "a user_defined calendar needs month_lengths"},
-           Case{"<calendar type='gregorian' month_lengths='30 30 30 30 30 30 30 30 30 30 30 30'/>",
-                "month_lengths is only for a calendar of type user_defined, not 'gregorian'"},
-           Case{"<calendar type='user_defined' month_lengths='30 30 30'/>", "expected 12 whole numbers of days"},
-           Case{"<calendar type='user_defined' month_lengths='30 30 30 30 30 30 30 30 30 30 30 30.5'/>",
-                "expected 12 whole numbers of days"},
-           Case{"<calendar type='user_defined' day_length='88775' month_lengths='30 30 30 30 30 30 30 30 30 30 30 30'/>",
-                "only days of 86400 s are supported"},
-           Case{"<calendar type='user_defined' year_length='1' month_lengths='30 30 30 30 30 30 30 30 30 30 30 30'/>",
-                "year_length 1 s is not the sum of month_lengths (31104000 s)"},
-           Case{"<calendar type='user_defined' leap_year_month='2' leap_year_drift='1.5' "
-                "month_lengths='30 30 30 30 30 30 30 30 30 30 30 30'/>",
-                "leap_year_drift must be from 0 to 1 day per year"},
-           Case{"<calendar type='user_defined' start_date='2000-02-31' "
-                "month_lengths='30 30 30 30 30 30 30 30 30 30 30 30'/>",
-                "bad start_date '2000-02-31' for a user_defined calendar"}}) {
+  for (const Case& c :
+       {Case{"<calendar type='user_defined'/>", "a user_defined calendar needs month_lengths"},
+        Case{"<calendar type='gregorian' month_lengths='30 30 30 30 30 30 30 30 30 30 30 30'/>",
+             "month_lengths is only for a calendar of type user_defined, not 'gregorian'"},
+        Case{"<calendar type='user_defined' month_lengths='30 30 30'/>", "expected 12 whole numbers of days"},
+        Case{"<calendar type='user_defined' month_lengths='30 30 30 30 30 30 30 30 30 30 30 30.5'/>",
+             "expected 12 whole numbers of days"},
+        Case{"<calendar type='user_defined' day_length='88775' month_lengths='30 30 30 30 30 30 30 30 30 30 30 30'/>",
+             "only days of 86400 s are supported"},
+        Case{"<calendar type='user_defined' year_length='1' month_lengths='30 30 30 30 30 30 30 30 30 30 30 30'/>",
+             "year_length 1 s is not the sum of month_lengths (31104000 s)"},
+        Case{"<calendar type='user_defined' leap_year_month='2' leap_year_drift='1.5' "
+             "month_lengths='30 30 30 30 30 30 30 30 30 30 30 30'/>",
+             "leap_year_drift must be from 0 to 1 day per year"},
+        Case{"<calendar type='user_defined' start_date='2000-02-31' "
+             "month_lengths='30 30 30 30 30 30 30 30 30 30 30 30'/>",
+             "bad start_date '2000-02-31' for a user_defined calendar"}}) {
     const std::string message = error_of(c.calendar);
     EXPECT_NE(message.find(c.message), std::string::npos) << c.calendar << "\n" << message;
   }

@@ -18,9 +18,7 @@ template <typename F>
 ConfigError error_of(F&& f) {
   try {
     f();
-  } catch (const ConfigError& e) {
-    return e;
-  }
+  } catch (const ConfigError& e) { return e; }
   ADD_FAILURE() << "no ConfigError thrown";
   return ConfigError(Location{}, "none");
 }
@@ -54,43 +52,71 @@ TEST_P(ConfigBadFiles, ReportsFileLineAndMessage) {
 INSTANTIATE_TEST_SUITE_P(
     Table, ConfigBadFiles,
     ::testing::Values(
-        BadConfig{"duplicate_field_id.xml", 6, "context[id=atm]/field_definition/field_group[id=g]/field[id=t]", "duplicate field id 't' (first defined at "},
-        BadConfig{"unknown_grid_ref.xml", 11, "context[id=atm]/field_definition/field[id=q]", "grid_ref refers to unknown grid 'grid_3x'; did you mean 'grid_3d'?"},
-        BadConfig{"unknown_attribute.xml", 4, "context[id=atm]/field_definition/field[id=t]", "unknown attribute 'freq_opp' on <field>; did you mean 'freq_op'?"},
-        BadConfig{"unknown_element.xml", 5, "context[id=atm]/field_definition/fiel[id=q]", "unknown element <fiel> in <field_definition>; did you mean <field>?"},
-        BadConfig{"prec_2.xml", 6, "context[id=atm]/field_definition/field[id=q]", "bad prec '2' on <field>: 16-bit packed output is not supported; use 4 or 8"},
-        BadConfig{"bad_bool.xml", 4, "context[id=atm]/field_definition/field_group[id=g]", "bad enabled 'yes' on <field_group>: expected true or false"},
-        BadConfig{"bad_operation.xml", 4, "context[id=atm]/field_definition/field[id=t]", "bad operation 'avrage' on <field>: expected one of instant, average, "
-                                          "accumulate, minimum, maximum, once; did you mean 'average'?"},
-        BadConfig{"bad_duration.xml", 4, "context[id=atm]/file_definition/file[id=out]", "bad output_freq '3x' on <file>: "},
-        BadConfig{"zero_frequency.xml", 4, "context[id=atm]/file_definition/file[id=out]", "bad output_freq '0h' on <file>: a frequency must be positive"},
+        BadConfig{"duplicate_field_id.xml", 6, "context[id=atm]/field_definition/field_group[id=g]/field[id=t]",
+                  "duplicate field id 't' (first defined at "},
+        BadConfig{"unknown_grid_ref.xml", 11, "context[id=atm]/field_definition/field[id=q]",
+                  "grid_ref refers to unknown grid 'grid_3x'; did you mean 'grid_3d'?"},
+        BadConfig{"unknown_attribute.xml", 4, "context[id=atm]/field_definition/field[id=t]",
+                  "unknown attribute 'freq_opp' on <field>; did you mean 'freq_op'?"},
+        BadConfig{"unknown_element.xml", 5, "context[id=atm]/field_definition/fiel[id=q]",
+                  "unknown element <fiel> in <field_definition>; did you mean <field>?"},
+        BadConfig{"prec_2.xml", 6, "context[id=atm]/field_definition/field[id=q]",
+                  "bad prec '2' on <field>: 16-bit packed output is not supported; use 4 or 8"},
+        BadConfig{"bad_bool.xml", 4, "context[id=atm]/field_definition/field_group[id=g]",
+                  "bad enabled 'yes' on <field_group>: expected true or false"},
+        BadConfig{"bad_operation.xml", 4, "context[id=atm]/field_definition/field[id=t]",
+                  "bad operation 'avrage' on <field>: expected one of instant, average, "
+                  "accumulate, minimum, maximum, once; did you mean 'average'?"},
+        BadConfig{"bad_duration.xml", 4, "context[id=atm]/file_definition/file[id=out]",
+                  "bad output_freq '3x' on <file>: "},
+        BadConfig{"zero_frequency.xml", 4, "context[id=atm]/file_definition/file[id=out]",
+                  "bad output_freq '0h' on <file>: a frequency must be positive"},
         BadConfig{"bad_date.xml", 3, "context[id=atm]/calendar", "bad start_date 'yesterday' on <calendar>: "},
         BadConfig{"syntax_error.xml", 5, "", "XML syntax error: Start-end tags mismatch"},
-        BadConfig{"field_ref_cycle.xml", 6, "context[id=atm]/field_definition/field[id=c]", "field_ref cycle: a -> b -> c -> a"},
-        BadConfig{"unknown_field_ref.xml", 9, "context[id=atm]/file_definition/file[id=out]/field[field_ref=tmep]", "field_ref refers to unknown field 'tmep'; did you mean 'temp'?"},
-        BadConfig{"unknown_group_ref.xml", 8, "context[id=atm]/file_definition/file[id=out]/field_group[group_ref=fields_2d]", "group_ref refers to unknown field_group 'fields_2d'"},
-        BadConfig{"grid_unknown_axis.xml", 7, "context[id=atm]/grid_definition/grid[id=g]/axis[axis_ref=levels]", "axis_ref refers to unknown axis 'levels'"},
-        BadConfig{"bad_variable_int.xml", 5, "context[id=xios]/variable_definition/variable[id=buffer_size_factor]", "bad value '1.5' for int variable 'buffer_size_factor': expected an integer"},
-        BadConfig{"bad_file_type.xml", 3, "context[id=atm]/file_definition", "bad type 'one_fil' on <file_definition>: expected one of one_file, "
-                                          "multiple_file; did you mean 'one_file'?"},
-        BadConfig{"missing_output_freq.xml", 5, "context[id=atm]/file_definition/file[id=monthly]", "file 'monthly' has no output_freq"},
-        BadConfig{"cdi_multiple_file.xml", 4, "context[id=atm]/file_definition/file[id=parts]", "file 'parts': convention=\"CDI\" needs type=\"one_file\""},
+        BadConfig{"field_ref_cycle.xml", 6, "context[id=atm]/field_definition/field[id=c]",
+                  "field_ref cycle: a -> b -> c -> a"},
+        BadConfig{"unknown_field_ref.xml", 9, "context[id=atm]/file_definition/file[id=out]/field[field_ref=tmep]",
+                  "field_ref refers to unknown field 'tmep'; did you mean 'temp'?"},
+        BadConfig{"unknown_group_ref.xml", 8,
+                  "context[id=atm]/file_definition/file[id=out]/field_group[group_ref=fields_2d]",
+                  "group_ref refers to unknown field_group 'fields_2d'"},
+        BadConfig{"grid_unknown_axis.xml", 7, "context[id=atm]/grid_definition/grid[id=g]/axis[axis_ref=levels]",
+                  "axis_ref refers to unknown axis 'levels'"},
+        BadConfig{"bad_variable_int.xml", 5, "context[id=xios]/variable_definition/variable[id=buffer_size_factor]",
+                  "bad value '1.5' for int variable 'buffer_size_factor': expected an integer"},
+        BadConfig{"bad_file_type.xml", 3, "context[id=atm]/file_definition",
+                  "bad type 'one_fil' on <file_definition>: expected one of one_file, "
+                  "multiple_file; did you mean 'one_file'?"},
+        BadConfig{"missing_output_freq.xml", 5, "context[id=atm]/file_definition/file[id=monthly]",
+                  "file 'monthly' has no output_freq"},
+        BadConfig{"cdi_multiple_file.xml", 4, "context[id=atm]/file_definition/file[id=parts]",
+                  "file 'parts': convention=\"CDI\" needs type=\"one_file\""},
         BadConfig{"include_missing.xml", 3, "context[id=atm]/field_definition", "cannot read included file "},
-        BadConfig{"domain_ref_cycle.xml", 4, "context[id=atm]/domain_definition/domain[id=d]", "domain_ref cycle: d -> d"},
-        BadConfig{"duplicate_attribute.xml", 4, "context[id=atm]/field_definition/field[id=t]", "attribute 'unit' appears twice on <field>"},
-        BadConfig{"text_in_file.xml", 5, "context[id=atm]/file_definition/file[id=out]", "unexpected text 't, q' in <file>"},
-        BadConfig{"transformation.xml", 5, "context[id=atm]/domain_definition/domain[id=regular]/interpolate_domain", "spatial transformation <interpolate_domain> in <domain> is not supported yet"},
+        BadConfig{"domain_ref_cycle.xml", 4, "context[id=atm]/domain_definition/domain[id=d]",
+                  "domain_ref cycle: d -> d"},
+        BadConfig{"duplicate_attribute.xml", 4, "context[id=atm]/field_definition/field[id=t]",
+                  "attribute 'unit' appears twice on <field>"},
+        BadConfig{"text_in_file.xml", 5, "context[id=atm]/file_definition/file[id=out]",
+                  "unexpected text 't, q' in <file>"},
+        BadConfig{"transformation.xml", 5, "context[id=atm]/domain_definition/domain[id=regular]/interpolate_domain",
+                  "spatial transformation <interpolate_domain> in <domain> is not supported yet"},
         BadConfig{"bad_calendar_type.xml", 3, "context[id=atm]/calendar", "bad type 'Gregorain' on <calendar>: "},
-        BadConfig{"duplicate_output_name.xml", 9, "context[id=atm]/file_definition/file[id=out]/field[field_ref=t]", "file 'out' already has a field named 't'"},
+        BadConfig{"duplicate_output_name.xml", 9, "context[id=atm]/file_definition/file[id=out]/field[field_ref=t]",
+                  "file 'out' already has a field named 't'"},
         BadConfig{"wrong_root.xml", 2, "context[id=atm]", "the root element must be <simulation>, not <context>"},
-        BadConfig{"unknown_context_child.xml", 3, "context[id=atm]/field_definitions", "unknown element <field_definitions> in <context>; did you mean "
-                                                  "<field_definition>?"},
+        BadConfig{"unknown_context_child.xml", 3, "context[id=atm]/field_definitions",
+                  "unknown element <field_definitions> in <context>; did you mean "
+                  "<field_definition>?"},
         BadConfig{"duplicate_context.xml", 4, "context[id=atm]", "duplicate context id 'atm' (first defined at "},
-        BadConfig{"compression_level.xml", 3, "context[id=atm]/field_definition", "bad compression_level '12' on <field_definition>: expected an "
-                                              "integer from 0 to 9"},
-        BadConfig{"group_ref_in_definition.xml", 5, "context[id=atm]/field_definition/field_group[id=b]", "group_ref is allowed only on a <field_group> inside a <file>"},
-        BadConfig{"axis_values_count.xml", 4, "context[id=atm]/axis_definition/axis[id=plev]", "axis 'plev' has n_glo=3 but 4 values"},
-        BadConfig{"expression_and_expr.xml", 5, "context[id=atm]/field_definition/field[id=c]", "<field> has both an expr attribute and an expression as text"}),
+        BadConfig{"compression_level.xml", 3, "context[id=atm]/field_definition",
+                  "bad compression_level '12' on <field_definition>: expected an "
+                  "integer from 0 to 9"},
+        BadConfig{"group_ref_in_definition.xml", 5, "context[id=atm]/field_definition/field_group[id=b]",
+                  "group_ref is allowed only on a <field_group> inside a <file>"},
+        BadConfig{"axis_values_count.xml", 4, "context[id=atm]/axis_definition/axis[id=plev]",
+                  "axis 'plev' has n_glo=3 but 4 values"},
+        BadConfig{"expression_and_expr.xml", 5, "context[id=atm]/field_definition/field[id=c]",
+                  "<field> has both an expr attribute and an expression as text"}),
     [](const ::testing::TestParamInfo<BadConfig>& info) {
       std::string name = info.param.file;
       name = name.substr(0, name.find('.'));
@@ -104,7 +130,8 @@ TEST(ConfigSeveralErrors, EveryErrorWithItsLineAndPath) {
   const ConfigError e = error_of([&] { parse_file(file); });
   const std::string f = file + ":";
   const std::vector<std::string> expected = {
-      f + "8: context[id=atm]/field_definition/field[id=tas]: unknown attribute 'unti' on <field>; did you mean 'unit'?",
+      f + "8: context[id=atm]/field_definition/field[id=tas]: unknown attribute 'unti' on <field>; did you mean "
+          "'unit'?",
       f + "9: context[id=atm]/field_definition/field[id=pr]: bad operation 'avrage' on <field>: expected one of "
           "instant, average, accumulate, minimum, maximum, once; did you mean 'average'?",
       f + "10: context[id=atm]/field_definition/field[id=tas]: duplicate field id 'tas' (first defined at " + f + "8)",
@@ -149,7 +176,8 @@ TEST(ConfigSeveralErrors, CappedWithACountOfTheRest) {
   EXPECT_EQ(e.errors.back().where.line, static_cast<int>(kMaxReportedErrors) + 1);
   const std::string what = e.what();
   const std::string tail = "\n... and 7 more errors";
-  EXPECT_TRUE(what.size() > tail.size() && what.substr(what.size() - tail.size()) == tail) << what.substr(what.size() - 60);
+  EXPECT_TRUE(what.size() > tail.size() && what.substr(what.size() - tail.size()) == tail)
+      << what.substr(what.size() - 60);
 }
 
 TEST(ConfigSeveralErrors, ReadingGoesOnPastRecoverableErrors) {
@@ -163,7 +191,8 @@ TEST(ConfigSeveralErrors, ReadingGoesOnPastRecoverableErrors) {
   <field id="x"/>
 </field_definition>
 <file_definition><file id="f" output_freq="1d"><field field_ref="x" operation="mean"/></file></file_definition>
-</context></simulation>)", "inline.xml", kDir);
+</context></simulation>)",
+                 "inline.xml", kDir);
   });
   ASSERT_EQ(e.errors.size(), 4u) << e.what();
   EXPECT_EQ(e.errors[0].where.line, 3);
@@ -176,8 +205,9 @@ TEST(ConfigSeveralErrors, ReadingGoesOnPastRecoverableErrors) {
 TEST(ConfigSeveralErrors, PathInsideIncludedFile) {
   // An element of an included file has the path of the including context.
   const ConfigError e = error_of([] {
-    parse_string(R"(<simulation><context id="inc"><field_definition src="include/bad_field_def.xml"/></context></simulation>)",
-                 "inline.xml", kDir);
+    parse_string(
+        R"(<simulation><context id="inc"><field_definition src="include/bad_field_def.xml"/></context></simulation>)",
+        "inline.xml", kDir);
   });
   EXPECT_EQ(e.where.path, "context[id=inc]/field_definition/field_group[id=g]/field[id=t]") << e.what();
   EXPECT_TRUE(contains(e.where.file, "include/bad_field_def.xml")) << e.what();

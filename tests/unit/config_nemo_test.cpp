@@ -92,10 +92,10 @@ TEST_F(Nemo, FieldGroupInheritance) {
 TEST_F(Nemo, FieldRefInsideFieldDefinition) {
   const FieldDef& sst_max = field("sst_max");
   EXPECT_EQ(sst_max.field_ref, "sst");
-  EXPECT_EQ(sst_max.operation, "maximum");                                  // own
+  EXPECT_EQ(sst_max.operation, "maximum");                                   // own
   EXPECT_EQ(sst_max.long_name, "daily maximum of sea surface temperature");  // own
-  EXPECT_EQ(sst_max.standard_name, "sea_surface_temperature");              // from sst
-  EXPECT_EQ(sst_max.unit, "degC");                                          // from sst
+  EXPECT_EQ(sst_max.standard_name, "sea_surface_temperature");               // from sst
+  EXPECT_EQ(sst_max.unit, "degC");                                           // from sst
 }
 
 TEST_F(Nemo, DomainAndAxisGroupsAndRefs) {
@@ -119,17 +119,17 @@ TEST_F(Nemo, DomainAndAxisGroupsAndRefs) {
 
 TEST_F(Nemo, FilesFromGroupsWithFieldRefsAndGroupRefs) {
   const FileDef& f1 = file("file1");
-  EXPECT_EQ(f1.output_freq, "1d");      // file_group
-  EXPECT_EQ(f1.sync_freq, "10d");       // file_definition root
-  EXPECT_EQ(f1.type, "one_file");       // root
-  EXPECT_EQ(f1.output_level, 10);       // file_group
-  EXPECT_EQ(f1.min_digits, 4);          // root
+  EXPECT_EQ(f1.output_freq, "1d");  // file_group
+  EXPECT_EQ(f1.sync_freq, "10d");   // file_definition root
+  EXPECT_EQ(f1.type, "one_file");   // root
+  EXPECT_EQ(f1.output_level, 10);   // file_group
+  EXPECT_EQ(f1.min_digits, 4);      // root
   EXPECT_EQ(f1.output_name(), "@expname@_@freq@");
   EXPECT_EQ(f1.name_suffix, "_grid_T");
   EXPECT_EQ(names(f1), (std::vector<std::string>{"e3t", "thetao", "so", "tos", "tos_max", "mldr10_1", "mldkz5"}));
   const FieldDef& thetao = f1.fields[1];
   EXPECT_EQ(thetao.field_ref, "toce");
-  EXPECT_EQ(thetao.operation, "instant");  // own beats the referenced field
+  EXPECT_EQ(thetao.operation, "instant");   // own beats the referenced field
   EXPECT_EQ(thetao.grid_ref, "grid_T_3D");  // inherited through field_ref
   EXPECT_EQ(thetao.standard_name, "sea_water_potential_temperature");
   EXPECT_EQ(f1.fields[4].operation, "maximum");  // chain tos_max -> sst_max -> sst
@@ -167,7 +167,8 @@ TEST(NemoErrors, NameTheIncludedFileAndLine) {
     std::string file, where, message;
   };
   const std::vector<Case> cases = {
-      {"iodef_field_typo.xml", "nemo/bad/field_def_typo.xml:5", "unknown attribute 'unti' on <field>; did you mean 'unit'?"},
+      {"iodef_field_typo.xml", "nemo/bad/field_def_typo.xml:5",
+       "unknown attribute 'unti' on <field>; did you mean 'unit'?"},
       {"iodef_group_ref.xml", "nemo/bad/file_def_group_ref.xml:5",
        "group_ref refers to unknown field_group 'grid_Tt' (of field_definition); did you mean 'grid_T'?"},
   };

@@ -29,13 +29,13 @@ const AttributeOrigin& origin(const AttributeOrigins& o, const std::string& name
 
 TEST(ConfigOrigins, OwnGroupRootAndReference) {
   const Simulation sim = parse(
-      "<simulation><context id='c'>\n"                                      // 1
-      "<field_definition prec='8' unit='root'>\n"                           // 2
-      "  <field_group id='g' unit='grp' long_name='L'>\n"                   // 3
-      "    <field id='t' unit='K' operation='average'/>\n"                  // 4
-      "  </field_group>\n"                                                  // 5
-      "  <field id='r' field_ref='t' name='rr'/>\n"                         // 6
-      "</field_definition>\n"                                               // 7
+      "<simulation><context id='c'>\n"                      // 1
+      "<field_definition prec='8' unit='root'>\n"           // 2
+      "  <field_group id='g' unit='grp' long_name='L'>\n"   // 3
+      "    <field id='t' unit='K' operation='average'/>\n"  // 4
+      "  </field_group>\n"                                  // 5
+      "  <field id='r' field_ref='t' name='rr'/>\n"         // 6
+      "</field_definition>\n"                               // 7
       "</context></simulation>\n");
   const ContextDef& c = sim.contexts.at(0);
   const FieldDef& t = *c.find_field("t");
@@ -71,13 +71,13 @@ TEST(ConfigOrigins, OwnGroupRootAndReference) {
 
 TEST(ConfigOrigins, FilesDomainsAxesGridsAndGroupRef) {
   const Simulation sim = parse(
-      "<simulation><context id='c'>\n"                                              // 1
-      "<axis_definition><axis id='a' n_glo='3'/><axis id='b' axis_ref='a'/></axis_definition>\n"  // 2
-      "<domain_definition type='gaussian'><domain id='d' ni_glo='5'/></domain_definition>\n"    // 3
-      "<grid_definition><grid id='g' description='x'><domain id='d'/></grid></grid_definition>\n"  // 4
+      "<simulation><context id='c'>\n"                                                                          // 1
+      "<axis_definition><axis id='a' n_glo='3'/><axis id='b' axis_ref='a'/></axis_definition>\n"                // 2
+      "<domain_definition type='gaussian'><domain id='d' ni_glo='5'/></domain_definition>\n"                    // 3
+      "<grid_definition><grid id='g' description='x'><domain id='d'/></grid></grid_definition>\n"               // 4
       "<field_definition><field_group id='fg'><field id='t' grid_ref='g'/></field_group></field_definition>\n"  // 5
-      "<file_definition output_freq='1d'>\n"                                        // 6
-      "  <file id='f'><field_group group_ref='fg'/></file>\n"                       // 7
+      "<file_definition output_freq='1d'>\n"                                                                    // 6
+      "  <file id='f'><field_group group_ref='fg'/></file>\n"                                                   // 7
       "</file_definition></context></simulation>\n");
   const ContextDef& c = sim.contexts.at(0);
   EXPECT_EQ(origin(c.find_axis("b")->origins, "n_glo").via, "axis_ref 'a'");
@@ -123,8 +123,8 @@ TEST(ConfigOrigins, NoWarningForOwnAttributesOrEqualValues) {
   const Simulation sim = parse(
       "<simulation><context id='c'><field_definition operation='average'>"
       "<field id='t' unit='K'/>"
-      "<field id='a' field_ref='t' unit='C'/>"  // own: deliberate
-      "<field id='b' field_ref='t'/>"           // root says average, so does t's
+      "<field id='a' field_ref='t' unit='C'/>"                                        // own: deliberate
+      "<field id='b' field_ref='t'/>"                                                 // root says average, so does t's
       "<field_group operation='maximum'><field id='m' field_ref='t'/></field_group>"  // t's is the root's
       "</field_definition></context></simulation>");
   EXPECT_TRUE(sim.warnings.empty());

@@ -23,9 +23,7 @@ template <typename F>
 ConfigError error_of(F&& f) {
   try {
     f();
-  } catch (const ConfigError& e) {
-    return e;
-  }
+  } catch (const ConfigError& e) { return e; }
   ADD_FAILURE() << "no ConfigError thrown";
   return ConfigError(Location{}, "none");
 }
@@ -235,7 +233,7 @@ TEST(ConfigFieldRef, FileFieldsInheritFromDefinitions) {
   ASSERT_EQ(daily->fields.size(), 7u);
 
   const FieldDef& temp = daily->fields[0];
-  EXPECT_TRUE(temp.id.empty());          // no id in the file
+  EXPECT_TRUE(temp.id.empty());           // no id in the file
   EXPECT_EQ(temp.output_name(), "temp");  // written under the referenced id
   EXPECT_EQ(temp.field_ref, "temp");
   EXPECT_EQ(temp.operation, "average");
@@ -244,7 +242,7 @@ TEST(ConfigFieldRef, FileFieldsInheritFromDefinitions) {
   EXPECT_EQ(temp.where.line, 41);
 
   EXPECT_EQ(daily->fields[1].output_name(), "tmax");  // name inherited along the chain
-  EXPECT_EQ(daily->fields[1].operation, "instant");    // temp_max2's, see above
+  EXPECT_EQ(daily->fields[1].operation, "instant");   // temp_max2's, see above
   EXPECT_EQ(daily->fields[1].long_name, "maximum temperature");
 
   const FieldDef& min = daily->fields[2];
@@ -463,14 +461,16 @@ TEST(ConfigValidation, UnknownAttributeWithSuggestion) {
 
 TEST(ConfigValidation, UnknownAttributeWithoutCloseName) {
   const ConfigError e = error_of([] {
-    parse(R"(<simulation><context id="a"><field_definition><field id="t" colour="red" /></field_definition></context></simulation>)");
+    parse(
+        R"(<simulation><context id="a"><field_definition><field id="t" colour="red" /></field_definition></context></simulation>)");
   });
   EXPECT_EQ(e.message, "unknown attribute 'colour' on <field>");
 }
 
 TEST(ConfigValidation, OldSpellingHint) {
   const ConfigError e = error_of([] {
-    parse(R"(<simulation><context id="a"><file_definition><file id="f" freq_output="1d" /></file_definition></context></simulation>)");
+    parse(
+        R"(<simulation><context id="a"><file_definition><file id="f" freq_output="1d" /></file_definition></context></simulation>)");
   });
   EXPECT_EQ(e.message, "unknown attribute 'freq_output' on <file>; did you mean 'output_freq'?");
 }
@@ -555,7 +555,8 @@ TEST(ConfigValidation, BadTypedValues) {
   };
   for (const Case& c : cases) {
     const std::string xml = std::string(R"(<simulation><context id="a"><field_definition>
-<field id="t" )") + c.attributes + R"( /></field_definition></context></simulation>)";
+<field id="t" )") + c.attributes +
+                            R"( /></field_definition></context></simulation>)";
     const ConfigError e = error_of([&] { parse(xml); });
     EXPECT_EQ(e.where.line, 2) << c.attributes;
     EXPECT_NE(e.message.find(c.fragment), std::string::npos) << c.attributes << " -> " << e.what();
@@ -567,14 +568,16 @@ TEST(ConfigValidation, BadTypedValues) {
 TEST(ConfigValidation, FileConventions) {
   auto file = [](const std::string& attributes) {
     return R"(<simulation><context id="a"><file_definition>
-<file id="f" output_freq="1d" )" + attributes + R"( /></file_definition></context></simulation>)";
+<file id="f" output_freq="1d" )" +
+           attributes + R"( /></file_definition></context></simulation>)";
   };
   for (const char* c : {"CF", "UGRID", "CDI", "CDI UGRID", "UGRID CDI"})
     EXPECT_EQ(context(parse(file(std::string("convention=\"") + c + "\"")), "a").find_file("f")->convention, c);
   ConfigError e = error_of([&] { parse(file(R"(convention="CF UGRID")")); });
   EXPECT_EQ(e.where.line, 2);
   EXPECT_NE(e.message.find("bad convention 'CF UGRID' on <file>: expected one of CF, UGRID, CDI, CDI UGRID"),
-            std::string::npos) << e.what();
+            std::string::npos)
+      << e.what();
   e = error_of([&] { parse(file(R"(convention="UGRID CDI" type="multiple_file")")); });
   EXPECT_EQ(e.where.line, 2);
   EXPECT_NE(e.message.find(R"(file 'f': convention="UGRID CDI" needs type="one_file")"), std::string::npos) << e.what();
@@ -598,9 +601,8 @@ TEST(ConfigValidation, CalendarChecks) {
   EXPECT_NE(noleap.message.find("bad start_date '2020-02-29' for a NoLeap calendar"), std::string::npos)
       << noleap.what();
 
-  const ConfigError type = error_of([] {
-    parse(R"(<simulation><context id="a"><calendar type="user_defined" /></context></simulation>)");
-  });
+  const ConfigError type =
+      error_of([] { parse(R"(<simulation><context id="a"><calendar type="user_defined" /></context></simulation>)"); });
   EXPECT_NE(type.message.find("a user_defined calendar needs month_lengths"), std::string::npos) << type.what();
 
   const ConfigError two = error_of([] {
@@ -613,8 +615,9 @@ TEST(ConfigValidation, CalendarChecks) {
 
 TEST(ConfigValidation, XmlSyntaxErrorLine) {
   const ConfigError e = error_of([] {
-    parse("<simulation>\n  <context id=\"a\">\n    <field_definition>\n      <field id=\"t\" unit=\"K />\n"
-          "    </field_definition>\n  </context>\n</simulation>\n");
+    parse(
+        "<simulation>\n  <context id=\"a\">\n    <field_definition>\n      <field id=\"t\" unit=\"K />\n"
+        "    </field_definition>\n  </context>\n</simulation>\n");
   });
   EXPECT_EQ(e.where.file, "inline.xml");
   EXPECT_GE(e.where.line, 4);
@@ -630,8 +633,9 @@ TEST(ConfigValidation, XmlSyntaxErrorLine) {
 
 TEST(ConfigValidation, LineNumbersWithCrLfAndBom) {
   const ConfigError e = error_of([] {
-    parse("\xEF\xBB\xBF<simulation>\r\n<context id=\"a\">\r\n<field_definition>\r\n\r\n<field id=\"t\" prec=\"3\" />"
-          "\r\n</field_definition></context></simulation>");
+    parse(
+        "\xEF\xBB\xBF<simulation>\r\n<context id=\"a\">\r\n<field_definition>\r\n\r\n<field id=\"t\" prec=\"3\" />"
+        "\r\n</field_definition></context></simulation>");
   });
   EXPECT_EQ(e.where.line, 5);
 }
@@ -707,8 +711,7 @@ TEST(ConfigVariables, ValueCheckedAgainstType) {
   EXPECT_EQ(message_of(R"(<variable id="using_server" type="bool">XIOS_USING_SERVER</variable>)"),
             "bad value 'XIOS_USING_SERVER' for bool variable 'using_server': expected true or false "
             "(.true., .false., 1 and 0 also work)");
-  EXPECT_NE(message_of(R"(<variable id="n" type="int">1.5</variable>)").find("expected an integer"),
-            std::string::npos);
+  EXPECT_NE(message_of(R"(<variable id="n" type="int">1.5</variable>)").find("expected an integer"), std::string::npos);
   EXPECT_NE(message_of(R"(<variable id="x" type="double">fast</variable>)").find("expected a number"),
             std::string::npos);
   EXPECT_NE(message_of(R"(<variable id="x" type="complex">1</variable>)").find("bad type 'complex'"),

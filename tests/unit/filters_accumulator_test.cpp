@@ -18,7 +18,7 @@ using foehn::filters::reduces;
 using foehn::filters::TemporalOp;
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-const TemporalOp kOps[] = {TemporalOp::instant, TemporalOp::once,    TemporalOp::average,
+const TemporalOp kOps[] = {TemporalOp::instant,    TemporalOp::once,    TemporalOp::average,
                            TemporalOp::accumulate, TemporalOp::minimum, TemporalOp::maximum};
 
 // The per-point definition, written independently: a running value and a
@@ -66,7 +66,8 @@ std::vector<T> sample(std::size_t n, std::mt19937_64& gen, int missing_every) {
   for (std::size_t i = 0; i < n; ++i) {
     s[i] = static_cast<T>(d(gen));
     if (missing_every > 0 && i % static_cast<std::size_t>(missing_every) == 3) s[i] = static_cast<T>(-999);
-    if (missing_every > 0 && i % static_cast<std::size_t>(missing_every) == 5) s[i] = std::numeric_limits<T>::quiet_NaN();
+    if (missing_every > 0 && i % static_cast<std::size_t>(missing_every) == 5)
+      s[i] = std::numeric_limits<T>::quiet_NaN();
   }
   return s;
 }
@@ -75,7 +76,8 @@ template <class T>
 void expect_same(const Accumulator& acc, const Reference& ref, std::size_t n) {
   std::vector<double> out(n);
   acc.result(0, out.data(), n);
-  for (std::size_t i = 0; i < n; ++i) ASSERT_TRUE(same_bits(out[i], ref.result(i))) << "point " << i << ": " << out[i] << " vs " << ref.result(i);
+  for (std::size_t i = 0; i < n; ++i)
+    ASSERT_TRUE(same_bits(out[i], ref.result(i))) << "point " << i << ": " << out[i] << " vs " << ref.result(i);
 }
 
 template <class T>

@@ -85,8 +85,7 @@ TEST(ExpressionInputs, PlainIdsInOrderOfFirstAppearance) {
 
 TEST(ExpressionInputs, ChainedAndSelf) {
   const auto e = Expression::parse("@sst + this * t_2m");
-  const std::vector<ExpressionInput> expected = {
-      {Kind::chained, "sst"}, {Kind::self, ""}, {Kind::field, "t_2m"}};
+  const std::vector<ExpressionInput> expected = {{Kind::chained, "sst"}, {Kind::self, ""}, {Kind::field, "t_2m"}};
   EXPECT_EQ(e.inputs(), expected);
 }
 
@@ -148,9 +147,9 @@ TEST(ExpressionPrecedence, PowerIsRightAssociative) {
 }
 
 TEST(ExpressionPrecedence, SubtractionAndDivisionAreLeftAssociative) {
-  EXPECT_EQ(value("a-b-c", {{"a", 10}, {"b", 3}, {"c", 2}}), 5.0);  // right assoc: 9
-  EXPECT_EQ(value("a/b/c", {{"a", 24}, {"b", 4}, {"c", 2}}), 3.0);  // right assoc: 12
-  EXPECT_EQ(value("a-b+c", {{"a", 10}, {"b", 3}, {"c", 2}}), 9.0);  // right assoc: 5
+  EXPECT_EQ(value("a-b-c", {{"a", 10}, {"b", 3}, {"c", 2}}), 5.0);   // right assoc: 9
+  EXPECT_EQ(value("a/b/c", {{"a", 24}, {"b", 4}, {"c", 2}}), 3.0);   // right assoc: 12
+  EXPECT_EQ(value("a-b+c", {{"a", 10}, {"b", 3}, {"c", 2}}), 9.0);   // right assoc: 5
   EXPECT_EQ(value("a/b*c", {{"a", 24}, {"b", 4}, {"c", 2}}), 12.0);  // right assoc: 3
 }
 
@@ -370,7 +369,8 @@ TEST(ExpressionEvaluation, ExpressionsOfDifferentSizesInTurn) {
   const std::size_t n = 3000;
   const Vars in = make_inputs(n, 7);
   const auto small = Expression::parse("a + b");
-  const auto large = Expression::parse("(a + b) * (c - a) / (b + 1) + sqrt(b) - max(a, c) * min(b, 2) + (a > c ? a : c)");
+  const auto large =
+      Expression::parse("(a + b) * (c - a) / (b + 1) + sqrt(b) - max(a, c) * min(b, 2) + (a > c ? a : c)");
   std::vector<double> expect_small(n), expect_large(n);
   for (std::size_t i = 0; i < n; ++i) {
     const double a = in.at("a")[i], b = in.at("b")[i], c = in.at("c")[i];

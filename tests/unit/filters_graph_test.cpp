@@ -219,8 +219,8 @@ TEST(FilterGraph, MinimumAndMaximumWithMissingValuesAndASamplingPeriod) {
   const int mn = g.add_output(e, TemporalStage(TemporalOp::minimum, n, missing, 0), std::move(every2));
   const int mx = g.add_output(e, TemporalStage(TemporalOp::maximum, n, missing, 0), std::move(every2b));
   OutputDriver dmin{g, mn, n, {}}, dmax{g, mx, n, {}};
-  const std::vector<std::vector<double>> x = {
-      {5, missing, 1}, {-7, missing, 2}, {3, missing, missing}, {9, missing, 8}, {-1, missing, 0}, {4, missing, 3}};
+  const std::vector<std::vector<double>> x = {{5, missing, 1}, {-7, missing, 2}, {3, missing, missing},
+                                              {9, missing, 8}, {-1, missing, 0}, {4, missing, 3}};
   for (std::size_t t = 0; t < x.size(); ++t) {
     const auto step = static_cast<std::int64_t>(t + 1);
     const std::int64_t now = step * kHour;

@@ -22,7 +22,7 @@ namespace {
 // ===========================================================================
 // Temporal operations
 
-const std::vector<TemporalOp> kAllOps = {TemporalOp::instant, TemporalOp::once,    TemporalOp::average,
+const std::vector<TemporalOp> kAllOps = {TemporalOp::instant,    TemporalOp::once,    TemporalOp::average,
                                          TemporalOp::accumulate, TemporalOp::minimum, TemporalOp::maximum};
 
 TEST(TemporalOpNames, ParseAndName) {
@@ -43,8 +43,7 @@ TEST(TemporalOpNames, UnknownNamesThrow) {
       parse_temporal_op(bad);
       ADD_FAILURE() << "no exception";
     } catch (const std::invalid_argument& e) {
-      EXPECT_NE(std::string(e.what()).find("unknown temporal operation '" + std::string(bad) + "'"),
-                std::string::npos)
+      EXPECT_NE(std::string(e.what()).find("unknown temporal operation '" + std::string(bad) + "'"), std::string::npos)
           << e.what();
     }
   }
@@ -141,12 +140,18 @@ std::vector<std::vector<T>> make_samples(std::size_t n, std::size_t steps, T mis
   for (std::size_t t = 0; t < steps; ++t)
     for (std::size_t p = 0; p < n; ++p) {
       T x = static_cast<T>(d(gen));
-      if (p == 0) x = nan;
-      else if (p == 1) x = missing;
-      else if (p == 2) x = t % 2 ? nan : missing;
-      else if (p == 3) x = t == 3 ? static_cast<T>(12.375) : nan;
-      else if ((p * 7 + t * 3) % 11 == 0) x = nan;
-      else if ((p + 2 * t) % 13 == 0) x = missing;
+      if (p == 0)
+        x = nan;
+      else if (p == 1)
+        x = missing;
+      else if (p == 2)
+        x = t % 2 ? nan : missing;
+      else if (p == 3)
+        x = t == 3 ? static_cast<T>(12.375) : nan;
+      else if ((p * 7 + t * 3) % 11 == 0)
+        x = nan;
+      else if ((p + 2 * t) % 13 == 0)
+        x = missing;
       s[t][p] = x;
     }
   return s;
@@ -180,8 +185,10 @@ TYPED_TEST(AccumulatorTyped, EveryOpMatchesReferenceLoop) {
     EXPECT_TRUE(SameValues(rf, expected_results<float>(op, events, missing)));
     // The fixed points: no valid sample gives NaN; one valid sample gives it.
     for (std::size_t p : {0, 1, 2}) EXPECT_TRUE(std::isnan(rd[p])) << "point " << p;
-    if (reduces(op)) EXPECT_EQ(rd[3], 12.375);
-    else EXPECT_TRUE(std::isnan(rd[3]));  // the latest sample (t = 7) is NaN
+    if (reduces(op))
+      EXPECT_EQ(rd[3], 12.375);
+    else
+      EXPECT_TRUE(std::isnan(rd[3]));  // the latest sample (t = 7) is NaN
     // The pattern leaves most points with several valid samples, some not.
     int with_value = 0;
     for (double x : rd) with_value += !std::isnan(x);

@@ -17,9 +17,7 @@ namespace {
 std::string error_of(const auto& f) {
   try {
     f();
-  } catch (const IoError& e) {
-    return e.what();
-  }
+  } catch (const IoError& e) { return e.what(); }
   return "no error";
 }
 

@@ -97,7 +97,8 @@ TEST(EqRegions, BandsOfKnownPartitions) {
     EXPECT_EQ(b.front(), 1);
     EXPECT_EQ(b.back(), 1);
     // Nearly symmetric about the equator (odd counts cannot be exactly).
-    for (std::size_t k = 0; k < b.size(); ++k) EXPECT_LE(std::abs(b[k] - b[b.size() - 1 - k]), 1) << "p " << p << " band " << k;
+    for (std::size_t k = 0; k < b.size(); ++k)
+      EXPECT_LE(std::abs(b[k] - b[b.size() - 1 - k]), 1) << "p " << p << " band " << k;
   }
 }
 

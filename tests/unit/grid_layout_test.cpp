@@ -30,9 +30,7 @@ DomainLayout block(std::int64_t ni_glo, std::int64_t nj_glo, std::int64_t ibegin
 std::string error_of(const DomainLayout& d) {
   try {
     data_points(d, owned_points(d));
-  } catch (const std::invalid_argument& e) {
-    return e.what();
-  }
+  } catch (const std::invalid_argument& e) { return e.what(); }
   return "";
 }
 

@@ -105,7 +105,8 @@ TEST(StreamMap, MixedRunsAndGathersWithOuterAndInnerDimensions) {
     const std::int64_t outer = std::uniform_int_distribution<std::int64_t>(1, 3)(rng);
     const std::int64_t inner = std::uniform_int_distribution<std::int64_t>(1, 4)(rng);
     const std::int64_t step = std::uniform_int_distribution<std::int64_t>(1, 97)(rng);
-    SCOPED_TRACE(::testing::Message() << "trial " << trial << " outer " << outer << " inner " << inner << " step " << step);
+    SCOPED_TRACE(::testing::Message() << "trial " << trial << " outer " << outer << " inner " << inner << " step "
+                                      << step);
     check_round_trip(pos, buffer_points, outer, inner, step);
     if (HasFatalFailure()) return;
   }
@@ -194,7 +195,8 @@ TEST(PackPlan, DirectAndStagedPackTheSameStreams) {
     const std::int64_t points = 400, outer = 2;
     std::vector<std::vector<std::int64_t>> positions(9);
     for (std::int64_t p = 0; p < points; ++p)
-      if (p % 13 != 5) positions[std::uniform_int_distribution<std::size_t>(0, 8)(rng)].push_back(p);  // some points unsent
+      if (p % 13 != 5)
+        positions[std::uniform_int_distribution<std::size_t>(0, 8)(rng)].push_back(p);  // some points unsent
     const PackPlan direct(positions, points, outer, inner, PackPlan::Mode::direct);
     const PackPlan staged(positions, points, outer, inner, PackPlan::Mode::staged);
     const PackPlan automatic(positions, points, outer, inner);
@@ -210,14 +212,16 @@ TEST(PackPlan, DirectAndStagedPackTheSameStreams) {
       const std::int64_t n = direct.size(d);
       std::vector<double> a(static_cast<std::size_t>(n)), b(a.size(), -1.0);
       direct.pack(d, data.data(), static_cast<const double*>(nullptr), 0, n, a.data());
-      for (std::int64_t off = 0; off < n; off += 7) staged.pack(d, data.data(), staging.data(), off, std::min<std::int64_t>(7, n - off), b.data() + off);
+      for (std::int64_t off = 0; off < n; off += 7)
+        staged.pack(d, data.data(), staging.data(), off, std::min<std::int64_t>(7, n - off), b.data() + off);
       EXPECT_EQ(a, b) << "destination " << d << " inner " << inner;
       // The stream is the destination's points in data order, level by level.
       for (std::int64_t v = 0; v < n; ++v) {
         const auto& pos = positions[d];
         const auto np = static_cast<std::int64_t>(pos.size());
         const std::int64_t o = v / (np * inner), q = (v / inner) % np, ii = v % inner;
-        ASSERT_EQ(a[static_cast<std::size_t>(v)], static_cast<double>((o * points + pos[static_cast<std::size_t>(q)]) * inner + ii));
+        ASSERT_EQ(a[static_cast<std::size_t>(v)],
+                  static_cast<double>((o * points + pos[static_cast<std::size_t>(q)]) * inner + ii));
       }
     }
   }

@@ -200,9 +200,7 @@ TEST(ServerSlab, ServersBeyondTheExtentGetEmptyBands) {
       const Box b = server_slab({4, n, 6}, 1, s, nservers);
       SCOPED_TRACE(::testing::Message() << "n=" << n << " server=" << s);
       EXPECT_EQ(b.count[1], s < n ? 1 : 0);
-      if (s < n) {
-        EXPECT_EQ(b.start[1], s);
-      }
+      if (s < n) { EXPECT_EQ(b.start[1], s); }
       EXPECT_EQ(b.empty(), s >= n);
       EXPECT_EQ(b.size(), s < n ? 4 * 6 : 0);
     }
@@ -240,8 +238,8 @@ TEST(ServerSlab, RejectsBadArguments) {
 // intersect
 
 TEST(Intersect, Overlap) {
-  const Box a{{2, 0, 5}, {4, 10, 3}};   // [2,6) x [0,10) x [5,8)
-  const Box b{{4, 3, 1}, {10, 2, 6}};   // [4,14) x [3,5) x [1,7)
+  const Box a{{2, 0, 5}, {4, 10, 3}};  // [2,6) x [0,10) x [5,8)
+  const Box b{{4, 3, 1}, {10, 2, 6}};  // [4,14) x [3,5) x [1,7)
   const Box r = intersect(a, b);
   EXPECT_EQ(r, (Box{{4, 3, 5}, {2, 2, 2}}));
   EXPECT_EQ(r.size(), 8);
@@ -397,9 +395,7 @@ TEST_P(MakeRunsRandom, CopiesExactlyTheIntersection) {
   // The random cases must actually exercise copies (and, beyond 1-D, copies
   // made of several runs).
   EXPECT_GT(nonempty, 200);
-  if (rank > 1) {
-    EXPECT_GT(multi_run, 100);
-  }
+  if (rank > 1) { EXPECT_GT(multi_run, 100); }
   std::cout << "[ info     ] " << nonempty << " non-empty intersections, " << multi_run << " multi-run copies\n";
 }
 

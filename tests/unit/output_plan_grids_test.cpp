@@ -207,7 +207,8 @@ TEST(PlanGrids, ReducedRowsFromThePointsLatitudes) {
   EXPECT_NE(reduced_rows(d, rows).find("domain 'atm': convention=\"CDI\" needs the points row by row from the "
                                        "north (rows of equal latitude), but the latitude rises from 10.000000 to "
                                        "20.000000 at point 5"),
-            std::string::npos) << reduced_rows(d, rows);
+            std::string::npos)
+      << reduced_rows(d, rows);
   d.lat = {50, 50, 10, -10, -10};
   d.ni_glo = 5;
   EXPECT_NE(reduced_rows(d, rows).find("an even number of latitude rows (2N), the points have 3"), std::string::npos);
@@ -280,7 +281,8 @@ TEST(AxesPlan, SharedPointsMustSplitTheAxes) {
   EXPECT_NE(check_shared_points(p, v, {{0, 1}, {0}}).find("at the point (i 1, j 0), no model rank holds some values"),
             std::string::npos);
   p.axes[0].parts = {{0, 1}, {1, 2}};
-  EXPECT_NE(check_shared_points(p, v, {{0, 1}, {0, 1}}).find("model ranks 0 and 1 hold the same values"), std::string::npos);
+  EXPECT_NE(check_shared_points(p, v, {{0, 1}, {0, 1}}).find("model ranks 0 and 1 hold the same values"),
+            std::string::npos);
 }
 
 }  // namespace

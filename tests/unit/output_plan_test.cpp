@@ -118,8 +118,10 @@ ContextPlan sample_plan() {
   f0.one_file = true;
   f0.convention = "CDI";
   f0.variables = {0, 2};
-  f0.attributes = {{"institution", "string", "somewhere"}, {"comment", "string", ""},
-                   {"source", "string", "foehn unit test"}, {"members", "int", "12"}};
+  f0.attributes = {{"institution", "string", "somewhere"},
+                   {"comment", "string", ""},
+                   {"source", "string", "foehn unit test"},
+                   {"members", "int", "12"}};
   FileInfo f1;
   f1.id = "ocean_1h";
   f1.base_path = "out/ocean_1h";

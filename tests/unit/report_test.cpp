@@ -30,8 +30,10 @@ TEST(Report, ServerTableHasEveryFigure) {
   for (const char* word : {"write s", "MB written", "peak mem MB", "buffers MB", "messages"})
     EXPECT_NE(text.find(word), std::string::npos) << word;
   // rank, wall, busy, cpu, busy ratio, write s, MB written, peak MB (RSS), buffers MB, messages
-  EXPECT_NE(text.find("1     10.000      7.000      7.000   0.7000      0.250        12.50        95.50       83.00         42"),
-            std::string::npos)
+  EXPECT_NE(
+      text.find(
+          "1     10.000      7.000      7.000   0.7000      0.250        12.50        95.50       83.00         42"),
+      std::string::npos)
       << text;
 }
 
@@ -40,7 +42,7 @@ TEST(Report, AdviceOnlyWhenAThresholdIsCrossed) {
   r.clients.resize(1);
   r.clients[0].wall_seconds = 100;
   r.clients[0].wait_seconds = 0.5;  // 0.5 %: fine
-  r.servers = {server(10, 5)};        // busy 50 %: fine
+  r.servers = {server(10, 5)};      // busy 50 %: fine
   EXPECT_TRUE(advice(r).empty());
   r.clients[0].wait_seconds = 2;  // 2 %
   r.servers = {server(10, 7)};    // 70 %

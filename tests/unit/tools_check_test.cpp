@@ -71,8 +71,9 @@ TEST(Check, EveryProblemAfterReadingIsReported) {
   const std::string in_file = "context[id=atm]/file_definition/file[id=out]";
   EXPECT_EQ(m[0], file + ":16: " + in_file +
                       ": output_freq '1mo' counts months or years, which the 'none' calendar does not have");
-  EXPECT_EQ(m[1], file + ":18: " + in_file +
-                      "/field[field_ref=orphan]: field 'orphan' has no grid: set grid_ref, or domain_ref and/or axis_ref");
+  EXPECT_EQ(m[1],
+            file + ":18: " + in_file +
+                "/field[field_ref=orphan]: field 'orphan' has no grid: set grid_ref, or domain_ref and/or axis_ref");
   EXPECT_EQ(m[2], file + ":20: " + in_file +
                       "/field[field_ref=nothing]: field 'nothing' has no grid: set grid_ref, or domain_ref and/or "
                       "axis_ref (its expression names no field with a grid)");
@@ -100,14 +101,17 @@ TEST(Check, CalendarTimestepMustBeAFixedTime) {
     ASSERT_EQ(r.problems.size(), 1u) << step;
     EXPECT_NE(r.problems[0].message.find("must be a fixed time"), std::string::npos);
   }
-  EXPECT_TRUE(check_text("<simulation><context id='c'><calendar type='gregorian' timestep='1.5h'/></context></simulation>").ok());
+  EXPECT_TRUE(
+      check_text("<simulation><context id='c'><calendar type='gregorian' timestep='1.5h'/></context></simulation>")
+          .ok());
 }
 
 TEST(Check, FrequenciesAgainstTheNoneCalendar) {
   const CheckResult r = check_text(
       "<simulation><context id='c'><calendar type='none'/><domain_definition><domain id='d'/></domain_definition>"
       "<file_definition><file id='a' output_freq='1d' split_freq='1y' sync_freq='2mo'>\n"
-      "<field id='x' domain_ref='d' operation='average' freq_op='1mo' freq_offset='1y'/></file></file_definition></context></simulation>");
+      "<field id='x' domain_ref='d' operation='average' freq_op='1mo' "
+      "freq_offset='1y'/></file></file_definition></context></simulation>");
   const std::vector<std::string> m = messages(r);
   ASSERT_EQ(m.size(), 4u);
   EXPECT_NE(m[0].find("inline.xml:1: context[id=c]/file_definition/file[id=a]: split_freq '1y'"), std::string::npos)
@@ -123,7 +127,8 @@ TEST(Check, ExpressionFieldsTakeTheGridOfTheirOperands) {
   const CheckResult r = check_text(
       "<simulation><context id='c'><domain_definition><domain id='d'/></domain_definition>"
       "<field_definition><field id='t' domain_ref='d'/><field id='t2'>t * t</field>"
-      "<field id='t3'>@t2 + 1</field><field id='loop_a'>loop_b</field><field id='loop_b'>loop_a</field></field_definition>"
+      "<field id='t3'>@t2 + 1</field><field id='loop_a'>loop_b</field><field "
+      "id='loop_b'>loop_a</field></field_definition>"
       "<file_definition><file id='a' output_freq='1d'><field field_ref='t3'/><field name='k'>t2 - 273.15</field>"
       "<field field_ref='loop_a'/></file></file_definition></context></simulation>");
   const std::vector<std::string> m = messages(r);
@@ -135,13 +140,17 @@ TEST(Check, LongExpressionChainsGiveAnErrorNotAStackOverflow) {
   std::string fields = "<field id='e0' domain_ref='d'/>";
   for (int i = 1; i <= 5000; ++i)
     fields += "<field id='e" + std::to_string(i) + "'>e" + std::to_string(i - 1) + " + 1</field>";
-  const std::string head = "<simulation><context id='c'><domain_definition><domain id='d'/></domain_definition>"
-                           "<field_definition>" + fields + "</field_definition><file_definition>";
-  const CheckResult shallow = check_text(head + "<file id='a' output_freq='1d'><field field_ref='e200'/></file>"
-                                                "</file_definition></context></simulation>");
+  const std::string head =
+      "<simulation><context id='c'><domain_definition><domain id='d'/></domain_definition>"
+      "<field_definition>" +
+      fields + "</field_definition><file_definition>";
+  const CheckResult shallow = check_text(head +
+                                         "<file id='a' output_freq='1d'><field field_ref='e200'/></file>"
+                                         "</file_definition></context></simulation>");
   EXPECT_TRUE(shallow.ok());
-  const CheckResult deep = check_text(head + "<file id='a' output_freq='1d'><field field_ref='e5000'/></file>"
-                                             "</file_definition></context></simulation>");
+  const CheckResult deep = check_text(head +
+                                      "<file id='a' output_freq='1d'><field field_ref='e5000'/></file>"
+                                      "</file_definition></context></simulation>");
   ASSERT_EQ(deep.problems.size(), 1u);
   EXPECT_NE(deep.problems[0].message.find("more than 256 deep"), std::string::npos) << deep.problems[0].message;
 }
@@ -155,8 +164,9 @@ TEST(Cli, CheckOkAndErrors) {
   const CliRun bad = cli({"check", kDir + "nemo/bad/iodef_field_typo.xml"});
   EXPECT_EQ(bad.status, 1);
   EXPECT_EQ(bad.out, "");
-  EXPECT_EQ(bad.err, kDir + "nemo/bad/field_def_typo.xml:5: context[id=nemo]/field_definition/field_group[id=grid_T]/"
-                           "field[id=soce]: unknown attribute 'unti' on <field>; did you mean 'unit'?\n");
+  EXPECT_EQ(bad.err, kDir +
+                         "nemo/bad/field_def_typo.xml:5: context[id=nemo]/field_definition/field_group[id=grid_T]/"
+                         "field[id=soce]: unknown attribute 'unti' on <field>; did you mean 'unit'?\n");
 
   const CliRun several = cli({"check", kDir + "tools/no_grid.xml", kDir + "iodef_ifs.xml"});
   EXPECT_EQ(several.status, 1);
@@ -171,13 +181,15 @@ TEST(Cli, CheckOkAndErrors) {
 TEST(Cli, Plan) {
   const CliRun ifs = cli({"plan", kDir + "iodef_ifs.xml", "--domain", "reduced_Gaussian=6599680", "--duration", "10d"});
   EXPECT_EQ(ifs.status, 0) << ifs.err;
-  EXPECT_NE(ifs.out.find("\ntotal: 3474071552000 bytes (3.47 TB, 3.16 TiB) in 2 files over 10d; 347 GB per simulated day\n"),
-            std::string::npos) << ifs.out;
+  EXPECT_NE(
+      ifs.out.find("\ntotal: 3474071552000 bytes (3.47 TB, 3.16 TiB) in 2 files over 10d; 347 GB per simulated day\n"),
+      std::string::npos)
+      << ifs.out;
   EXPECT_NE(ifs.out.find("every 3h: 80 records"), std::string::npos);
 
   // Options before the file, --domain given twice, NI,NJ form.
   const CliRun nemo = cli({"plan", "--domain", "grid_T=10,10", "--domain", "grid_U=100", "--axis", "deptht=2",
-                        "--context", "nemo", kDir + "nemo/iodef.xml"});
+                           "--context", "nemo", kDir + "nemo/iodef.xml"});
   EXPECT_EQ(nemo.status, 0) << nemo.err;
   EXPECT_NE(nemo.out.find("e3t       average    grid_T_3D  200"), std::string::npos) << nemo.out;
 
@@ -213,8 +225,10 @@ TEST(Cli, CheckPrintsEveryReaderError) {
        {file + ":8: " + in_defs + "field[id=tas]: unknown attribute 'unti' on <field>; did you mean 'unit'?\n",
         file + ":9: " + in_defs + "field[id=pr]: bad operation 'avrage' on <field>: ",
         file + ":10: " + in_defs + "field[id=tas]: duplicate field id 'tas' (first defined at " + file + ":8)\n",
-        file + ":11: " + in_defs + "fiel[id=huss]: unknown element <fiel> in <field_definition>; did you mean <field>?\n",
-        file + ":15: " + in_file + "field[field_ref=tas]: unknown attribute 'freq_opp' on <field>; did you mean 'freq_op'?\n",
+        file + ":11: " + in_defs +
+            "fiel[id=huss]: unknown element <fiel> in <field_definition>; did you mean <field>?\n",
+        file + ":15: " + in_file +
+            "field[field_ref=tas]: unknown attribute 'freq_opp' on <field>; did you mean 'freq_op'?\n",
         file + ":16: " + in_file + "field[field_ref=psl]: field_ref refers to unknown field 'psl'",
         file + ": 6 problems\n"})
     EXPECT_NE(r.err.find(line), std::string::npos) << line << "\n--- got:\n" << r.err;

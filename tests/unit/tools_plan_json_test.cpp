@@ -79,8 +79,8 @@ TEST(PlanJson, IfsThesisT1279SameFiguresAsText) {
 
 TEST(PlanJson, CommandLineFlag) {
   const std::string file = kDir + "iodef_ifs.xml";
-  const char* argv[] = {"foehn", "plan", file.c_str(), "--domain", "reduced_Gaussian=6599680",
-                        "--duration", "10d", "--json"};
+  const char* argv[] = {"foehn",      "plan", file.c_str(), "--domain", "reduced_Gaussian=6599680",
+                        "--duration", "10d",  "--json"};
   std::ostringstream out, err;
   ASSERT_EQ(run_cli(8, argv, out, err), 0) << err.str();
   const nlohmann::json j = nlohmann::json::parse(out.str());

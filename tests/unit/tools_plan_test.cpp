@@ -27,17 +27,15 @@ std::string one_file(const std::string& calendar, const std::string& freq, const
          "<scalar_definition><scalar id='s'/></scalar_definition>"
          "<grid_definition><grid id='g3'><domain domain_ref='g'/><axis axis_ref='lev'/></grid>"
          "<grid id='gs'><scalar scalar_ref='s'/></grid></grid_definition>"
-         "<file_definition><file id='f' output_freq='" + freq + "'>" + fields +
-         "</file></file_definition></context></simulation>";
+         "<file_definition><file id='f' output_freq='" +
+         freq + "'>" + fields + "</file></file_definition></context></simulation>";
 }
 const std::string kGreg = "<calendar type='gregorian' start_date='2000-01-31' timestep='600s'/>";
 
 std::string error_of(const config::Simulation& sim, const PlanOptions& o) {
   try {
     make_plan(sim, o);
-  } catch (const std::exception& e) {
-    return e.what();
-  }
+  } catch (const std::exception& e) { return e.what(); }
   ADD_FAILURE() << "no error";
   return "";
 }
@@ -73,7 +71,7 @@ TEST(Plan, OptionsOverrideXmlSizes) {
   const config::Simulation sim = config::parse_file(kDir + "iodef_ifs.xml");
   PlanOptions o;
   o.domain_points["reduced_Gaussian"] = 100;
-  o.axis_points["model_levels"] = 2;  // XML says 137
+  o.axis_points["model_levels"] = 2;    // XML says 137
   const Plan plan = make_plan(sim, o);  // default duration 1d: 8 records
   EXPECT_EQ(plan.contexts[0].files[0].records, 8);
   EXPECT_EQ(plan.total_bytes, 100LL * (12 * 2 + 1) * 4 * 8);
@@ -90,7 +88,8 @@ TEST(Plan, MissingSizesNameTheOptionToPass) {
   EXPECT_NE(error_of(sim, {}).find("--domain open=NI,NJ"), std::string::npos);
   const auto axis = parse(one_file(kGreg, "1d", "<field id='x' axis_ref='free'/>"));
   EXPECT_EQ(error_of(axis, {}).rfind("inline.xml:1: ", 0), 0u) << error_of(axis, {});
-  EXPECT_NE(error_of(axis, {}).find("/axis[id=free]: axis 'free' has no size"), std::string::npos) << error_of(axis, {});
+  EXPECT_NE(error_of(axis, {}).find("/axis[id=free]: axis 'free' has no size"), std::string::npos)
+      << error_of(axis, {});
   EXPECT_NE(error_of(axis, {}).find("--axis free=N"), std::string::npos);
 }
 
@@ -124,18 +123,19 @@ TEST(Plan, RecordsFollowTheCalendar) {
   const std::string noleap = "<calendar type='noleap' start_date='2001-01-01' timestep='1h'/>";
   const std::string d360 = "<calendar type='360_day' start_date='2001-01-01'/>";
   const std::vector<Case> cases = {
-      {kGreg, "3h", "10d", 80},   {kGreg, "7h", "1d", 3},       {kGreg, "1d", "0s", 0},
-      {kGreg, "1mo", "1y", 12},   {kGreg, "1mo", "29d", 1},     // Jan 31 + 1mo = Feb 29 (2000)
-      {kGreg, "1mo", "28d", 0},   {kGreg, "6ts", "1d", 24},     {kGreg, "1y", "10y", 10},
-      {noleap, "1d", "1y", 365},  {noleap, "1mo", "1y 6mo", 18}, {noleap, "5ts", "1d", 4},
-      {d360, "1d", "1y", 360},    {d360, "1mo", "59d", 1},       {d360, "1mo", "60d", 2},
+      {kGreg, "3h", "10d", 80},  {kGreg, "7h", "1d", 3},        {kGreg, "1d", "0s", 0},
+      {kGreg, "1mo", "1y", 12},  {kGreg, "1mo", "29d", 1},  // Jan 31 + 1mo = Feb 29 (2000)
+      {kGreg, "1mo", "28d", 0},  {kGreg, "6ts", "1d", 24},      {kGreg, "1y", "10y", 10},
+      {noleap, "1d", "1y", 365}, {noleap, "1mo", "1y 6mo", 18}, {noleap, "5ts", "1d", 4},
+      {d360, "1d", "1y", 360},   {d360, "1mo", "59d", 1},       {d360, "1mo", "60d", 2},
   };
   for (const Case& c : cases) {
     const auto sim = parse(one_file(c.calendar, c.freq, "<field id='x' domain_ref='g'/>"));
     PlanOptions o;
     o.duration = c.duration;
     const Plan plan = make_plan(sim, o);
-    EXPECT_EQ(plan.contexts[0].files[0].records, c.records) << c.calendar << " every " << c.freq << " for " << c.duration;
+    EXPECT_EQ(plan.contexts[0].files[0].records, c.records)
+        << c.calendar << " every " << c.freq << " for " << c.duration;
   }
 }
 
@@ -153,8 +153,8 @@ TEST(Plan, CalendarFromOptions) {
   EXPECT_EQ(plan.contexts[0].files[0].records, 12);
   EXPECT_EQ(plan.contexts[0].end, "2002-02-28 00:00:00");
 
-  const auto ts = parse(one_file("<calendar type='gregorian' start_date='2000-01-01'/>", "2ts",
-                                 "<field id='x' domain_ref='g'/>"));
+  const auto ts =
+      parse(one_file("<calendar type='gregorian' start_date='2000-01-01'/>", "2ts", "<field id='x' domain_ref='g'/>"));
   EXPECT_NE(error_of(ts, {}).find("pass --timestep"), std::string::npos) << error_of(ts, {});
   PlanOptions with_step;
   with_step.timestep = "30mi";
@@ -177,8 +177,7 @@ TEST(Plan, BadOptions) {
   EXPECT_NE(error_with([](PlanOptions& o) { o.duration = "-1d"; }).find("negative"), std::string::npos);
   EXPECT_NE(error_with([](PlanOptions& o) { o.duration = "10x"; }).find("--duration"), std::string::npos);
   EXPECT_NE(error_with([](PlanOptions& o) { o.calendar_type = "martian"; }).find("--calendar"), std::string::npos);
-  EXPECT_NE(error_with([](PlanOptions& o) { o.start_date = "2001-02-29"; }).find("--start-date"),
-            std::string::npos);
+  EXPECT_NE(error_with([](PlanOptions& o) { o.start_date = "2001-02-29"; }).find("--start-date"), std::string::npos);
   EXPECT_NE(error_with([](PlanOptions& o) { o.timestep = "1mo"; }).find("--timestep"), std::string::npos);
   // A size that overflows 64 bits is an error, not a negative total.
   EXPECT_NE(error_with([](PlanOptions& o) { o.domain_points["g"] = INT64_MAX / 2; }).find("64 bits"),
@@ -237,9 +236,8 @@ TEST(Plan, SplitFilesFollowTheCalendar) {
     EXPECT_EQ(f.files, c.files) << c.freq << " split " << c.split;
     EXPECT_EQ(f.split_freq, c.split);
     if (c.records > 1) {
-      EXPECT_NE(format_plan(plan).find(": " + std::to_string(c.records) + " records in " +
-                                                    std::to_string(c.files) + (c.files == 1 ? " file" : " files") +
-                                                    " (split every " + c.split + ")"),
+      EXPECT_NE(format_plan(plan).find(": " + std::to_string(c.records) + " records in " + std::to_string(c.files) +
+                                       (c.files == 1 ? " file" : " files") + " (split every " + c.split + ")"),
                 std::string::npos);
     }
   }

@@ -127,7 +127,7 @@ TEST(EventLayout, PaddingAndSizes) {
 }
 
 TEST(DecodeBuffer, WellFormedBufferYieldsEachEventAndPayload) {
-  const std::vector<float> f{1.5f, -2.25f, 3e7f};              // 12 bytes, padded to 16
+  const std::vector<float> f{1.5f, -2.25f, 3e7f};               // 12 bytes, padded to 16
   const std::vector<double> d{3.141592653589793, -1e300, 0.0};  // 24 bytes
   const std::vector<std::int32_t> i{7, -8, 9, 10, 11};          // 20 bytes, padded to 24
   const auto buf = BufferBuilder()
@@ -372,7 +372,9 @@ TEST(Wire, ArithmeticRoundTrip) {
 TEST(Wire, StringRoundTrip) {
   const std::string embedded_nul("a\0b\0", 4);
   const std::string long_text(5000, 'x');
-  const std::string utf8 = "F\xc3\xb6hn \xe2\x86\x92 \xc2\xb0" "C";
+  const std::string utf8 =
+      "F\xc3\xb6hn \xe2\x86\x92 \xc2\xb0"
+      "C";
   WireWriter w;
   w.put(std::string());
   w.put(embedded_nul);

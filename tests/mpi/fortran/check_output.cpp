@@ -64,7 +64,9 @@ std::string text_attribute(int nc, const char* var, const char* att) {
 // starts 2001-03-15 06:00 with 900 s steps (2001 is not a leap year).
 double seconds_at(int s) { return (31 + 28 + 14) * 86400.0 + 6 * 3600.0 + 900.0 * s; }
 
-double ta(int step, int i, int j, int k) { return 200 + 10.0 * (k + 1) + 0.5 * (j + 1) + 0.25 * (i + 1) + 0.125 * step; }
+double ta(int step, int i, int j, int k) {
+  return 200 + 10.0 * (k + 1) + 0.5 * (j + 1) + 0.25 * (i + 1) + 0.125 * step;
+}
 double ps(int step, int i, int j) { return 100000 + 3.0 * step + 0.5 * (i + 1) + 0.0625 * (j + 1); }
 double tsurf(int step, int i, int j) { return 280 + 0.5 * (i + 1) - 0.25 * (j + 1) + step; }
 
@@ -78,8 +80,10 @@ void check_file(const char* path, int every, int nsteps, int ni, int nj, int nle
   const Var time = read_var(nc, "time_counter"), lon = read_var(nc, "lon"), lat = read_var(nc, "lat");
   expect(time.shape == std::vector<size_t>{records}, std::string(path) + ": record count");
   for (size_t r = 0; r < time.values.size(); ++r)
-    expect(time.values[r] == seconds_at(every * int(r + 1)), std::string(path) + ": time of record " + std::to_string(r));
-  expect(text_attribute(nc, "time_counter", "units") == "seconds since 2001-01-01 00:00:00", "time units from the model");
+    expect(time.values[r] == seconds_at(every * int(r + 1)),
+           std::string(path) + ": time of record " + std::to_string(r));
+  expect(text_attribute(nc, "time_counter", "units") == "seconds since 2001-01-01 00:00:00",
+         "time units from the model");
   expect(text_attribute(nc, "time_counter", "calendar") == "standard", "calendar from the model");
   for (int i = 0; i < ni && int(lon.values.size()) == ni; ++i)
     expect(lon.values[i] == -180.0 + 360.0 * (i + 0.5) / ni, "lon " + std::to_string(i));
