@@ -331,6 +331,7 @@ void StepDriver::feed(OutputVar& out, const T* data) {
     fail(FOEHN_ERR_ARGUMENT,
          "field '" + field + "' in context '" + id_ + "' was already written at step " + std::to_string(step_));
   out.last_sample_step = step_;
+  if (out.window_samples++ == 0) out.window_first_step = step_;
   const double weight = stage.sample_weight(now_, dynamic_steps_);
   if (out.on_server)
     send_sample(out, data, current_record(out), weight);
@@ -369,6 +370,7 @@ bool StepDriver::is_used(int handle) const {
 
 void StepDriver::finish_record(OutputVar& out) {
   const FileSchedule& fs = files_[out.file];
+  out.window_samples = 0;
   if (out.on_server) {
     for (size_t s = 0; s < channels_.size(); ++s) {
       if (!out.dest[s].total) continue;
@@ -421,7 +423,22 @@ void StepDriver::send_event_to_all(EventType type, std::uint32_t item, std::int6
   }
 }
 
+void StepDriver::warn_open_windows() const {
+  if (rank_ != 0) return;
+  for (const OutputVar& out : outputs_) {
+    if (out.window_samples == 0) continue;
+    const output::VariableInfo& v = plan_.variables[out.plan_index];
+    std::cerr << "foehn: warning: context '" << id_ << "': field '" << v.field_id << "' ("
+              << filters::temporal_op_name(graph_.node(out.node).stage.op()) << ") closes with " << out.window_samples
+              << " sample(s) since step " << out.window_first_step
+              << " in a window that has not ended: no record holds them, and a run continued from here starts "
+                 "a new window (partial windows are not carried across restarts yet)"
+              << std::endl;
+  }
+}
+
 void StepDriver::close() {
+  warn_open_windows();
   if (attached_) {
     collectively(comm_, [&] {
       attached_->close();

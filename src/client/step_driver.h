@@ -74,7 +74,13 @@ class StepDriver {
     grid::PackPlan pack;            // the same streams, by gathers or one staging pass (see prepare)
     std::int64_t last_record = -1;  // to refuse a second write in one step
     std::int64_t last_sample_step = -1;
+    // Samples taken since the last record of a reduction, and the step of
+    // the first: at close, an open window is lost (and said so).
+    std::int64_t window_samples = 0, window_first_step = -1;
   };
+  // At close: a warning for each reduction whose window holds samples that
+  // no record will (rank 0 speaks for all: every rank has the same schedule).
+  void warn_open_windows() const;
 
   // For each server, this rank's data positions in its range (cached per domain).
   const std::vector<std::vector<std::int64_t>>& destinations_of(
