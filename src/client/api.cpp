@@ -208,6 +208,19 @@ std::string close_open_contexts(Runtime& r) {
 
 }  // namespace
 
+// foehn_write_float/_double by field id: an unknown field is reported
+// first, then the context's state; the step driver does the rest.
+template <class T>
+int write_by_id(foehn_context ctx, const char* field_id, const T* data, size_t n, const char* call, const char* what) {
+  return api_call(
+      [&] {
+        Context& c = context_of(ctx, call);
+        const int handle = c.handle(text(field_id, what));
+        c.steps("foehn_write").write(handle, data, n);
+      },
+      true);
+}
+
 extern "C" {
 
 const char* foehn_last_error(void) { return last_error.c_str(); }
@@ -398,23 +411,11 @@ int foehn_field_is_active(foehn_context ctx, const char* field_id, int* active) 
 }
 
 int foehn_write_float(foehn_context ctx, const char* field_id, const float* data, size_t n) {
-  return api_call(
-      [&] {
-        Context& c = context_of(ctx, "foehn_write_float");
-        const int handle = c.handle(text(field_id, "foehn_write_float: field_id"));  // an unknown field first
-        c.steps("foehn_write").write(handle, data, n);
-      },
-      true);
+  return write_by_id(ctx, field_id, data, n, "foehn_write_float", "foehn_write_float: field_id");
 }
 
 int foehn_write_double(foehn_context ctx, const char* field_id, const double* data, size_t n) {
-  return api_call(
-      [&] {
-        Context& c = context_of(ctx, "foehn_write_double");
-        const int handle = c.handle(text(field_id, "foehn_write_double: field_id"));  // an unknown field first
-        c.steps("foehn_write").write(handle, data, n);
-      },
-      true);
+  return write_by_id(ctx, field_id, data, n, "foehn_write_double", "foehn_write_double: field_id");
 }
 
 int foehn_write_float_h(foehn_context ctx, int handle, const float* data, size_t n) {

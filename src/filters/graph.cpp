@@ -1,6 +1,7 @@
 #include "filters/graph.h"
 
 #include <cmath>
+#include <limits>
 #include <utility>
 
 namespace foehn::filters {
@@ -55,11 +56,14 @@ template <class T>
 bool Graph::set_source(int source, std::int64_t step, const T* data, std::size_t n, double missing) {
   Node& node = nodes_[static_cast<std::size_t>(source)];
   if (node.step == step) return false;
-  const bool map_missing = !std::isnan(missing);
-  const T m = static_cast<T>(missing);  // compared in the data's own type
   double* out = node.values.data();
-  for (std::size_t i = 0; i < n; ++i)
-    out[i] = map_missing && data[i] == m ? std::nan("") : static_cast<double>(data[i]);
+  if (std::isnan(missing)) {
+    for (std::size_t i = 0; i < n; ++i) out[i] = static_cast<double>(data[i]);
+  } else {
+    const T m = static_cast<T>(missing);  // compared in the data's own type
+    constexpr double nan = std::numeric_limits<double>::quiet_NaN();
+    for (std::size_t i = 0; i < n; ++i) out[i] = data[i] == m ? nan : static_cast<double>(data[i]);
+  }
   node.step = step;
   return true;
 }

@@ -7,7 +7,7 @@
 // topological order. A node's values belong to one step (`step`); a node
 // whose inputs have no values for the step is not evaluated.
 //
-//   source ──► [transform] ──► expression ──► chain (@id) ──► output
+//   source ──► expression ──► chain (@id) ──► output
 //                                  ▲              │
 //                                  └──────────────┘
 //
@@ -26,13 +26,12 @@
 
 namespace foehn::filters {
 
+// Spatial transformations (regridding, zoom, reductions over a domain or an
+// axis) are not built yet. They will live in src/transform/ and enter here
+// as one more kind of node with one input whose size may differ from it,
+// after the data is assembled and before any temporal stage.
 enum class NodeKind {
-  source,  // a field's data as the model writes it (missing values become NaN)
-  // Extension point, not implemented yet: spatial transformations (regridding,
-  // zoom, reductions over a domain or axis). They will live in src/transform/
-  // and plug in here, after the data is assembled and before any temporal
-  // stage, as nodes with one input whose size may differ from it.
-  transform,
+  source,      // a field's data as the model writes it (missing values become NaN)
   expression,  // arithmetic between nodes of one size (expression.h)
   chain,       // a temporal operation over a period, read by an expression as @id
   output,      // the temporal stage of an output variable; its values leave the graph
