@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Installs foehn from a build tree and builds and runs the minimal models of
 # docs/examples against the installed files only, by each route of
-# docs/getting-started.md: CMake find_package, pkg-config with mpicc, and
-# pkg-config with mpif90 (module foehn and module xios). Twice:
+# docs/getting-started.md: CMake find_package, pkg-config with mpicc and
+# mpif90, and docs/examples/Makefile (pkg-config; modules foehn and xios). Twice:
 #   1. cmake --install into a fresh prefix, moved afterwards (it must be relocatable);
 #   2. the Debian package (cpack -G DEB): installed with apt-get where this
 #      runs as root with apt (CI), and removed afterwards; elsewhere unpacked
@@ -54,6 +54,9 @@ CMAKE
     # shellcheck disable=SC2046
     mpif90 -o "$dir/pkg/minimal_model_f" "$examples/minimal_model.f90" $(pkg-config --cflags --libs foehn-fortran)
     run "$dir/pkg" minimal_model_f "$server"
+    mkdir -p "$dir/make"
+    make -C "$dir/make" -f "$examples/Makefile" >"$dir/make.log" 2>&1 || { cat "$dir/make.log"; exit 1; }
+    for program in minimal_model_c minimal_model_f minimal_model_xios; do run "$dir/make" "$program" "$server"; done
   fi
   echo "check_install: $name: OK ($(pkg-config --libs foehn))"
 }
