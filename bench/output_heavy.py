@@ -11,6 +11,9 @@ of 24 steps (4 records of 311 MB, 1.24 GB), against about 3 s of model work,
   netcdf-beside-model  that plain writer beside a computing model (`none`) in
                  one MPMD job: 1 + 1 processes, as the model and the server
                  share the machine in foehn-server
+  foehn-flush-each  (optional) foehn-server with each record flushed to the
+                 file system (sync_seconds 0): what the default flush by the
+                 clock (every 10 s) costs at most
   sequential     (optional) the model writing the file itself, with its work
 
 and the targets: wall time <= 1.5 x no output, server write throughput >=
@@ -33,7 +36,7 @@ import time
 
 import miniapp_runs
 
-SCHEMES = ("none", "foehn-server", "netcdf-writer", "netcdf-beside-model", "sequential")
+SCHEMES = ("none", "foehn-server", "foehn-flush-each", "netcdf-writer", "netcdf-beside-model", "sequential")
 TARGETS = {"wall_ratio": 1.5, "throughput_ratio": 0.85, "server_rss_mib": 600, "model_growth_records": 1.2}
 MIB = 1 << 20
 
@@ -56,17 +59,24 @@ def parse_args():
     p.add_argument("--model-ranks", type=int, default=1)
     p.add_argument("--servers", type=int, default=1)
     p.add_argument("--iodef", default=str(miniapp_runs.MINIAPP / "iodef_heavy.xml"))
+    p.add_argument("--sync-seconds", type=float, default=None,
+                   help="the context variable sync_seconds (flush by the clock; 0: after every record); "
+                        "default: foehn's (10 s)")
     p.add_argument("--name", default="output_heavy", help="base name of the result files")
     p.add_argument("--resummarise", metavar="JSON", help="only rebuild the table from a result file")
     return p.parse_args()
 
 
-def iodef_for(cfg, workdir):
+def iodef_for(cfg, workdir, sync_seconds=None):
     """The iodef with this run's output period and fields (the file lists 12)."""
     text = pathlib.Path(cfg["iodef"]).read_text()
     text = re.sub(r'output_freq="\d+ts"', f'output_freq="{cfg["every"]}ts"', text)
     keep = ("u", "v", "t", "d", "vo", "q", "cc", "o3", "crwc", "cswc", "clwc", "ciwc")[: cfg["fields"]]
     text = re.sub(r'\s*<field field_ref="(\w+)"/>', lambda m: m.group(0) if m.group(1) in keep else "", text)
+    sync_seconds = cfg.get("sync_seconds") if sync_seconds is None else sync_seconds
+    if sync_seconds is not None:
+        text = text.replace("<variable_definition>", '<variable_definition><variable id="sync_seconds" '
+                            f'type="double">{sync_seconds}</variable>', 1)
     path = workdir / "iodef_heavy.xml"
     path.write_text(text)
     return path
@@ -82,9 +92,10 @@ def run(build, scheme, cfg, workdir, timeout=900):
              "--levels", str(cfg["levels"]), "--fields", str(cfg["fields"]), "--steps", str(cfg["steps"]),
              "--every", str(cfg["every"]), "--summary", "summary.json"]
     work = 0 if scheme.startswith("netcdf-") else cfg["work"]
-    model += ["--work", str(work), "--output", {"none": "none", "foehn-server": "foehn"}.get(scheme, "netcdf")]
-    if scheme == "foehn-server":
-        model += ["--iodef", str(iodef_for(cfg, workdir))]
+    foehn = scheme in ("foehn-server", "foehn-flush-each")
+    model += ["--work", str(work), "--output", "none" if scheme == "none" else "foehn" if foehn else "netcdf"]
+    if foehn:  # foehn-flush-each: the file flushed after every record (sync_seconds 0), the worst case of the clock
+        model += ["--iodef", str(iodef_for(cfg, workdir, 0 if scheme == "foehn-flush-each" else None))]
     cmd = ["mpiexec", "--bind-to", "none", "-n", str(cfg["model_ranks"]), "-x", "OMP_NUM_THREADS=1", *model]
     if scheme == "netcdf-beside-model":
         # A computing model without output next to the plain writer (--alone:
@@ -94,7 +105,7 @@ def run(build, scheme, cfg, workdir, timeout=900):
         computing[computing.index("--output") + 1] = "none"
         cmd = ["mpiexec", "--bind-to", "none", "-x", "OMP_NUM_THREADS=1", "-n", "1", *computing, "--alone",
                ":", "-n", "1", *model, "--alone"]
-    if scheme == "foehn-server":
+    if foehn:
         cmd += [":", "-n", str(cfg["servers"]), sys.executable, str(miniapp_runs.HERE / "maxrss.py"),
                 str(workdir / "server_rss.txt"), str(build / "apps/foehn-server/foehn-server")]
     env = dict(os.environ, **miniapp_runs.MPI_ENV)
@@ -166,6 +177,9 @@ def summarise(runs, schemes):
         checks["job_wall_ratio"] = f["wall_seconds"] / n["wall_seconds"]
         checks["server_rss_mib"] = f.get("server_max_rss_bytes", 0) / MIB
         checks["model_growth_records"] = f["model_rss_growth_bytes"] / f["record_bytes"]
+    if "foehn-flush-each" in table and "foehn-server" in table:
+        checks["flush_each_ratio"] = table["foehn-flush-each"]["model_seconds"] / table["foehn-server"]["model_seconds"]
+        checks["flush_each_job_ratio"] = table["foehn-flush-each"]["wall_seconds"] / table["foehn-server"]["wall_seconds"]
     # The server against the plain writer in the same conditions (beside a
     # computing model) when that was run, else against the writer alone.
     for plain_scheme, key in (("netcdf-writer", "alone"), ("netcdf-beside-model", "beside")):
@@ -214,6 +228,10 @@ def markdown(cfg, table, checks, met):
             lines.append(f"| (server bytes per busy second / plain writer {label}) | {checks[f'drain_ratio_{key}']:.0%} | | |")
     if "job_wall_ratio" in checks:
         lines.append(f"| (job wall, foehn server / no output) | {checks['job_wall_ratio']:.2f} x | | |")
+    if "flush_each_ratio" in checks:
+        lines.append(f"| (model time, flushed after every record / foehn's default, sync_seconds 10) "
+                     f"| {checks['flush_each_ratio']:.3f} x | | |")
+        lines.append(f"| (job wall, the same) | {checks['flush_each_job_ratio']:.3f} x | | |")
     lines += ["", "XIOS3 (-O3) on this shape, this machine, 1 + 1 ranks (issue 7): 2.99 s -> 9.06 s (3.0 x), "
               "server 1.15 GiB peak, model rank 372 -> 1,057 MiB."]
     return "\n".join(lines) + "\n"
@@ -229,7 +247,7 @@ def main():
     out.mkdir(parents=True, exist_ok=True)
     build = pathlib.Path(a.build).resolve()
     cfg = {k: getattr(a, k) for k in ("ni", "nj", "levels", "fields", "steps", "every", "work", "model_ranks",
-                                        "servers", "reps")}
+                                        "servers", "reps", "sync_seconds")}
     cfg["iodef"] = str(pathlib.Path(a.iodef).resolve())
     cfg["record_gb"] = a.ni * a.nj * a.levels * a.fields * 8 / 1e9
     cfg.update(cores=os.cpu_count(), load_before=os.getloadavg()[0], started=time.strftime("%Y-%m-%d %H:%M:%S"))

@@ -469,6 +469,11 @@ void PlanBuilder::resolve_definitions() {
                                {u.leap_year_month, u.leap_year_drift, u.leap_year_drift_offset});
   }
   plan_.timestep_us = timestep_us_;
+  plan_.sync_seconds = config::variable_double(def_, "sync_seconds", plan_.sync_seconds);
+  if (!std::isfinite(plan_.sync_seconds))
+    fail(FOEHN_ERR_CONFIG, "context '" + id_ +
+                               "': sync_seconds must be a number of seconds (0: flush after "
+                               "every record, negative: only at sync_freq and close)");
   if (!placement_.attached) {
     // Two-level servers: the last level2 ranks write, the others receive.
     const std::int64_t nservers = placement_.server_ranks;

@@ -151,6 +151,11 @@ struct ContextPlan {
   // Bytes a level-1 rank may hold in blocks forwarded to level 2 but not yet
   // sent (server_level1_forward_bytes); 0: twice one record of its blocks.
   std::int64_t level1_forward_bytes = 0;
+  // Files without sync_freq are flushed after a record once this many
+  // wall-clock seconds have passed since their last flush (the context
+  // variable sync_seconds; 0: after every record; negative: never), so a
+  // killed run keeps what was written before (docs/failures.md).
+  double sync_seconds = 10.0;
 
   std::vector<std::int64_t> shape(const VariableInfo& v) const;
   // The dimension servers split along: the first domain's j (the cells of a

@@ -1,6 +1,7 @@
 #include "server/output_engine.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -96,11 +97,10 @@ OutputEngine::OutputEngine(output::ContextPlan plan, WriterRole role)
   // fill_ and piece_scratch_ grow when first needed: most writers never
   // use them, and a block-sized buffer each would double a server's memory.
   init_periods();
-  int writers = 1;
-  MPI_Comm_size(role_.comm, &writers);
+  MPI_Comm_size(role_.comm, &writers_);
   bool shared = false, own = false;
   for (const auto& f : plan_.files) (f.one_file ? shared : own) = true;
-  mixed_ = shared && own && writers > 1 && !role_.forward;
+  mixed_ = shared && own && writers_ > 1 && !role_.forward;
   files_.resize(plan_.files.size());
   for (std::size_t i = 0; i < plan_.files.size(); ++i)
     if (!role_.forward && (role_.pool < 0 || role_.file_pool.at(i) == role_.pool)) open_file(static_cast<int>(i));
@@ -144,6 +144,7 @@ void OutputEngine::open_file(int file) {
   if (!target.part.whole) name.part = target.part.number, name.parts = target.part.total;
   target.path = formats::file_name(name, traits.extension);
   files_[file] = formats::open_writer(plan_, file, std::move(target));
+  periods_[file].last_sync = std::chrono::steady_clock::now();
 }
 
 std::int64_t OutputEngine::instant_of(double seconds) const {
@@ -172,11 +173,30 @@ void OutputEngine::start_record(int file, std::int64_t record, double time) {
 
 void OutputEngine::after_record(int file, double time) {
   FilePeriods& p = periods_[file];
-  if (!p.sync) return;
+  if (!p.sync) {
+    sync_by_clock(file);
+    return;
+  }
   const std::int64_t t = instant_of(time);
   if (p.sync->instant(p.next_sync) > t) return;
   files_[file]->sync();
   p.next_sync = p.sync->first_at_or_after(t + 1);
+}
+
+// Without sync_freq, a file is flushed once sync_seconds of wall-clock time
+// have passed since its last flush. The writers of a shared file flush
+// together (nc_sync is collective), so they agree on the clock of the
+// slowest: each reaches this point after the same record, as they do the
+// record's collective writes.
+void OutputEngine::sync_by_clock(int file) {
+  if (plan_.sync_seconds < 0) return;
+  FilePeriods& p = periods_[file];
+  const auto now = std::chrono::steady_clock::now();
+  int due = std::chrono::duration<double>(now - p.last_sync).count() >= plan_.sync_seconds;
+  if (plan_.files[file].one_file && writers_ > 1) MPI_Allreduce(MPI_IN_PLACE, &due, 1, MPI_INT, MPI_MAX, role_.comm);
+  if (!due) return;
+  files_[file]->sync();
+  p.last_sync = now;
 }
 
 const OutputEngine::WriterPoints& OutputEngine::writer_points(int domain, std::vector<WriterPoints>& found) const {

@@ -11,6 +11,7 @@
 
 #include <mpi.h>
 
+#include <chrono>
 #include <cstdint>
 #include <deque>
 #include <functional>
@@ -152,9 +153,10 @@ class OutputEngine {
   struct FilePeriods {
     std::optional<calendar::SplitPeriods> split;
     std::optional<calendar::Schedule> sync;
-    std::int64_t period = 0;        // split period of the open file
-    std::int64_t first_record = 0;  // the file's record 0 as a record of the whole output
-    std::int64_t next_sync = 1;     // index of the next sync instant
+    std::int64_t period = 0;                          // split period of the open file
+    std::int64_t first_record = 0;                    // the file's record 0 as a record of the whole output
+    std::int64_t next_sync = 1;                       // index of the next sync instant
+    std::chrono::steady_clock::time_point last_sync;  // without sync_freq: the file's last flush (or open)
   };
   bool writes(int file) const { return files_[file] != nullptr; }
   bool write_front_unguarded(bool closing);
@@ -163,8 +165,9 @@ class OutputEngine {
   void init_periods();
   void open_file(int file);
   void start_record(int file, std::int64_t record, double time);  // splits if the record is in a new period
-  void after_record(int file, double time);                       // syncs at sync instants
-  std::int64_t instant_of(double seconds) const;                  // seconds since the time origin -> instant
+  void sync_by_clock(int file);
+  void after_record(int file, double time);       // syncs at sync instants, or by the clock
+  std::int64_t instant_of(double seconds) const;  // seconds since the time origin -> instant
 
   output::ContextPlan plan_;
   WriterRole role_;
@@ -184,6 +187,7 @@ class OutputEngine {
   // write error in one of its own files must end the shared ones on every
   // writer together (start_and_agree).
   bool mixed_ = false;
+  int writers_ = 1;  // ranks of role_.comm: the writers of each shared file
   std::size_t closed_clients_ = 0;
   std::vector<std::string> warnings_;
   std::string failure_;  // the write error that ended writing (write_front)
