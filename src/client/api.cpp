@@ -380,7 +380,10 @@ int foehn_close_definition(foehn_context ctx) {
   return api_call([&] {
     Context& c = context_of(ctx, "foehn_close_definition");
     drain_others(c);
-    c.close_definition();
+    std::vector<const Context*> others;
+    for (const Context* o : runtime().open)
+      if (o != &c) others.push_back(o);
+    c.close_definition(others);
   });
 }
 

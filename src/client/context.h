@@ -52,7 +52,11 @@ class Context {
   void set_axis_part(const std::string& id, std::int64_t n_glo, std::vector<std::int64_t> index, const char* call);
   void set_axis_bounds(const std::string& id, std::vector<double> bounds);
   void set_scalar(const std::string& id, double value, const char* units);
-  void close_definition();
+  // `others`: the process's other open contexts; a file of this one with
+  // the path of one of theirs is refused (output::file_clash).
+  void close_definition(const std::vector<const Context*>& others = {});
+  // The plan, from close of definition on (else null).
+  const output::ContextPlan* plan() const;
   void update_calendar(std::int64_t step);
   // Dynamic time stepping: the model time, in seconds since the start date.
   void set_model_time(double seconds);

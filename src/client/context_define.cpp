@@ -485,7 +485,9 @@ void Context::resolve_definitions() {
   built_ = PlanBuilder(def_, settings_, std::move(where)).build();
 }
 
-void Context::close_definition() {
+const output::ContextPlan* Context::plan() const { return driver_ ? &driver_->plan() : nullptr; }
+
+void Context::close_definition(const std::vector<const Context*>& others) {
   check_open("foehn_close_definition");
   if (closed_definition_) fail(FOEHN_ERR_STATE, "foehn_close_definition: context '" + id_ + "' is already defined");
   // Every rank resolves the same XML; an error on one is an error on all.
@@ -496,6 +498,10 @@ void Context::close_definition() {
   exchange_domains();
   collectively(comm_, [&] {
     if (!domain_error_.empty()) fail(FOEHN_ERR_ARGUMENT, domain_error_);
+    for (const Context* other : others)
+      if (const output::ContextPlan* theirs = other->plan())
+        if (std::string clash = output::file_clash(built_.plan, *theirs); !clash.empty())
+          fail(FOEHN_ERR_CONFIG, "foehn_close_definition: " + clash);
     driver_ = std::make_unique<StepDriver>(id_, comm_, def_, *world_, key_, *counters_, std::move(built_));
     driver_->set_shared(shared_);
     driver_->prepare(settings_);

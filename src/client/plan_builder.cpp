@@ -508,6 +508,7 @@ void PlanBuilder::resolve_definitions() {
     info.id = file_id;
     // formats::file_name adds the period, the part and the format's extension.
     info.base_path = std::filesystem::absolute(file.output_name() + file.name_suffix).string();
+    info.defined_at = file.where.str();
     info.title =
         file.description.empty() ? "foehn output file '" + file_id + "' of context '" + id_ + "'" : file.description;
     info.output_freq = file.output_freq;

@@ -333,6 +333,16 @@ bool FileInfo::has_convention(std::string_view word) const {
   return false;
 }
 
+std::string file_clash(const ContextPlan& mine, const ContextPlan& other) {
+  for (const FileInfo& f : mine.files)
+    for (const FileInfo& g : other.files)
+      if (f.base_path == g.base_path && f.format == g.format)
+        return "file '" + f.id + "' of context '" + mine.context_id + "' (" + f.defined_at + ") writes '" +
+               f.base_path + "', as file '" + g.id + "' of context '" + other.context_id + "' (" + g.defined_at +
+               "), open at the same time, does: give one of them another name";
+  return "";
+}
+
 using transport::WireReader;
 using transport::WireWriter;
 

@@ -107,6 +107,7 @@ struct FileInfo {
   // base_path: directory and name without extension; formats::file_name
   // adds the period's dates, the part number and the format's extension.
   std::string id, base_path, title, output_freq;
+  std::string defined_at;          // "iodef.xml:12": where the <file> is, for messages
   std::string format = "netcdf4";  // the writer (formats/registry.cpp)
   // The XML's convention (words: "UGRID", "CDI"), for the writer to read:
   // UGRID gives unstructured domains a mesh topology, CDI gives gaussian
@@ -124,6 +125,7 @@ struct FileInfo {
 
   bool has_convention(std::string_view word) const;  // convention="CDI UGRID" has both
 };
+
 
 struct ContextPlan {
   std::string context_id;
@@ -238,6 +240,11 @@ std::string check_shared_points(const ContextPlan& plan, const VariableInfo& v,
 // value of the grid exactly once, else a message naming a value held twice
 // or by no client.
 std::string check_axes_cover(const ContextPlan& plan, const VariableInfo& v);
+
+// Files of two contexts open at once that would write one path (the same
+// name and format): a message naming both, else empty. The one writing
+// would clobber the other, or their parallel writes corrupt it.
+std::string file_clash(const ContextPlan& mine, const ContextPlan& other);
 
 std::vector<char> encode(const ContextPlan& plan);
 ContextPlan decode_plan(const char* data, std::size_t size);  // throws transport::WireError

@@ -475,6 +475,12 @@ class Server {
       slot->client_of_rank.assign(w_.size, -1);
       for (size_t c = 0; c < plan.client_ranks.size(); ++c)
         slot->client_of_rank.at(plan.client_ranks[c]) = static_cast<int>(c);
+      // Another model's context on these servers writing the same file
+      // (the model's own contexts are checked on its side).
+      for (const auto& [other_key, other] : contexts_)
+        if (other->engine)
+          if (std::string clash = output::file_clash(plan, other->engine->plan()); !clash.empty())
+            throw std::runtime_error(clash);
       WriterRole role;
       role.index = index_;
       role.count = count_;
