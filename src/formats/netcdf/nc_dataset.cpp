@@ -200,6 +200,10 @@ void NcDataset::def_deflate(int varid, int level) const {
   call(nc_def_var_deflate(id_, varid, NC_SHUFFLE, 1, level), "nc_def_var_deflate", varid);
 }
 
+void NcDataset::def_chunking(int varid, const std::vector<std::size_t>& sizes) const {
+  call(nc_def_var_chunking(id_, varid, NC_CHUNKED, sizes.data()), "nc_def_var_chunking", varid);
+}
+
 void NcDataset::def_fill(int varid, const void* value) const {
   call(nc_def_var_fill(id_, varid, 0, value), "nc_def_var_fill", varid);
 }

@@ -280,6 +280,24 @@ void NetcdfWriter::define_variable(const ContextPlan& plan, int vi) {
   // (bench/output_heavy.py). Chunks larger than this small cache go to
   // the file directly.
   ds_.set_chunk_cache(var, kChunkCacheBytes);
+  // Small records: a chunk of many records. netCDF's default chunks one
+  // record (or one level of one), so every record adds chunks to HDF5's
+  // chunk index, whose B-tree nodes fill its metadata cache as the file
+  // grows: a server grew by 26 MiB in the first 10^5 of 2.2 * 10^5 records
+  // of 128 and 256 bytes, 6 MiB with these chunks (bench/soak.py), and the
+  // files are 25 % smaller. The chunk stays in the chunk cache as it fills.
+  if (!timeless_[vi] && !v.dims.empty()) {
+    std::vector<std::size_t> sizes{1};
+    std::size_t record_bytes = v.prec == 8 ? 8 : 4;
+    for (std::size_t d = 1; d < dims.size(); ++d) {  // this file's lengths: a multiple_file part's own
+      sizes.push_back(ds_.dim_length(dims[d]));
+      record_bytes *= sizes.back();
+    }
+    if (record_bytes > 0 && record_bytes <= kSmallChunkBytes / 2) {
+      sizes[0] = kSmallChunkBytes / record_bytes;
+      ds_.def_chunking(var, sizes);
+    }
+  }
   // compression_level: deflate after byte shuffling (as XIOS). Parallel
   // writers compress too: their writes are collective (set_access).
   if (v.compression_level > 0 && !dims.empty()) ds_.def_deflate(var, v.compression_level);

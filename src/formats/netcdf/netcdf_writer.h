@@ -28,6 +28,9 @@ namespace netcdf {
 
 // HDF5's chunk cache of each variable (netcdf_define.cpp).
 constexpr std::size_t kChunkCacheBytes = 1 << 20;
+// Variables whose record is at most half this size get chunks of this size
+// (or just under) along time; they fit the chunk cache.
+constexpr std::size_t kSmallChunkBytes = 64 << 10;
 
 class NetcdfWriter final : public Writer {
  public:
