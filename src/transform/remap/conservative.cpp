@@ -1,0 +1,160 @@
+#include "transform/remap/conservative.h"
+
+#include <algorithm>
+#include <string>
+
+#include "transform/remap/kd_tree.h"
+
+namespace foehn::transform::remap {
+
+namespace {
+
+// An overlap smaller than this fraction of its target cell is a sliver of
+// rounding along a shared edge (areas of ~1e-16 of the cell), not a term.
+constexpr double kSliver = 1e-14;
+// Vertices of two cells closer than this chord (about 6 mm on Earth) are
+// shared: the cells are neighbours for the order-2 gradient.
+constexpr double kSharedVertex = 1e-9;
+
+// Chord radius around each cell's centroid that holds the whole cell.
+std::vector<double> cell_radii(const CellPolygons& c) {
+  std::vector<double> r(static_cast<std::size_t>(c.size()), 0.0);
+  for (std::int64_t k = 0; k < c.size(); ++k)
+    for (std::int64_t v = c.start[k]; v < c.start[k + 1]; ++v)
+      r[static_cast<std::size_t>(k)] =
+          std::max(r[static_cast<std::size_t>(k)],
+                   norm(c.vertices[static_cast<std::size_t>(v)] - c.centroid[static_cast<std::size_t>(k)]));
+  return r;
+}
+
+// Least-squares gradient of each source cell as coefficients on its
+// neighbours' differences: grad f_i = sum_k coef_k (f_k - f_i), coef_k a
+// tangent vector at the centroid. CSR over source cells.
+struct GradientStencils {
+  std::vector<std::int64_t> start{0};
+  std::vector<std::int64_t> neighbour;
+  std::vector<Vec3> coef;
+};
+
+bool share_vertex(const CellPolygons& c, std::int64_t a, std::int64_t b) {
+  for (std::int64_t u = c.start[a]; u < c.start[a + 1]; ++u)
+    for (std::int64_t v = c.start[b]; v < c.start[b + 1]; ++v)
+      if (norm(c.vertices[static_cast<std::size_t>(u)] - c.vertices[static_cast<std::size_t>(v)]) < kSharedVertex)
+        return true;
+  return false;
+}
+
+GradientStencils gradient_stencils(const CellPolygons& src, const KdTree& tree, const std::vector<double>& radius,
+                                   double max_radius) {
+  GradientStencils g;
+  std::vector<std::int64_t> near;
+  for (std::int64_t i = 0; i < src.size(); ++i) {
+    const Vec3 c = src.centroid[static_cast<std::size_t>(i)];
+    if (src.active(i) && src.vertex_count(i) >= 3) {
+      near.clear();
+      tree.within(c, radius[static_cast<std::size_t>(i)] + max_radius + kSharedVertex, near);
+      // Tangent basis at c, and the normal equations of the 2-D fit.
+      const Vec3 pole = std::abs(c.z) < 0.9 ? Vec3{0, 0, 1} : Vec3{1, 0, 0};
+      const Vec3 e1 = normalized(cross(pole, c)), e2 = cross(c, e1);
+      double m11 = 0, m12 = 0, m22 = 0;
+      const std::size_t first = g.neighbour.size();
+      for (std::int64_t k : near) {
+        if (k == i || !src.active(k) || src.vertex_count(k) < 3 || !share_vertex(src, i, k)) continue;
+        const Vec3 d = src.centroid[static_cast<std::size_t>(k)] - c;
+        const double d1 = dot(d, e1), d2 = dot(d, e2);
+        m11 += d1 * d1, m12 += d1 * d2, m22 += d2 * d2;
+        g.neighbour.push_back(k);
+        g.coef.push_back({d1, d2, 0});
+      }
+      const double det = m11 * m22 - m12 * m12;
+      for (std::size_t n = first; n < g.neighbour.size(); ++n) {
+        const double d1 = g.coef[n].x, d2 = g.coef[n].y;
+        // A cell whose neighbours are collinear (or absent) keeps order 1.
+        const double b1 = det > 0 ? (m22 * d1 - m12 * d2) / det : 0, b2 = det > 0 ? (m11 * d2 - m12 * d1) / det : 0;
+        g.coef[n] = b1 * e1 + b2 * e2;
+      }
+    }
+    g.start.push_back(static_cast<std::int64_t>(g.neighbour.size()));
+  }
+  return g;
+}
+
+// Adds w to the term of `source` in the row that starts at row_begin.
+void add_term(RemapWeights& w, std::int64_t row_begin, std::int64_t source, double value) {
+  for (std::size_t k = static_cast<std::size_t>(row_begin); k < w.src.size(); ++k)
+    if (w.src[k] == source) {
+      w.weight[k] += value;
+      return;
+    }
+  w.src.push_back(static_cast<std::int32_t>(source));
+  w.weight.push_back(value);
+}
+
+}  // namespace
+
+ConservativeWeights conservative_weights(const CellPolygons& src, const CellPolygons& dst,
+                                         const ConservativeOptions& options) {
+  if (options.order != 1 && options.order != 2)
+    throw RemapError("conservative remapping: order " + std::to_string(options.order) + " is not supported (1 or 2)");
+  ConservativeWeights out;
+  RemapWeights& w = out.weights;
+  w.n_src = src.size();
+  w.n_dst = dst.size();
+  w.row_start.reserve(static_cast<std::size_t>(dst.size() + 1));
+  out.dst_fraction.assign(static_cast<std::size_t>(dst.size()), 0.0);
+
+  const KdTree tree(src.centroid);
+  const std::vector<double> src_radius = cell_radii(src), dst_radius = cell_radii(dst);
+  const double max_src_radius = src_radius.empty() ? 0 : *std::max_element(src_radius.begin(), src_radius.end());
+  GradientStencils grad;
+  if (options.order == 2) grad = gradient_stencils(src, tree, src_radius, max_src_radius);
+
+  std::vector<std::int64_t> candidates;
+  Polygon overlap;
+  for (std::int64_t j = 0; j < dst.size(); ++j) {
+    const std::int64_t row_begin = w.terms();
+    const double area_j = dst.area[static_cast<std::size_t>(j)];
+    if (dst.active(j) && dst.vertex_count(j) >= 3 && area_j > 0) {
+      const Polygon cell = dst.polygon(j);
+      candidates.clear();
+      tree.within(dst.centroid[static_cast<std::size_t>(j)], dst_radius[static_cast<std::size_t>(j)] + max_src_radius,
+                  candidates);
+      double covered = 0;
+      for (std::int64_t i : candidates) {
+        if (!src.active(i) || src.vertex_count(i) < 3) continue;
+        clip_polygon(src.polygon(i), cell, overlap);
+        const double a = signed_area(overlap);
+        if (!(a > kSliver * area_j)) continue;
+        covered += a;
+        const double scale = options.quantity ? a / src.area[static_cast<std::size_t>(i)] : a / area_j;
+        if (options.order == 1) {
+          add_term(w, row_begin, i, scale);
+          continue;
+        }
+        // Order 2: f_i + grad_i . (barycentre of the overlap - centroid_i);
+        // the gradient is tangent at the centroid, so the centroid drops out.
+        const Vec3 mean_position = (1.0 / a) * position_integral(overlap);
+        double own = scale;
+        for (std::int64_t n = grad.start[static_cast<std::size_t>(i)]; n < grad.start[static_cast<std::size_t>(i + 1)];
+             ++n) {
+          const double c = scale * dot(grad.coef[static_cast<std::size_t>(n)], mean_position);
+          add_term(w, row_begin, grad.neighbour[static_cast<std::size_t>(n)], c);
+          own -= c;
+        }
+        add_term(w, row_begin, i, own);
+      }
+      out.dst_fraction[static_cast<std::size_t>(j)] = covered / area_j;
+      if (options.renormalize && covered > 0) {
+        const double row_sum = options.quantity ? 0 : covered / area_j;
+        double sum = row_sum;
+        if (options.quantity)
+          for (std::int64_t k = row_begin; k < w.terms(); ++k) sum += w.weight[static_cast<std::size_t>(k)];
+        for (std::int64_t k = row_begin; k < w.terms(); ++k) w.weight[static_cast<std::size_t>(k)] /= sum;
+      }
+    }
+    w.row_start.push_back(w.terms());
+  }
+  return out;
+}
+
+}  // namespace foehn::transform::remap

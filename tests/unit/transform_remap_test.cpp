@@ -1,0 +1,203 @@
+// The remapping kernels against analytic references: areas on the unit
+// sphere, conservation of the area integral, order 2 against order 1 on a
+// smooth field, the apply kernels, weight files written and read back.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <numbers>
+#include <vector>
+
+#include "transform/remap/conservative.h"
+#include "transform/remap/kd_tree.h"
+#include "transform/remap/nearest.h"
+#include "transform/remap/weight_files.h"
+
+namespace foehn::transform::remap {
+namespace {
+
+constexpr double kPi = std::numbers::pi;
+
+double total_area(const CellPolygons& c) {
+  double s = 0;
+  for (double a : c.area) s += a;
+  return s;
+}
+
+// A smooth field on the sphere: a wave in longitude times a profile in
+// latitude, and its value at a unit vector.
+double smooth(Vec3 p) {
+  const double lon = std::atan2(p.y, p.x), lat = std::asin(std::clamp(p.z, -1.0, 1.0));
+  return 2.0 + std::cos(lat) * std::cos(lat) * std::cos(2 * lon) + 0.5 * std::sin(3 * lat);
+}
+
+std::vector<double> at_centroids(const CellPolygons& c) {
+  std::vector<double> v;
+  for (const Vec3& p : c.centroid) v.push_back(smooth(p));
+  return v;
+}
+
+RectilinearDomain regular(std::int64_t ni, std::int64_t nj, double lon0 = 0) {
+  RectilinearSpec s;
+  s.ni = ni, s.nj = nj;
+  s.bounds_lon_start = lon0, s.bounds_lon_end = lon0 + 360;
+  return generate_rectilinear_domain(s);
+}
+
+TEST(SphereGeometry, OctantIsAnEighthOfTheSphere) {
+  Polygon p;
+  p.n = 3;
+  p.v[0] = {1, 0, 0}, p.v[1] = {0, 1, 0}, p.v[2] = {0, 0, 1};
+  EXPECT_NEAR(signed_area(p), kPi / 2, 1e-15);
+  // The mean position of the octant is (1,1,1)/4 times its area's inverse: pi/4 per axis.
+  const Vec3 m = position_integral(p);
+  EXPECT_NEAR(m.x, kPi / 4, 1e-15);
+  EXPECT_NEAR(m.z, kPi / 4, 1e-15);
+}
+
+TEST(SphereGeometry, RegularCellsTileTheSphere) {
+  for (auto [ni, nj] : {std::pair{360, 180}, std::pair{7, 3}, std::pair{4, 2}}) {
+    const RectilinearDomain d = regular(ni, nj);
+    EXPECT_NEAR(total_area(d.cells), 4 * kPi, 4 * kPi * 1e-13) << ni << "x" << nj;
+  }
+  // A lat-lon band cell: great-circle edges between its corners; its area
+  // approaches the band's (lon width x (sin north - sin south)) as it narrows.
+  CellPolygons one;
+  const double lon4[4] = {0, 0.01, 0.01, 0}, lat4[4] = {30, 30, 31, 31};
+  one.add_cell(lon4, lat4);
+  const double band = (kPi / 180 * 0.01) * (std::sin(kPi / 180 * 31) - std::sin(kPi / 180 * 30));
+  EXPECT_NEAR(one.area[0], band, band * 1e-6);
+}
+
+TEST(SphereGeometry, OverlapOfACellWithItselfIsTheCell) {
+  const RectilinearDomain d = regular(36, 18);
+  Polygon out;
+  for (std::int64_t k : {0, 100, 647}) {
+    clip_polygon(d.cells.polygon(k), d.cells.polygon(k), out);
+    EXPECT_NEAR(signed_area(out), d.cells.area[static_cast<std::size_t>(k)], 1e-15);
+  }
+  clip_polygon(d.cells.polygon(100), d.cells.polygon(300), out);
+  EXPECT_LT(out.n, 3);
+}
+
+TEST(Conservative, Order1PreservesTheAreaIntegral) {
+  const RectilinearDomain src = regular(180, 90);       // 2 degrees
+  const RectilinearDomain dst = regular(97, 61, 13.7);  // about 3.7 x 2.95 degrees, shifted
+  const std::vector<double> x = at_centroids(src.cells);
+  for (bool renormalize : {false, true}) {
+    const ConservativeWeights w = conservative_weights(src.cells, dst.cells, {1, renormalize, false});
+    std::vector<double> y(static_cast<std::size_t>(w.weights.n_dst));
+    apply_weights(w.weights, std::span<const double>(x), std::span<double>(y), -1);
+    double in = 0, out = 0;
+    for (std::size_t i = 0; i < x.size(); ++i) in += src.cells.area[i] * x[i];
+    for (std::size_t j = 0; j < y.size(); ++j) out += dst.cells.area[j] * y[j];
+    EXPECT_NEAR(out / in, 1.0, 1e-12) << "renormalize " << renormalize;
+    for (double f : w.dst_fraction) ASSERT_NEAR(f, 1.0, 1e-12);
+  }
+}
+
+TEST(Conservative, QuantityWeightsConserveSums) {
+  // quantity: the field is per cell (a mass), so the sums agree.
+  const RectilinearDomain src = regular(72, 36), dst = regular(50, 25, 3.3);
+  const std::vector<double> x = at_centroids(src.cells);
+  const ConservativeWeights w = conservative_weights(src.cells, dst.cells, {1, false, true});
+  std::vector<double> y(static_cast<std::size_t>(w.weights.n_dst));
+  apply_weights(w.weights, std::span<const double>(x), std::span<double>(y), -1);
+  double in = 0, out = 0;
+  for (double v : x) in += v;
+  for (double v : y) out += v;
+  EXPECT_NEAR(out / in, 1.0, 1e-12);
+}
+
+TEST(Conservative, Order2BeatsOrder1OnASmoothField) {
+  const RectilinearDomain src = regular(90, 45);  // 4 degrees
+  const RectilinearDomain dst = regular(123, 77, 7.1);
+  const std::vector<double> x = at_centroids(src.cells), exact = at_centroids(dst.cells);
+  double error[2] = {0, 0}, integral[2] = {0, 0}, in = 0;
+  for (std::size_t i = 0; i < x.size(); ++i) in += src.cells.area[i] * x[i];
+  for (int order : {1, 2}) {
+    const ConservativeWeights w = conservative_weights(src.cells, dst.cells, {order, false, false});
+    std::vector<double> y(static_cast<std::size_t>(w.weights.n_dst));
+    apply_weights(w.weights, std::span<const double>(x), std::span<double>(y), -1);
+    for (std::size_t j = 0; j < y.size(); ++j) {
+      error[order - 1] = std::max(error[order - 1], std::abs(y[j] - exact[j]));
+      integral[order - 1] += dst.cells.area[j] * y[j];
+    }
+  }
+  EXPECT_LT(error[1], 0.5 * error[0]) << "order 1 " << error[0] << ", order 2 " << error[1];
+  EXPECT_NEAR(integral[1] / in, 1.0, 1e-12);  // order 2 stays conservative
+}
+
+TEST(Conservative, MaskedSourcesAreLeftOutAndRenormalised) {
+  RectilinearDomain src = regular(36, 18);
+  const RectilinearDomain dst = regular(24, 12, 5);
+  src.cells.mask.assign(static_cast<std::size_t>(src.cells.size()), 1);
+  for (std::size_t k = 0; k < src.cells.mask.size(); k += 3) src.cells.mask[k] = 0;
+  const std::vector<double> x(static_cast<std::size_t>(src.cells.size()), 7.5);
+  const ConservativeWeights w = conservative_weights(src.cells, dst.cells, {1, true, false});
+  std::vector<double> y(static_cast<std::size_t>(w.weights.n_dst));
+  apply_weights(w.weights, std::span<const double>(x), std::span<double>(y), -1);
+  for (double v : y) ASSERT_NEAR(v, 7.5, 1e-13);  // a constant stays constant on any overlap
+  for (std::int64_t k = 0; k < w.weights.terms(); ++k) ASSERT_NE(w.weights.src[static_cast<std::size_t>(k)] % 3, 0);
+}
+
+TEST(Conservative, RefusesOrder3) {
+  const RectilinearDomain d = regular(4, 2);
+  EXPECT_THROW(conservative_weights(d.cells, d.cells, {3, false, false}), RemapError);
+}
+
+TEST(ApplyWeights, SkipsMissingValuesAndRenormalises) {
+  // Target 0 = (1 x0 + 3 x1) / 4, target 1 = x2, target 2 has no term.
+  const std::vector<WeightTriplet> t = {{0, 0, 0.25}, {0, 1, 0.75}, {1, 2, 1.0}};
+  const RemapWeights w = weights_from_triplets(3, 3, t);
+  const std::vector<double> x = {4.0, -999.0, -999.0};
+  std::vector<double> y(3);
+  apply_weights_skipping_missing(w, x, y, -999.0, true, 1e20);
+  EXPECT_EQ(y[0], 4.0);
+  EXPECT_EQ(y[1], 1e20);
+  EXPECT_EQ(y[2], 1e20);
+  apply_weights_skipping_missing(w, x, y, -999.0, false, 1e20);
+  EXPECT_EQ(y[0], 1.0);
+  EXPECT_THROW(weights_from_triplets(3, 2, std::vector<WeightTriplet>{{2, 0, 1.0}}), RemapError);
+}
+
+TEST(Nearest, MatchesABruteForceSearch) {
+  const RectilinearDomain src = regular(37, 23, 1.3);
+  std::vector<double> slon, slat;
+  for (double la : src.lat)
+    for (double lo : src.lon) slon.push_back(lo), slat.push_back(la);
+  std::vector<double> dlon, dlat;
+  for (int k = 0; k < 500; ++k)
+    dlon.push_back(std::fmod(k * 137.508, 360.0) - 180),
+        dlat.push_back(std::asin(2.0 * (k + 0.5) / 500 - 1) * 180 / kPi);
+  const RemapWeights w = nearest_weights(slon, slat, {}, dlon, dlat, {});
+  for (std::size_t j = 0; j < dlon.size(); ++j) {
+    double best = 1e300;
+    std::int64_t arg = -1;
+    for (std::size_t i = 0; i < slon.size(); ++i) {
+      const double d = norm(unit_vector(slon[i], slat[i]) - unit_vector(dlon[j], dlat[j]));
+      if (d < best) best = d, arg = static_cast<std::int64_t>(i);
+    }
+    ASSERT_EQ(w.src[static_cast<std::size_t>(w.row_start[j])], arg) << j;
+  }
+}
+
+TEST(WeightFiles, XiosLayoutRoundTrips) {
+  const RectilinearDomain src = regular(36, 18), dst = regular(20, 10, 2);
+  const RemapWeights w = conservative_weights(src.cells, dst.cells, {1, true, false}).weights;
+  const auto dir = std::filesystem::temp_directory_path();
+  for (bool one_based : {true, false}) {
+    const std::string path = (dir / ("foehn_remap_xios_" + std::to_string(one_based) + ".nc")).string();
+    write_xios_weights(path, w, one_based);
+    EXPECT_EQ(detect_weight_file_format(path), WeightFileFormat::xios);
+    const RemapWeights r = read_xios_weights(path, one_based);
+    EXPECT_EQ(r.row_start, w.row_start);
+    EXPECT_EQ(r.src, w.src);
+    EXPECT_EQ(r.weight, w.weight);
+    std::filesystem::remove(path);
+  }
+  EXPECT_THROW(read_weights((dir / "no_such_weights.nc").string()), RemapError);
+}
+
+}  // namespace
+}  // namespace foehn::transform::remap
