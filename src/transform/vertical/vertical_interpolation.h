@@ -1,0 +1,71 @@
+// Vertical interpolation of columns to target levels (XIOS's
+// interpolate_axis): Lagrange interpolation of degree `order` (1: linear,
+// 2: quadratic) in the source coordinate, which may differ per column and
+// per step (3-D pressure sent with the field), with foehn's option of
+// interpolating in the logarithm of the coordinate (ln p).
+//
+// Stencils follow XIOS: the two source levels around the target, then for
+// order 2 one more level on the side of the nearer of the two. Columns may
+// run in either direction; levels whose coordinate is missing (NaN or the
+// missing value) are skipped. Targets outside a column's range get the fill
+// value, or with extrapolate the end stencil's polynomial. A stencil that
+// touches a missing data value gives the fill value.
+//
+// Layout: level-major, column fastest (XIOS's [domain, axis] grids): value
+// (level l, column c) is at l * columns + c. set_coordinate builds the
+// stencils (per step when the coordinate changes, O(columns x (source +
+// target levels x log source levels))); apply is one gather per stencil
+// point over contiguous columns. Nothing is allocated after construction.
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <span>
+#include <stdexcept>
+#include <vector>
+
+namespace foehn::transform::vertical {
+
+struct VerticalError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+struct VerticalOptions {
+  int order = 1;  // 1 or 2
+  bool extrapolate = false;
+  bool log_coordinate = false;  // interpolate in ln(coordinate); coordinates <= 0 are missing
+  double missing = std::numeric_limits<double>::quiet_NaN();  // NaN: NaN marks missing
+  double fill = std::numeric_limits<double>::quiet_NaN();     // value of targets that cannot be computed
+};
+
+class VerticalInterpolator {
+ public:
+  // Throws VerticalError for an order other than 1 or 2, or no levels.
+  VerticalInterpolator(std::int64_t columns, std::int64_t source_levels, std::int64_t target_levels,
+                       VerticalOptions options);
+
+  // source: source_levels x columns coordinate values; target: the target
+  // levels, either target_levels values shared by all columns or
+  // target_levels x columns. Throws VerticalError on wrong sizes.
+  void set_coordinate(std::span<const double> source, std::span<const double> target);
+  // in: source_levels x columns; out: target_levels x columns.
+  void apply(std::span<const double> in, std::span<double> out) const;
+
+  std::int64_t columns() const { return columns_; }
+
+ private:
+  void build_column(std::int64_t c, std::span<const double> source, std::span<const double> target, bool shared);
+  int points() const { return options_.order + 1; }
+
+  std::int64_t columns_, source_levels_, target_levels_;
+  VerticalOptions options_;
+  // Per stencil point m and target value (t * columns + c): the source level
+  // (-1: no value, the fill) and its weight.
+  std::vector<std::int32_t> level_;
+  std::vector<double> weight_;
+  // Scratch of one column: valid levels sorted by increasing coordinate.
+  std::vector<double> sorted_coordinate_;
+  std::vector<std::int32_t> sorted_level_;
+};
+
+}  // namespace foehn::transform::vertical
