@@ -68,7 +68,11 @@ void VerticalInterpolator::build_column(std::int64_t c, std::span<const double> 
     const bool inside = x >= lowest && x <= highest;
     if (!inside && !options_.extrapolate) continue;
     if (n == 1) {
-      if (inside) level_[static_cast<std::size_t>(at)] = sorted_level_[0], weight_[static_cast<std::size_t>(at)] = 1;
+      if (!inside) continue;
+      for (int m = 0; m < points(); ++m) {
+        level_[static_cast<std::size_t>(m * stride + at)] = sorted_level_[0];
+        weight_[static_cast<std::size_t>(m * stride + at)] = m == 0 ? 1 : 0;
+      }
       continue;
     }
     // Bracket [lo, lo + 1] (the end segment when outside), then widened by
@@ -96,8 +100,41 @@ void VerticalInterpolator::build_column(std::int64_t c, std::span<const double> 
       level_[slot] = sorted_level_[static_cast<std::size_t>(k)];
       weight_[slot] = w;
     }
+    // A column too short for the order: the spare slots repeat a level with
+    // weight 0, so that apply needs no per-slot test.
+    for (std::int64_t m = hi - lo + 1; m < points(); ++m) {
+      level_[static_cast<std::size_t>(m * stride + at)] = sorted_level_[static_cast<std::size_t>(lo)];
+      weight_[static_cast<std::size_t>(m * stride + at)] = 0;
+    }
   }
 }
+
+namespace {
+
+// One pass per target level over contiguous columns: the stencil's values
+// gathered, weighted and summed, and the fill value where the stencil is
+// empty or touches a missing value (NaN, or equal to `missing`).
+template <int Points>
+void apply_stencils(const std::int32_t* __restrict level, const double* __restrict weight, std::int64_t stride,
+                    const double* __restrict src, double* __restrict dst, std::int64_t columns, double missing,
+                    double fill) {
+  for (std::int64_t c = 0; c < columns; ++c) {
+    if (level[c] < 0) {
+      dst[c] = fill;
+      continue;
+    }
+    double sum = 0;
+    bool bad = false;
+    for (int m = 0; m < Points; ++m) {
+      const double v = src[level[m * stride + c] * columns + c];
+      bad = bad || v != v || v == missing;
+      sum += weight[m * stride + c] * v;
+    }
+    dst[c] = bad ? fill : sum;
+  }
+}
+
+}  // namespace
 
 void VerticalInterpolator::apply(std::span<const double> in, std::span<double> out) const {
   if (static_cast<std::int64_t>(in.size()) != source_levels_ * columns_ ||
@@ -107,36 +144,14 @@ void VerticalInterpolator::apply(std::span<const double> in, std::span<double> o
                         std::to_string(source_levels_ * columns_) + " and " +
                         std::to_string(target_levels_ * columns_));
   const std::int64_t stride = target_levels_ * columns_;
-  const bool nan_missing = std::isnan(options_.missing);
-  const double missing = options_.missing, fill = options_.fill;
-  const double* __restrict src = in.data();
-  double* __restrict dst = out.data();
   for (std::int64_t t = 0; t < target_levels_; ++t) {
     const std::int64_t row = t * columns_;
-    // First point: sets the value (or marks it as unavailable).
-    {
-      const std::int32_t* __restrict lev = level_.data() + row;
-      const double* __restrict w = weight_.data() + row;
-      for (std::int64_t c = 0; c < columns_; ++c) {
-        const double v = lev[c] < 0 ? fill : src[lev[c] * columns_ + c];
-        dst[row + c] = lev[c] < 0 ? fill : w[c] * v;
-      }
-    }
-    for (int m = 1; m < points(); ++m) {
-      const std::int32_t* __restrict lev = level_.data() + m * stride + row;
-      const double* __restrict w = weight_.data() + m * stride + row;
-      for (std::int64_t c = 0; c < columns_; ++c)
-        if (lev[c] >= 0) dst[row + c] += w[c] * src[lev[c] * columns_ + c];
-    }
-    // A missing value anywhere in a stencil makes the result the fill value.
-    for (int m = 0; m < points(); ++m) {
-      const std::int32_t* __restrict lev = level_.data() + m * stride + row;
-      for (std::int64_t c = 0; c < columns_; ++c) {
-        if (lev[c] < 0) continue;
-        const double v = src[lev[c] * columns_ + c];
-        if (std::isnan(v) || (!nan_missing && v == missing)) dst[row + c] = fill;
-      }
-    }
+    if (points() == 2)
+      apply_stencils<2>(level_.data() + row, weight_.data() + row, stride, in.data(), out.data() + row, columns_,
+                        options_.missing, options_.fill);
+    else
+      apply_stencils<3>(level_.data() + row, weight_.data() + row, stride, in.data(), out.data() + row, columns_,
+                        options_.missing, options_.fill);
   }
 }
 

@@ -34,7 +34,7 @@ struct VerticalOptions {
   int order = 1;  // 1 or 2
   bool extrapolate = false;
   bool log_coordinate = false;  // interpolate in ln(coordinate); coordinates <= 0 are missing
-  double missing = std::numeric_limits<double>::quiet_NaN();  // NaN: NaN marks missing
+  double missing = std::numeric_limits<double>::quiet_NaN();  // NaN always marks missing; this value too
   double fill = std::numeric_limits<double>::quiet_NaN();     // value of targets that cannot be computed
 };
 
