@@ -80,6 +80,64 @@ TEST(SphereGeometry, OverlapOfACellWithItselfIsTheCell) {
   EXPECT_LT(out.n, 3);
 }
 
+TEST(CellPolygons, ReducedGaussianCellsNearlyTileTheSphere) {
+  // Rows of different lengths meet along latitude circles; each cell takes
+  // its neighbours' corners on those edges, so the cells tile the sphere
+  // (4 pi to rounding), each contains its centre, the polar rows are
+  // triangles (with extra vertices on their pole-facing side's opposite).
+  const auto g = grid::ReducedGaussianGrid::octahedral(32);
+  const CellPolygons c = gaussian_cells(g);
+  ASSERT_EQ(c.size(), g.size());
+  EXPECT_NEAR(total_area(c), 4 * kPi, 4 * kPi * 1e-13);
+  // The first row (20 points) meets the second (24): its cells gain the
+  // second row's corners on their southern edge.
+  EXPECT_GE(c.vertex_count(0), 3);
+  EXPECT_LE(c.vertex_count(0), 5);
+  for (std::int64_t k = 0; k < c.size(); k += 97) {
+    const Vec3 centre = unit_vector(g.lon(k), g.lat(k));
+    const Polygon p = c.polygon(k);
+    for (int e = 0; e < p.n; ++e)
+      ASSERT_GE(dot(cross(p.v[static_cast<std::size_t>(e)], p.v[static_cast<std::size_t>((e + 1) % p.n)]), centre), 0)
+          << k;
+  }
+}
+
+TEST(CellPolygons, CurvilinearBoundsAreComputedBetweenCentres) {
+  // A 20 x 10 degree regional lat-lon grid of 1-degree cells given as 2-D
+  // centres: the computed cells share their corners, cover the region
+  // (the centres' box widened by half a cell) and keep each centre inside.
+  const std::int64_t ni = 20, nj = 10;
+  std::vector<double> lon, lat;
+  for (std::int64_t j = 0; j < nj; ++j)
+    for (std::int64_t i = 0; i < ni; ++i) lon.push_back(10.5 + i), lat.push_back(40.5 + j);
+  const CellPolygons c = curvilinear_cells(ni, nj, lon, lat);
+  const double region = (kPi / 180 * 20) * (std::sin(kPi / 180 * 50) - std::sin(kPi / 180 * 40));
+  EXPECT_NEAR(total_area(c), region, region * 2e-3);
+  for (std::int64_t k = 0; k < c.size(); ++k) {
+    ASSERT_EQ(c.vertex_count(k), 4);
+    const Vec3 centre = unit_vector(lon[static_cast<std::size_t>(k)], lat[static_cast<std::size_t>(k)]);
+    EXPECT_GT(dot(centre, c.centroid[static_cast<std::size_t>(k)]), std::cos(kPi / 180 * 0.01));
+  }
+  // The north-east corner of cell (0, 0) is the south-west corner of (1, 1).
+  EXPECT_LT(norm(c.vertices[2] - c.vertices[static_cast<std::size_t>(c.start[ni + 1])]), 1e-15);
+  EXPECT_THROW(curvilinear_cells(1, 5, std::vector<double>(5), std::vector<double>(5)), RemapError);
+}
+
+TEST(CellPolygons, GenerateRectilinearDomainFollowsXios) {
+  RectilinearSpec s;
+  s.ni = 4, s.nj = 3;
+  RectilinearDomain d = generate_rectilinear_domain(s);  // defaults: bounds 0..360, -90..90
+  EXPECT_EQ(d.lon, (std::vector<double>{45, 135, 225, 315}));
+  EXPECT_EQ(d.lat, (std::vector<double>{-60, 0, 60}));
+  s.lon_start = -10, s.lon_end = 20;  // centres given: 10-degree steps
+  s.bounds_lat_start = 0, s.bounds_lat_end = 30;
+  d = generate_rectilinear_domain(s);
+  EXPECT_EQ(d.lon, (std::vector<double>{-10, 0, 10, 20}));
+  EXPECT_EQ(d.lat, (std::vector<double>{5, 15, 25}));
+  EXPECT_EQ(d.bounds_lon[0], -15);
+  EXPECT_EQ(d.bounds_lat[2], 10);
+}
+
 TEST(Conservative, Order1PreservesTheAreaIntegral) {
   const RectilinearDomain src = regular(180, 90);       // 2 degrees
   const RectilinearDomain dst = regular(97, 61, 13.7);  // about 3.7 x 2.95 degrees, shifted
@@ -93,6 +151,26 @@ TEST(Conservative, Order1PreservesTheAreaIntegral) {
     for (std::size_t j = 0; j < y.size(); ++j) out += dst.cells.area[j] * y[j];
     EXPECT_NEAR(out / in, 1.0, 1e-12) << "renormalize " << renormalize;
     for (double f : w.dst_fraction) ASSERT_NEAR(f, 1.0, 1e-12);
+  }
+}
+
+TEST(Conservative, ReducedGaussianSourceAndTargetConserve) {
+  const CellPolygons o32 = gaussian_cells(grid::ReducedGaussianGrid::octahedral(32));
+  const RectilinearDomain r = regular(160, 80, 1.1);
+  for (bool gaussian_source : {true, false}) {
+    const CellPolygons& src = gaussian_source ? o32 : r.cells;
+    const CellPolygons& dst = gaussian_source ? r.cells : o32;
+    const std::vector<double> x = at_centroids(src);
+    const ConservativeWeights w = conservative_weights(src, dst, {1, true, false});
+    std::vector<double> y(static_cast<std::size_t>(w.weights.n_dst));
+    apply_weights(w.weights, std::span<const double>(x), std::span<double>(y), -1);
+    double in = 0, out = 0;
+    for (std::size_t i = 0; i < x.size(); ++i) in += src.area[i] * x[i];
+    for (std::size_t j = 0; j < y.size(); ++j) out += dst.area[j] * y[j];
+    EXPECT_NEAR(out / in, 1.0, 1e-12) << "gaussian source " << gaussian_source;
+    // Every target is covered exactly, also the slightly non-convex
+    // Gaussian cells (clipped as triangles).
+    for (double f : w.dst_fraction) ASSERT_NEAR(f, 1.0, 1e-12) << "gaussian source " << gaussian_source;
   }
 }
 

@@ -1,6 +1,7 @@
 #include "transform/remap/cell_polygons.h"
 
 #include <algorithm>
+#include <cmath>
 #include <string>
 
 namespace foehn::transform::remap {
@@ -124,13 +125,54 @@ CellPolygons curvilinear_cells(std::int64_t ni, std::int64_t nj, std::span<const
   return c;
 }
 
+namespace {
+
+// The western boundary of the cells of a Gaussian row (degrees) and their width.
+struct RowBoundaries {
+  double west, step;
+};
+RowBoundaries row_boundaries(const grid::ReducedGaussianGrid& g, int row) {
+  const double step = 360.0 / g.points_per_row()[static_cast<std::size_t>(row)];
+  return {g.lon(g.row_start(row)) - 0.5 * step, step};
+}
+
+// Appends the boundaries of `other` strictly between west and east, in
+// increasing longitude (or decreasing when `descending`).
+void add_boundaries_between(double west, double east, RowBoundaries other, bool descending, std::vector<double>& lon) {
+  constexpr double kSame = 1e-9;  // degrees: a boundary at a corner is the corner
+  const std::size_t first = lon.size();
+  double b = other.west + std::floor((west - other.west) / other.step + kSame) * other.step;
+  for (b += other.step; b < east - kSame; b += other.step)
+    if (b > west + kSame) lon.push_back(b);
+  if (descending) std::reverse(lon.begin() + static_cast<std::ptrdiff_t>(first), lon.end());
+}
+
+}  // namespace
+
 CellPolygons gaussian_cells(const grid::ReducedGaussianGrid& g) {
+  // Rows of different lengths meet along a latitude circle. A cell's
+  // latitude edges take the neighbouring row's cell corners as extra
+  // vertices, so that both sides of a shared edge are the same chain of
+  // great-circle pieces and the cells tile the sphere exactly.
   CellPolygons c;
-  c.vertices.reserve(static_cast<std::size_t>(4 * g.size()));
-  for (std::int64_t k = 0; k < g.size(); ++k) {
-    double lon4[4], lat4[4];
-    g.corners(k, lon4, lat4);
-    c.add_cell(lon4, lat4);
+  c.vertices.reserve(static_cast<std::size_t>(5 * g.size()));
+  std::vector<double> lon, lat;
+  for (int r = 0; r < g.rows(); ++r) {
+    for (std::int64_t k = g.row_start(r); k < g.row_start(r + 1); ++k) {
+      double lon4[4], lat4[4];  // south-west, south-east, north-east, north-west
+      g.corners(k, lon4, lat4);
+      lon.assign({lon4[0]});
+      lat.assign({lat4[0]});
+      if (r + 1 < g.rows()) add_boundaries_between(lon4[0], lon4[1], row_boundaries(g, r + 1), false, lon);
+      lat.resize(lon.size(), lat4[0]);
+      lon.insert(lon.end(), {lon4[1], lon4[2]});
+      lat.insert(lat.end(), {lat4[1], lat4[2]});
+      if (r > 0) add_boundaries_between(lon4[3], lon4[2], row_boundaries(g, r - 1), true, lon);
+      lat.resize(lon.size(), lat4[2]);
+      lon.push_back(lon4[3]);
+      lat.push_back(lat4[3]);
+      c.add_cell(lon, lat);
+    }
   }
   return c;
 }

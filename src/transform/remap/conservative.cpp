@@ -79,6 +79,32 @@ GradientStencils gradient_stencils(const CellPolygons& src, const KdTree& tree, 
   return g;
 }
 
+// The pieces a target cell is clipped with: the cell itself when convex;
+// otherwise (a reduced Gaussian cell whose edge carries the neighbouring
+// row's corners bends inwards by up to ~1e-3 of its width) the triangles
+// from its centroid to each edge, each convex, since Sutherland-Hodgman
+// needs a convex clip polygon. Returns the number of pieces.
+int clip_pieces(const CellPolygons& c, std::int64_t k, std::vector<Polygon>& pieces) {
+  const Polygon cell = c.polygon(k);
+  bool convex = true;
+  for (int e = 0; e < cell.n && convex; ++e) {
+    const Vec3 a = cell.v[static_cast<std::size_t>(e)], b = cell.v[static_cast<std::size_t>((e + 1) % cell.n)];
+    convex = dot(cross(a, b), cell.v[static_cast<std::size_t>((e + 2) % cell.n)]) >= 0;
+  }
+  if (convex) {
+    pieces[0] = cell;
+    return 1;
+  }
+  const Vec3 centre = c.centroid[static_cast<std::size_t>(k)];
+  for (int e = 0; e < cell.n; ++e) {
+    Polygon& t = pieces[static_cast<std::size_t>(e)];
+    t.n = 3;
+    t.v[0] = centre, t.v[1] = cell.v[static_cast<std::size_t>(e)],
+    t.v[2] = cell.v[static_cast<std::size_t>((e + 1) % cell.n)];
+  }
+  return cell.n;
+}
+
 // Adds w to the term of `source` in the row that starts at row_begin.
 void add_term(RemapWeights& w, std::int64_t row_begin, std::int64_t source, double value) {
   for (std::size_t k = static_cast<std::size_t>(row_begin); k < w.src.size(); ++k)
@@ -110,20 +136,27 @@ ConservativeWeights conservative_weights(const CellPolygons& src, const CellPoly
   if (options.order == 2) grad = gradient_stencils(src, tree, src_radius, max_src_radius);
 
   std::vector<std::int64_t> candidates;
-  Polygon overlap;
+  std::vector<Polygon> pieces(kMaxCellVertices);
+  Polygon piece_overlap;
   for (std::int64_t j = 0; j < dst.size(); ++j) {
     const std::int64_t row_begin = w.terms();
     const double area_j = dst.area[static_cast<std::size_t>(j)];
     if (dst.active(j) && dst.vertex_count(j) >= 3 && area_j > 0) {
-      const Polygon cell = dst.polygon(j);
+      const int piece_count = clip_pieces(dst, j, pieces);
       candidates.clear();
       tree.within(dst.centroid[static_cast<std::size_t>(j)], dst_radius[static_cast<std::size_t>(j)] + max_src_radius,
                   candidates);
       double covered = 0;
       for (std::int64_t i : candidates) {
         if (!src.active(i) || src.vertex_count(i) < 3) continue;
-        clip_polygon(src.polygon(i), cell, overlap);
-        const double a = signed_area(overlap);
+        const Polygon subject = src.polygon(i);
+        double a = 0;
+        Vec3 position;
+        for (int p = 0; p < piece_count; ++p) {
+          clip_polygon(subject, pieces[static_cast<std::size_t>(p)], piece_overlap);
+          a += signed_area(piece_overlap);
+          if (options.order == 2) position = position + position_integral(piece_overlap);
+        }
         if (!(a > kSliver * area_j)) continue;
         covered += a;
         const double scale = options.quantity ? a / src.area[static_cast<std::size_t>(i)] : a / area_j;
@@ -133,7 +166,7 @@ ConservativeWeights conservative_weights(const CellPolygons& src, const CellPoly
         }
         // Order 2: f_i + grad_i . (barycentre of the overlap - centroid_i);
         // the gradient is tangent at the centroid, so the centroid drops out.
-        const Vec3 mean_position = (1.0 / a) * position_integral(overlap);
+        const Vec3 mean_position = (1.0 / a) * position;
         double own = scale;
         for (std::int64_t n = grad.start[static_cast<std::size_t>(i)]; n < grad.start[static_cast<std::size_t>(i + 1)];
              ++n) {
