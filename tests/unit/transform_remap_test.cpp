@@ -239,6 +239,18 @@ TEST(ApplyWeights, SkipsMissingValuesAndRenormalises) {
   EXPECT_THROW(weights_from_triplets(3, 2, std::vector<WeightTriplet>{{2, 0, 1.0}}), RemapError);
 }
 
+TEST(ApplyWeights, Float32FieldsSumInDouble) {
+  const RectilinearDomain src = regular(72, 36), dst = regular(50, 25, 3.3);
+  const RemapWeights w = conservative_weights(src.cells, dst.cells, {1, true, false}).weights;
+  const std::vector<double> x = at_centroids(src.cells);
+  const std::vector<float> xf(x.begin(), x.end());
+  std::vector<double> y(static_cast<std::size_t>(w.n_dst));
+  std::vector<float> yf(y.size());
+  apply_weights(w, std::span<const double>(x), std::span<double>(y), -1);
+  apply_weights(w, std::span<const float>(xf), std::span<float>(yf), -1.0f);
+  for (std::size_t j = 0; j < y.size(); ++j) ASSERT_NEAR(yf[j], y[j], 4e-7 * std::abs(y[j])) << j;
+}
+
 TEST(Nearest, MatchesABruteForceSearch) {
   const RectilinearDomain src = regular(37, 23, 1.3);
   std::vector<double> slon, slat;

@@ -126,6 +126,19 @@ TEST(VerticalInterpolation, MissingLevelsAreSkipped) {
   EXPECT_GE(filled, 1);
 }
 
+TEST(VerticalInterpolation, TargetsMayDifferPerColumn) {
+  const Case k;
+  auto f = [](double p) { return 300.0 - 0.0008 * p; };
+  std::vector<double> targets;  // target level t of column c: 80000 - 5000 t - 1000 c
+  for (int t = 0; t < 3; ++t)
+    for (int c = 0; c < k.columns; ++c) targets.push_back(80000.0 - 5000.0 * t - 1000.0 * c);
+  VerticalInterpolator v(k.columns, k.levels, 3, {});
+  v.set_coordinate(k.p, targets);
+  std::vector<double> out(targets.size());
+  v.apply(k.profile(f), out);
+  for (std::size_t at = 0; at < targets.size(); ++at) EXPECT_NEAR(out[at], f(targets[at]), 1e-10);
+}
+
 TEST(VerticalInterpolation, RefusesBadOrderAndSizes) {
   EXPECT_THROW(VerticalInterpolator(4, 10, 3, {.order = 3}), VerticalError);
   VerticalInterpolator v(4, 10, 3, {});
