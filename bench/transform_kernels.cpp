@@ -79,7 +79,7 @@ int main(int argc, char** argv) {
   const std::int64_t heap_before = heap_live.load();
   heap_peak = heap_before;
   auto t0 = Clock::now();
-  const remap::RemapWeights w = remap::conservative_weights(src, dst.cells, {1, true, false}).weights;
+  const remap::RemapWeights w = remap::conservative_weights(src, dst.cells, {.order = 1, .renormalize = true}).weights;
   const double weights_s = seconds(t0);
   const std::int64_t heap_added = heap_peak.load() - heap_before;  // the result's CSR included
 

@@ -143,7 +143,7 @@ TEST(Conservative, Order1PreservesTheAreaIntegral) {
   const RectilinearDomain dst = regular(97, 61, 13.7);  // about 3.7 x 2.95 degrees, shifted
   const std::vector<double> x = at_centroids(src.cells);
   for (bool renormalize : {false, true}) {
-    const ConservativeWeights w = conservative_weights(src.cells, dst.cells, {1, renormalize, false});
+    const ConservativeWeights w = conservative_weights(src.cells, dst.cells, {.order = 1, .renormalize = renormalize});
     std::vector<double> y(static_cast<std::size_t>(w.weights.n_dst));
     apply_weights(w.weights, std::span<const double>(x), std::span<double>(y), -1);
     double in = 0, out = 0;
@@ -161,7 +161,7 @@ TEST(Conservative, ReducedGaussianSourceAndTargetConserve) {
     const CellPolygons& src = gaussian_source ? o32 : r.cells;
     const CellPolygons& dst = gaussian_source ? r.cells : o32;
     const std::vector<double> x = at_centroids(src);
-    const ConservativeWeights w = conservative_weights(src, dst, {1, true, false});
+    const ConservativeWeights w = conservative_weights(src, dst, {.order = 1, .renormalize = true});
     std::vector<double> y(static_cast<std::size_t>(w.weights.n_dst));
     apply_weights(w.weights, std::span<const double>(x), std::span<double>(y), -1);
     double in = 0, out = 0;
@@ -178,13 +178,34 @@ TEST(Conservative, QuantityWeightsConserveSums) {
   // quantity: the field is per cell (a mass), so the sums agree.
   const RectilinearDomain src = regular(72, 36), dst = regular(50, 25, 3.3);
   const std::vector<double> x = at_centroids(src.cells);
-  const ConservativeWeights w = conservative_weights(src.cells, dst.cells, {1, false, true});
+  const ConservativeWeights w = conservative_weights(src.cells, dst.cells, {.order = 1, .quantity = true});
   std::vector<double> y(static_cast<std::size_t>(w.weights.n_dst));
   apply_weights(w.weights, std::span<const double>(x), std::span<double>(y), -1);
   double in = 0, out = 0;
   for (double v : x) in += v;
   for (double v : y) out += v;
   EXPECT_NEAR(out / in, 1.0, 1e-12);
+}
+
+TEST(Conservative, GivenAreasAreConservedAsXiosUseArea) {
+  // Model areas that differ from the exact ones by up to 10 %: the remapped
+  // field conserves the integral measured with them.
+  const RectilinearDomain src = regular(72, 36), dst = regular(50, 25, 3.3);
+  std::vector<double> gs(src.cells.area), gd(dst.cells.area);
+  for (std::size_t k = 0; k < gs.size(); ++k) gs[k] *= 1 + 0.1 * std::sin(0.37 * static_cast<double>(k));
+  for (std::size_t k = 0; k < gd.size(); ++k) gd[k] *= 1 + 0.1 * std::cos(0.91 * static_cast<double>(k));
+  const std::vector<double> x = at_centroids(src.cells);
+  ConservativeOptions o;
+  o.src_given_area = gs, o.dst_given_area = gd;
+  const ConservativeWeights w = conservative_weights(src.cells, dst.cells, o);
+  std::vector<double> y(static_cast<std::size_t>(w.weights.n_dst));
+  apply_weights(w.weights, std::span<const double>(x), std::span<double>(y), -1);
+  double in = 0, out = 0;
+  for (std::size_t i = 0; i < x.size(); ++i) in += gs[i] * x[i];
+  for (std::size_t j = 0; j < y.size(); ++j) out += gd[j] * y[j];
+  EXPECT_NEAR(out / in, 1.0, 1e-12);
+  gs[3] = -1;
+  EXPECT_THROW(conservative_weights(src.cells, dst.cells, o), RemapError);
 }
 
 TEST(Conservative, Order2BeatsOrder1OnASmoothField) {
@@ -194,7 +215,7 @@ TEST(Conservative, Order2BeatsOrder1OnASmoothField) {
   double error[2] = {0, 0}, integral[2] = {0, 0}, in = 0;
   for (std::size_t i = 0; i < x.size(); ++i) in += src.cells.area[i] * x[i];
   for (int order : {1, 2}) {
-    const ConservativeWeights w = conservative_weights(src.cells, dst.cells, {order, false, false});
+    const ConservativeWeights w = conservative_weights(src.cells, dst.cells, {.order = order});
     std::vector<double> y(static_cast<std::size_t>(w.weights.n_dst));
     apply_weights(w.weights, std::span<const double>(x), std::span<double>(y), -1);
     for (std::size_t j = 0; j < y.size(); ++j) {
@@ -212,7 +233,7 @@ TEST(Conservative, MaskedSourcesAreLeftOutAndRenormalised) {
   src.cells.mask.assign(static_cast<std::size_t>(src.cells.size()), 1);
   for (std::size_t k = 0; k < src.cells.mask.size(); k += 3) src.cells.mask[k] = 0;
   const std::vector<double> x(static_cast<std::size_t>(src.cells.size()), 7.5);
-  const ConservativeWeights w = conservative_weights(src.cells, dst.cells, {1, true, false});
+  const ConservativeWeights w = conservative_weights(src.cells, dst.cells, {.order = 1, .renormalize = true});
   std::vector<double> y(static_cast<std::size_t>(w.weights.n_dst));
   apply_weights(w.weights, std::span<const double>(x), std::span<double>(y), -1);
   for (double v : y) ASSERT_NEAR(v, 7.5, 1e-13);  // a constant stays constant on any overlap
@@ -221,7 +242,7 @@ TEST(Conservative, MaskedSourcesAreLeftOutAndRenormalised) {
 
 TEST(Conservative, RefusesOrder3) {
   const RectilinearDomain d = regular(4, 2);
-  EXPECT_THROW(conservative_weights(d.cells, d.cells, {3, false, false}), RemapError);
+  EXPECT_THROW(conservative_weights(d.cells, d.cells, {.order = 3}), RemapError);
 }
 
 TEST(ApplyWeights, SkipsMissingValuesAndRenormalises) {
@@ -241,7 +262,7 @@ TEST(ApplyWeights, SkipsMissingValuesAndRenormalises) {
 
 TEST(ApplyWeights, Float32FieldsSumInDouble) {
   const RectilinearDomain src = regular(72, 36), dst = regular(50, 25, 3.3);
-  const RemapWeights w = conservative_weights(src.cells, dst.cells, {1, true, false}).weights;
+  const RemapWeights w = conservative_weights(src.cells, dst.cells, {.order = 1, .renormalize = true}).weights;
   const std::vector<double> x = at_centroids(src.cells);
   const std::vector<float> xf(x.begin(), x.end());
   std::vector<double> y(static_cast<std::size_t>(w.n_dst));
@@ -274,7 +295,7 @@ TEST(Nearest, MatchesABruteForceSearch) {
 
 TEST(WeightFiles, XiosLayoutRoundTrips) {
   const RectilinearDomain src = regular(36, 18), dst = regular(20, 10, 2);
-  const RemapWeights w = conservative_weights(src.cells, dst.cells, {1, true, false}).weights;
+  const RemapWeights w = conservative_weights(src.cells, dst.cells, {.order = 1, .renormalize = true}).weights;
   const auto dir = std::filesystem::temp_directory_path();
   for (bool one_based : {true, false}) {
     const std::string path = (dir / ("foehn_remap_xios_" + std::to_string(one_based) + ".nc")).string();

@@ -122,6 +122,18 @@ ConservativeWeights conservative_weights(const CellPolygons& src, const CellPoly
                                          const ConservativeOptions& options) {
   if (options.order != 1 && options.order != 2)
     throw RemapError("conservative remapping: order " + std::to_string(options.order) + " is not supported (1 or 2)");
+  auto check_given = [](std::span<const double> given, const CellPolygons& c, const char* side) {
+    if (given.empty()) return;
+    if (static_cast<std::int64_t>(given.size()) != c.size())
+      throw RemapError(std::string("conservative remapping: ") + side + " has " + std::to_string(c.size()) +
+                       " cells but " + std::to_string(given.size()) + " given areas (use_area)");
+    for (std::size_t k = 0; k < given.size(); ++k)
+      if (!(given[k] > 0) && c.active(static_cast<std::int64_t>(k)))
+        throw RemapError(std::string("conservative remapping: ") + side + " cell " + std::to_string(k) +
+                         " has a given area of " + std::to_string(given[k]) + " (use_area needs positive areas)");
+  };
+  check_given(options.src_given_area, src, "the source");
+  check_given(options.dst_given_area, dst, "the target");
   ConservativeWeights out;
   RemapWeights& w = out.weights;
   w.n_src = src.size();
@@ -159,7 +171,10 @@ ConservativeWeights conservative_weights(const CellPolygons& src, const CellPoly
         }
         if (!(a > kSliver * area_j)) continue;
         covered += a;
-        const double scale = options.quantity ? a / src.area[static_cast<std::size_t>(i)] : a / area_j;
+        const auto ui = static_cast<std::size_t>(i), uj = static_cast<std::size_t>(j);
+        double scale = options.quantity ? a / src.area[ui] : a / area_j;
+        if (!options.quantity && !options.src_given_area.empty()) scale *= options.src_given_area[ui] / src.area[ui];
+        if (!options.quantity && !options.dst_given_area.empty()) scale *= area_j / options.dst_given_area[uj];
         if (options.order == 1) {
           add_term(w, row_begin, i, scale);
           continue;
@@ -178,10 +193,10 @@ ConservativeWeights conservative_weights(const CellPolygons& src, const CellPoly
       }
       out.dst_fraction[static_cast<std::size_t>(j)] = covered / area_j;
       if (options.renormalize && covered > 0) {
-        const double row_sum = options.quantity ? 0 : covered / area_j;
-        double sum = row_sum;
-        if (options.quantity)
-          for (std::int64_t k = row_begin; k < w.terms(); ++k) sum += w.weight[static_cast<std::size_t>(k)];
+        // Order 2's gradient terms of an overlap sum to zero: the row's sum
+        // is that of its order-1 weights.
+        double sum = 0;
+        for (std::int64_t k = row_begin; k < w.terms(); ++k) sum += w.weight[static_cast<std::size_t>(k)];
         for (std::int64_t k = row_begin; k < w.terms(); ++k) w.weight[static_cast<std::size_t>(k)] /= sum;
       }
     }

@@ -7,6 +7,9 @@
 //   quantity=true (extensive):      a_ij / A_i
 //   renormalize=true: each row divided by its sum, so a target partly
 //   covered by (unmasked) sources gets their mean (SCRIP "fracarea").
+//   use_area (the model's own cell areas, XIOS's area / radius^2): the
+//   default weight becomes a_ij G_i / (A_i G_j) with G the given areas,
+//   so that sum_j G_j y_j = sum_i G_i x_i on full coverage.
 // Order 2 adds to each overlap the source's gradient (least squares over
 // the cells that share a vertex with it) times the offset of the overlap's
 // barycentre: exact for fields linear on the sphere, and still conservative.
@@ -15,6 +18,7 @@
 // finds the candidates of each target cell, which are clipped exactly.
 #pragma once
 
+#include <span>
 #include <vector>
 
 #include "transform/remap/cell_polygons.h"
@@ -26,6 +30,8 @@ struct ConservativeOptions {
   int order = 1;  // 1 or 2
   bool renormalize = false;
   bool quantity = false;
+  // Given cell areas in steradians (XIOS use_area="true"); empty: computed.
+  std::span<const double> src_given_area{}, dst_given_area{};
 };
 
 struct ConservativeWeights {
@@ -35,7 +41,7 @@ struct ConservativeWeights {
 
 // Masked cells (CellPolygons::mask) take no part: a masked source gives no
 // weight, a masked target gets no row terms. Throws RemapError for an order
-// other than 1 or 2.
+// other than 1 or 2, or given areas that are not one positive value per cell.
 ConservativeWeights conservative_weights(const CellPolygons& src, const CellPolygons& dst,
                                          const ConservativeOptions& options);
 

@@ -81,7 +81,9 @@ int main(int argc, char** argv) {
       if (method == "nearest") {
         w = remap::nearest_weights(s.lon, s.lat, s.cells.mask, d.lon, d.lat, d.cells.mask);
       } else {
-        w = remap::conservative_weights(s.cells, d.cells, {order, renormalize, quantity}).weights;
+        w = remap::conservative_weights(s.cells, d.cells,
+                                        {.order = order, .renormalize = renormalize, .quantity = quantity})
+                .weights;
       }
       const double seconds_weights = seconds_since(t1);
       const long rss = peak_rss_kib();
