@@ -116,90 +116,117 @@ void add_term(RemapWeights& w, std::int64_t row_begin, std::int64_t source, doub
   w.weight.push_back(value);
 }
 
+void check_given_areas(std::span<const double> given, const CellPolygons& c, const char* side) {
+  if (given.empty()) return;
+  if (static_cast<std::int64_t>(given.size()) != c.size())
+    throw RemapError(std::string("conservative remapping: ") + side + " has " + std::to_string(c.size()) +
+                     " cells but " + std::to_string(given.size()) + " given areas (use_area)");
+  for (std::size_t k = 0; k < given.size(); ++k)
+    if (!(given[k] > 0) && c.active(static_cast<std::int64_t>(k)))
+      throw RemapError(std::string("conservative remapping: ") + side + " cell " + std::to_string(k) +
+                       " has a given area of " + std::to_string(given[k]) + " (use_area needs positive areas)");
+}
+
+// The rows of the weight matrix, one target cell at a time, with the
+// search structures and scratch space built once.
+class RowBuilder {
+ public:
+  RowBuilder(const CellPolygons& src, const CellPolygons& dst, const ConservativeOptions& options)
+      : src_(src), dst_(dst), options_(options), tree_(src.centroid), pieces_(kMaxCellVertices) {
+    src_radius_ = cell_radii(src);
+    dst_radius_ = cell_radii(dst);
+    max_src_radius_ = src_radius_.empty() ? 0 : *std::max_element(src_radius_.begin(), src_radius_.end());
+    if (options.order == 2) grad_ = gradient_stencils(src, tree_, src_radius_, max_src_radius_);
+  }
+
+  // Appends the terms of target j to w; returns the area of j covered.
+  double add_row(std::int64_t j, RemapWeights& w) {
+    const std::int64_t row_begin = w.terms();
+    const double area_j = dst_.area[static_cast<std::size_t>(j)];
+    if (!dst_.active(j) || dst_.vertex_count(j) < 3 || !(area_j > 0)) return 0;
+    const int piece_count = clip_pieces(dst_, j, pieces_);
+    candidates_.clear();
+    tree_.within(dst_.centroid[static_cast<std::size_t>(j)], dst_radius_[static_cast<std::size_t>(j)] + max_src_radius_,
+                 candidates_);
+    double covered = 0;
+    for (std::int64_t i : candidates_) {
+      if (!src_.active(i) || src_.vertex_count(i) < 3) continue;
+      const Polygon subject = src_.polygon(i);
+      double a = 0;
+      Vec3 position;
+      for (int p = 0; p < piece_count; ++p) {
+        clip_polygon(subject, pieces_[static_cast<std::size_t>(p)], overlap_);
+        a += signed_area(overlap_);
+        if (options_.order == 2) position = position + position_integral(overlap_);
+      }
+      if (!(a > kSliver * area_j)) continue;
+      covered += a;
+      add_overlap(i, j, a, (1.0 / a) * position, row_begin, w);
+    }
+    if (options_.renormalize && covered > 0) {
+      // Order 2's gradient terms of an overlap sum to zero: the row's sum
+      // is that of its order-1 weights.
+      double sum = 0;
+      for (std::int64_t k = row_begin; k < w.terms(); ++k) sum += w.weight[static_cast<std::size_t>(k)];
+      for (std::int64_t k = row_begin; k < w.terms(); ++k) w.weight[static_cast<std::size_t>(k)] /= sum;
+    }
+    return covered;
+  }
+
+ private:
+  // The terms of the overlap (area a, mean position) of source i and target j.
+  void add_overlap(std::int64_t i, std::int64_t j, double a, Vec3 mean_position, std::int64_t row_begin,
+                   RemapWeights& w) const {
+    const auto ui = static_cast<std::size_t>(i), uj = static_cast<std::size_t>(j);
+    const double area_j = dst_.area[uj];
+    double scale = options_.quantity ? a / src_.area[ui] : a / area_j;
+    if (!options_.quantity && !options_.src_given_area.empty()) scale *= options_.src_given_area[ui] / src_.area[ui];
+    if (!options_.quantity && !options_.dst_given_area.empty()) scale *= area_j / options_.dst_given_area[uj];
+    if (options_.order == 1) {
+      add_term(w, row_begin, i, scale);
+      return;
+    }
+    // Order 2: f_i + grad_i . (barycentre of the overlap - centroid_i); the
+    // gradient is tangent at the centroid, so the centroid drops out.
+    double own = scale;
+    for (std::int64_t n = grad_.start[ui]; n < grad_.start[ui + 1]; ++n) {
+      const double c = scale * dot(grad_.coef[static_cast<std::size_t>(n)], mean_position);
+      add_term(w, row_begin, grad_.neighbour[static_cast<std::size_t>(n)], c);
+      own -= c;
+    }
+    add_term(w, row_begin, i, own);
+  }
+
+  const CellPolygons& src_;
+  const CellPolygons& dst_;
+  const ConservativeOptions& options_;
+  KdTree tree_;
+  std::vector<double> src_radius_, dst_radius_;
+  double max_src_radius_ = 0;
+  GradientStencils grad_;
+  std::vector<std::int64_t> candidates_;
+  std::vector<Polygon> pieces_;
+  Polygon overlap_;
+};
+
 }  // namespace
 
 ConservativeWeights conservative_weights(const CellPolygons& src, const CellPolygons& dst,
                                          const ConservativeOptions& options) {
   if (options.order != 1 && options.order != 2)
     throw RemapError("conservative remapping: order " + std::to_string(options.order) + " is not supported (1 or 2)");
-  auto check_given = [](std::span<const double> given, const CellPolygons& c, const char* side) {
-    if (given.empty()) return;
-    if (static_cast<std::int64_t>(given.size()) != c.size())
-      throw RemapError(std::string("conservative remapping: ") + side + " has " + std::to_string(c.size()) +
-                       " cells but " + std::to_string(given.size()) + " given areas (use_area)");
-    for (std::size_t k = 0; k < given.size(); ++k)
-      if (!(given[k] > 0) && c.active(static_cast<std::int64_t>(k)))
-        throw RemapError(std::string("conservative remapping: ") + side + " cell " + std::to_string(k) +
-                         " has a given area of " + std::to_string(given[k]) + " (use_area needs positive areas)");
-  };
-  check_given(options.src_given_area, src, "the source");
-  check_given(options.dst_given_area, dst, "the target");
+  check_given_areas(options.src_given_area, src, "the source");
+  check_given_areas(options.dst_given_area, dst, "the target");
   ConservativeWeights out;
   RemapWeights& w = out.weights;
   w.n_src = src.size();
   w.n_dst = dst.size();
   w.row_start.reserve(static_cast<std::size_t>(dst.size() + 1));
   out.dst_fraction.assign(static_cast<std::size_t>(dst.size()), 0.0);
-
-  const KdTree tree(src.centroid);
-  const std::vector<double> src_radius = cell_radii(src), dst_radius = cell_radii(dst);
-  const double max_src_radius = src_radius.empty() ? 0 : *std::max_element(src_radius.begin(), src_radius.end());
-  GradientStencils grad;
-  if (options.order == 2) grad = gradient_stencils(src, tree, src_radius, max_src_radius);
-
-  std::vector<std::int64_t> candidates;
-  std::vector<Polygon> pieces(kMaxCellVertices);
-  Polygon piece_overlap;
+  RowBuilder rows(src, dst, options);
   for (std::int64_t j = 0; j < dst.size(); ++j) {
-    const std::int64_t row_begin = w.terms();
-    const double area_j = dst.area[static_cast<std::size_t>(j)];
-    if (dst.active(j) && dst.vertex_count(j) >= 3 && area_j > 0) {
-      const int piece_count = clip_pieces(dst, j, pieces);
-      candidates.clear();
-      tree.within(dst.centroid[static_cast<std::size_t>(j)], dst_radius[static_cast<std::size_t>(j)] + max_src_radius,
-                  candidates);
-      double covered = 0;
-      for (std::int64_t i : candidates) {
-        if (!src.active(i) || src.vertex_count(i) < 3) continue;
-        const Polygon subject = src.polygon(i);
-        double a = 0;
-        Vec3 position;
-        for (int p = 0; p < piece_count; ++p) {
-          clip_polygon(subject, pieces[static_cast<std::size_t>(p)], piece_overlap);
-          a += signed_area(piece_overlap);
-          if (options.order == 2) position = position + position_integral(piece_overlap);
-        }
-        if (!(a > kSliver * area_j)) continue;
-        covered += a;
-        const auto ui = static_cast<std::size_t>(i), uj = static_cast<std::size_t>(j);
-        double scale = options.quantity ? a / src.area[ui] : a / area_j;
-        if (!options.quantity && !options.src_given_area.empty()) scale *= options.src_given_area[ui] / src.area[ui];
-        if (!options.quantity && !options.dst_given_area.empty()) scale *= area_j / options.dst_given_area[uj];
-        if (options.order == 1) {
-          add_term(w, row_begin, i, scale);
-          continue;
-        }
-        // Order 2: f_i + grad_i . (barycentre of the overlap - centroid_i);
-        // the gradient is tangent at the centroid, so the centroid drops out.
-        const Vec3 mean_position = (1.0 / a) * position;
-        double own = scale;
-        for (std::int64_t n = grad.start[static_cast<std::size_t>(i)]; n < grad.start[static_cast<std::size_t>(i + 1)];
-             ++n) {
-          const double c = scale * dot(grad.coef[static_cast<std::size_t>(n)], mean_position);
-          add_term(w, row_begin, grad.neighbour[static_cast<std::size_t>(n)], c);
-          own -= c;
-        }
-        add_term(w, row_begin, i, own);
-      }
-      out.dst_fraction[static_cast<std::size_t>(j)] = covered / area_j;
-      if (options.renormalize && covered > 0) {
-        // Order 2's gradient terms of an overlap sum to zero: the row's sum
-        // is that of its order-1 weights.
-        double sum = 0;
-        for (std::int64_t k = row_begin; k < w.terms(); ++k) sum += w.weight[static_cast<std::size_t>(k)];
-        for (std::int64_t k = row_begin; k < w.terms(); ++k) w.weight[static_cast<std::size_t>(k)] /= sum;
-      }
-    }
+    const double covered = rows.add_row(j, w);
+    if (covered > 0) out.dst_fraction[static_cast<std::size_t>(j)] = covered / dst.area[static_cast<std::size_t>(j)];
     w.row_start.push_back(w.terms());
   }
   return out;
