@@ -8,8 +8,10 @@
 // order 2 one more level on the side of the nearer of the two. Columns may
 // run in either direction; levels whose coordinate is missing (NaN or the
 // missing value) are skipped. Targets outside a column's range get the fill
-// value, or with extrapolate the end stencil's polynomial. A stencil that
-// touches a missing data value gives the fill value.
+// value, or with extrapolate the end stencil's polynomial (XIOS's default
+// with coordinate fields is extrapolate="true"; the caller decides). A
+// level whose data value is missing is skipped too, as XIOS does: such a
+// point (rare) is recomputed from the column's valid levels.
 //
 // Layout: level-major, column fastest (XIOS's [domain, axis] grids): value
 // (level l, column c) is at l * columns + c. set_coordinate builds the
@@ -48,13 +50,23 @@ class VerticalInterpolator {
   // levels, either target_levels values shared by all columns or
   // target_levels x columns. Throws VerticalError on wrong sizes.
   void set_coordinate(std::span<const double> source, std::span<const double> target);
-  // in: source_levels x columns; out: target_levels x columns.
+  // in: source_levels x columns; out: target_levels x columns. Uses
+  // scratch space of the object: one apply at a time per object.
   void apply(std::span<const double> in, std::span<double> out) const;
 
   std::int64_t columns() const { return columns_; }
 
  private:
-  void build_column(std::int64_t c, std::span<const double> source, std::span<const double> target, bool shared);
+  bool missing(double v) const;
+  bool usable_coordinate(double x) const;
+  // Fills the scratch with column c's usable levels (with data: only those
+  // whose value is not missing), sorted by coordinate.
+  void gather_column(std::int64_t c, const double* data) const;
+  // The stencil of target coordinate `raw` in the gathered column: the
+  // number of levels (0: none), their indices and Lagrange weights.
+  int stencil(double raw, std::int32_t* level, double* weight) const;
+  void build_column(std::int64_t c);
+  double interpolate_skipping_missing(std::int64_t c, std::int64_t t, const double* in) const;
   int points() const { return options_.order + 1; }
 
   std::int64_t columns_, source_levels_, target_levels_;
@@ -63,9 +75,11 @@ class VerticalInterpolator {
   // (-1: no value, the fill) and its weight.
   std::vector<std::int32_t> level_;
   std::vector<double> weight_;
+  // The coordinates of the last set_coordinate (targets per column).
+  std::vector<double> coordinate_, target_;
   // Scratch of one column: valid levels sorted by increasing coordinate.
-  std::vector<double> sorted_coordinate_;
-  std::vector<std::int32_t> sorted_level_;
+  mutable std::vector<double> sorted_coordinate_;
+  mutable std::vector<std::int32_t> sorted_level_;
 };
 
 }  // namespace foehn::transform::vertical
