@@ -293,6 +293,17 @@ TEST(Nearest, MatchesABruteForceSearch) {
   }
 }
 
+TEST(Nearest, MaskedPointsAreLeftOut) {
+  // Sources at longitudes 0, 10, 20 on the equator; the one at 10 masked.
+  const std::vector<double> slon = {0, 10, 20}, slat = {0, 0, 0};
+  const std::vector<std::uint8_t> smask = {1, 0, 1};
+  const std::vector<double> dlon = {9, 11, 3}, dlat = {0, 0, 0};
+  const std::vector<std::uint8_t> dmask = {1, 1, 0};
+  const RemapWeights w = nearest_weights(slon, slat, smask, dlon, dlat, dmask);
+  EXPECT_EQ(w.row_start, (std::vector<std::int64_t>{0, 1, 2, 2}));
+  EXPECT_EQ(w.src, (std::vector<std::int32_t>{0, 2}));
+}
+
 TEST(WeightFiles, XiosLayoutRoundTrips) {
   const RectilinearDomain src = regular(36, 18), dst = regular(20, 10, 2);
   const RemapWeights w = conservative_weights(src.cells, dst.cells, {.order = 1, .renormalize = true}).weights;
