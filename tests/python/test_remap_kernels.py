@@ -180,6 +180,23 @@ def test_nearest_matches_brute_force(tmp_path):
     np.testing.assert_array_equal(read(tmp_path / "out.nc"), expected)
 
 
+def write_rectilinear(path, step):
+    """A global lat-lon field of `step`-degree cells as a CF rectilinear
+    file (1-D lon and lat with bounds); returns the field (lat, lon)."""
+    lon = np.arange(0, 360, step) + step / 2
+    lat = np.arange(-90, 90, step) + step / 2
+    with netCDF4.Dataset(path, "w") as nc:
+        nc.createDimension("lon", lon.size), nc.createDimension("lat", lat.size), nc.createDimension("bnds", 2)
+        for name, values, units in (("lon", lon, "degrees_east"), ("lat", lat, "degrees_north")):
+            v = nc.createVariable(name, "f8", (name,))
+            v[:], v.units, v.bounds = values, units, f"{name}_bnds"
+            nc.createVariable(f"{name}_bnds", "f8", (name, "bnds"))[:] = np.stack([values - step / 2,
+                                                                                   values + step / 2], 1)
+        field = smooth(*np.meshgrid(lon, lat))
+        nc.createVariable("f", "f8", ("lat", "lon"))[:] = field
+    return field
+
+
 def test_rectilinear_source_against_cdo_remapcon(tmp_path):
     """A 4-degree lat-lon source given to cdo as a rectilinear grid: cdo
     bounds its cells by latitude circles, foehn (as XIOS) by great circles.
@@ -191,19 +208,9 @@ def test_rectilinear_source_against_cdo_remapcon(tmp_path):
     meets at most two source edges: |foehn - cdo| <= 2 (dlon^2/16) / H *
     (largest difference between north-south neighbours)."""
     step = 4.0
-    lon = np.arange(0, 360, step) + step / 2
-    lat = np.arange(-90, 90, step) + step / 2
     # The target: 5-degree cells with great-circle edges, convex, as unstructured.
     src, dst = tmp_path / "rect.nc", tmp_path / "r5.nc"
-    with netCDF4.Dataset(src, "w") as nc:
-        nc.createDimension("lon", lon.size), nc.createDimension("lat", lat.size), nc.createDimension("bnds", 2)
-        for name, values, units in (("lon", lon, "degrees_east"), ("lat", lat, "degrees_north")):
-            v = nc.createVariable(name, "f8", (name,))
-            v[:], v.units, v.bounds = values, units, f"{name}_bnds"
-            nc.createVariable(f"{name}_bnds", "f8", (name, "bnds"))[:] = np.stack([values - step / 2,
-                                                                                   values + step / 2], 1)
-        field = smooth(*np.meshgrid(lon, lat))
-        nc.createVariable("f", "f8", ("lat", "lon"))[:] = field
+    field = write_rectilinear(src, step)
     grid_with_field(dst, "regular:72x36")
     run("cdo", "-s", f"remapcon,{dst}", src, tmp_path / "out_cdo.nc")
     driver("weights", "--src", src, "--dst", dst, "--out", tmp_path / "w.nc", "--renormalize")
@@ -302,3 +309,16 @@ def test_order2_beats_order1_on_a_gaussian_source(tmp_path):
         errors[order] = np.max(np.abs(y - exact))
         assert abs(np.sum(a_dst * y) / integral - 1) < 1e-10
     assert errors[2] < 0.5 * errors[1], errors
+
+
+def test_cdo_bilinear_weights_read_by_foehn_equal_cdo_remap(tmp_path):
+    """SCRIP files of other methods read alike: cdo genbil weights (a
+    rectilinear source onto O24) applied by foehn equal cdo's remap with
+    them, to rounding."""
+    src, dst = tmp_path / "rect.nc", tmp_path / "o24.nc"
+    write_rectilinear(src, 4.0)
+    grid_with_field(dst, "octahedral:24")
+    run("cdo", "-s", f"genbil,{dst}", src, tmp_path / "w_bil.nc")
+    run("cdo", "-s", f"remap,{dst},{tmp_path / 'w_bil.nc'}", src, tmp_path / "out_cdo.nc")
+    driver("apply", "--weights", tmp_path / "w_bil.nc", "--in", src, "--out", tmp_path / "out.nc")
+    np.testing.assert_allclose(read(tmp_path / "out.nc"), read(tmp_path / "out_cdo.nc"), rtol=4e-15, atol=0)
