@@ -9,7 +9,9 @@
 //             memory): bytes moved = CSR + x + y per record
 //   vertical  --levels source levels -> --targets pressure levels over the
 //             target grid's columns, order 1, per record: bytes moved =
-//             source values + target values + stencils (12 bytes per point)
+//             per target value, itself (8), and per stencil point its level
+//             and weight (12) and the source value it reads (8); source
+//             levels no stencil touches are not counted
 // A kernel's "fraction of the bound" is the time the triad's bandwidth
 // needs for its bytes over the time it took.
 #include <malloc.h>
@@ -103,8 +105,7 @@ int main(int argc, char** argv) {
   // The triad over as many bytes as one apply run moves, at least 64 MiB.
   const double apply_bytes =
       static_cast<double>(nrec) * (static_cast<double>(w.bytes()) + 8.0 * static_cast<double>(n_src + n_dst));
-  const double vertical_bytes =
-      8.0 * static_cast<double>((lv + tv) * columns) + 12.0 * static_cast<double>(2 * tv * columns);
+  const double vertical_bytes = static_cast<double>(tv * columns) * (8.0 + 2 * (12.0 + 8.0));
   const std::size_t tn = std::max<std::size_t>(static_cast<std::size_t>(apply_bytes / 24), (64u << 20) / 24);
   std::vector<double> ta(tn), tb(tn, 1.0), tc(tn, 2.0);
   std::vector<double> t_triad, t_apply, t_vertical;
