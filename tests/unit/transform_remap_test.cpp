@@ -138,6 +138,16 @@ TEST(CellPolygons, GenerateRectilinearDomainFollowsXios) {
   EXPECT_EQ(d.bounds_lat[2], 10);
 }
 
+TEST(CellPolygons, RefusesCornersOffTheSphere) {
+  const std::vector<double> lon = {0, 1, 1, 0}, lat = {0, 0, 1, std::nan("")};
+  EXPECT_THROW(cells_from_bounds(lon, lat, 4), RemapError);
+  const std::vector<double> beyond = {0, 0, 1, 91};
+  EXPECT_THROW(cells_from_bounds(lon, beyond, 4), RemapError);
+  EXPECT_THROW(nearest_weights(std::vector<double>{0}, std::vector<double>{95}, {}, std::vector<double>{0},
+                               std::vector<double>{0}, {}),
+               RemapError);
+}
+
 TEST(Conservative, Order1PreservesTheAreaIntegral) {
   const RectilinearDomain src = regular(180, 90);       // 2 degrees
   const RectilinearDomain dst = regular(97, 61, 13.7);  // about 3.7 x 2.95 degrees, shifted

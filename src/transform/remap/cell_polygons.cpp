@@ -21,6 +21,10 @@ void CellPolygons::add_cell(std::span<const double> lon_deg, std::span<const dou
   p.n = static_cast<int>(lon_deg.size());
   for (int k = 0; k < p.n; ++k) {
     const auto u = static_cast<std::size_t>(k);
+    if (!std::isfinite(lon_deg[u]) || !(std::abs(lat_deg[u]) <= 90.0))
+      throw RemapError("cell " + std::to_string(size()) + ": corner " + std::to_string(k) + " at longitude " +
+                       std::to_string(lon_deg[u]) + ", latitude " + std::to_string(lat_deg[u]) +
+                       " is not a point of the sphere (a missing bound?)");
     p.v[u] = unit_vector(lon_deg[u], lat_deg[u]);
   }
   Vec3 centre;

@@ -37,7 +37,8 @@ struct CellPolygons {
   bool active(std::int64_t k) const { return mask.empty() || mask[static_cast<std::size_t>(k)] != 0; }
   Polygon polygon(std::int64_t k) const;
   // Appends one cell given by its corners in degrees (repeats dropped,
-  // orientation fixed); the area and centroid are computed here.
+  // orientation fixed); the area and centroid are computed here. Throws
+  // RemapError for a corner that is not finite or beyond the poles.
   void add_cell(std::span<const double> lon_deg, std::span<const double> lat_deg);
 };
 

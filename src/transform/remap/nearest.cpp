@@ -1,5 +1,6 @@
 #include "transform/remap/nearest.h"
 
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -20,8 +21,16 @@ RemapWeights nearest_weights(std::span<const double> src_lon, std::span<const do
                      std::to_string(dst_lat.size()) + "/" + std::to_string(dst_mask.size()) + ")");
   std::vector<Vec3> points;
   std::vector<std::int64_t> source_of;  // tree point -> source index (masked sources left out)
+  auto check = [](double lon, double lat, const char* side, std::size_t k) {
+    if (!std::isfinite(lon) || !(std::abs(lat) <= 90.0))
+      throw RemapError(std::string("nearest remapping: ") + side + " point " + std::to_string(k) + " at longitude " +
+                       std::to_string(lon) + ", latitude " + std::to_string(lat) + " is not a point of the sphere");
+  };
+  for (std::size_t j = 0; j < dst_lon.size(); ++j)
+    if (dst_mask.empty() || dst_mask[j]) check(dst_lon[j], dst_lat[j], "target", j);
   for (std::size_t i = 0; i < src_lon.size(); ++i) {
     if (!src_mask.empty() && !src_mask[i]) continue;
+    check(src_lon[i], src_lat[i], "source", i);
     points.push_back(unit_vector(src_lon[i], src_lat[i]));
     source_of.push_back(static_cast<std::int64_t>(i));
   }
