@@ -1,6 +1,7 @@
 #include "transform/remap/conservative.h"
 
 #include <algorithm>
+#include <cmath>
 #include <string>
 
 #include "transform/remap/kd_tree.h"
@@ -17,13 +18,19 @@ constexpr double kSliver = 1e-14;
 constexpr double kSharedVertex = 1e-9;
 
 // Chord radius around each cell's centroid that holds the whole cell.
-std::vector<double> cell_radii(const CellPolygons& c) {
+// Clipping needs cells within a hemisphere: a corner more than 90 degrees
+// from the centroid (chord sqrt 2) is refused.
+std::vector<double> cell_radii(const CellPolygons& c, const char* side) {
   std::vector<double> r(static_cast<std::size_t>(c.size()), 0.0);
   for (std::int64_t k = 0; k < c.size(); ++k)
     for (std::int64_t v = c.start[k]; v < c.start[k + 1]; ++v)
       r[static_cast<std::size_t>(k)] =
           std::max(r[static_cast<std::size_t>(k)],
                    norm(c.vertices[static_cast<std::size_t>(v)] - c.centroid[static_cast<std::size_t>(k)]));
+  for (std::int64_t k = 0; k < c.size(); ++k)
+    if (c.active(k) && r[static_cast<std::size_t>(k)] > std::sqrt(2.0))
+      throw RemapError(std::string("conservative remapping: ") + side + " cell " + std::to_string(k) +
+                       " reaches more than 90 degrees from its centre; cells must lie within a hemisphere");
   return r;
 }
 
@@ -133,8 +140,8 @@ class RowBuilder {
  public:
   RowBuilder(const CellPolygons& src, const CellPolygons& dst, const ConservativeOptions& options)
       : src_(src), dst_(dst), options_(options), tree_(src.centroid), pieces_(kMaxCellVertices) {
-    src_radius_ = cell_radii(src);
-    dst_radius_ = cell_radii(dst);
+    src_radius_ = cell_radii(src, "source");
+    dst_radius_ = cell_radii(dst, "target");
     max_src_radius_ = src_radius_.empty() ? 0 : *std::max_element(src_radius_.begin(), src_radius_.end());
     if (options.order == 2) grad_ = gradient_stencils(src, tree_, src_radius_, max_src_radius_);
   }
