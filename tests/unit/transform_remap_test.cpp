@@ -267,6 +267,17 @@ TEST(ApplyWeights, SkipsMissingValuesAndRenormalises) {
   EXPECT_EQ(y[2], 1e20);
   apply_weights_skipping_missing(w, x, y, -999.0, false, 1e20);
   EXPECT_EQ(y[0], 1.0);
+  // NaN is missing whatever the missing value; float fields alike.
+  const std::vector<double> with_nan = {4.0, std::nan(""), 2.0};
+  apply_weights_skipping_missing(w, with_nan, y, -999.0, true, 1e20);
+  EXPECT_EQ(y[0], 4.0);
+  EXPECT_EQ(y[1], 2.0);
+  const std::vector<float> xf = {4.0f, -999.0f, 8.0f};
+  std::vector<float> yf(3);
+  apply_weights_skipping_missing(w, xf, yf, -999.0, true, 1e20f);
+  EXPECT_EQ(yf[0], 4.0f);
+  EXPECT_EQ(yf[1], 8.0f);
+  EXPECT_EQ(yf[2], 1e20f);
   EXPECT_THROW(weights_from_triplets(3, 2, std::vector<WeightTriplet>{{2, 0, 1.0}}), RemapError);
 }
 

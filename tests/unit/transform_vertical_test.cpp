@@ -129,6 +129,24 @@ TEST(VerticalInterpolation, MissingLevelsAreSkipped) {
   for (std::size_t t = 0; t < k.targets.size(); ++t) EXPECT_EQ(empty[t * k.columns + 4], -5);
 }
 
+TEST(VerticalInterpolation, Float32FieldsWithAMissingValue) {
+  const Case k;
+  auto f = [](double p) { return 250.0 + 0.0005 * p; };
+  std::vector<double> in = k.profile(f);
+  std::vector<float> inf(in.begin(), in.end());
+  inf[static_cast<std::size_t>(8 * k.columns + 1)] = 1e20f;  // a float missing value, not exactly 1e20 as a double
+  VerticalOptions o;
+  o.missing = 1e20;
+  o.fill = -1;
+  VerticalInterpolator v(k.columns, k.levels, static_cast<std::int64_t>(k.targets.size()), o);
+  v.set_coordinate(k.p, k.targets);
+  std::vector<float> out(k.targets.size() * static_cast<std::size_t>(k.columns));
+  v.apply(inf, out);
+  for (std::size_t t = 0; t < k.targets.size(); ++t)
+    for (int c = 0; c < k.columns; ++c)
+      EXPECT_NEAR(out[t * k.columns + static_cast<std::size_t>(c)], f(k.targets[t]), 1e-3) << t << " " << c;
+}
+
 TEST(VerticalInterpolation, TargetsMayDifferPerColumn) {
   const Case k;
   auto f = [](double p) { return 300.0 - 0.0008 * p; };

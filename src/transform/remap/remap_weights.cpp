@@ -88,23 +88,37 @@ void apply_weights(const RemapWeights& w, std::span<const float> x, std::span<fl
   apply_kernel(w, x, y, fill);
 }
 
-void apply_weights_skipping_missing(const RemapWeights& w, std::span<const double> x, std::span<double> y,
-                                    double missing, bool renormalize, double fill) {
-  const bool nan = std::isnan(missing);
+namespace {
+
+template <class T>
+void apply_skipping(const RemapWeights& w, std::span<const T> x, std::span<T> y, double missing, bool renormalize,
+                    T fill) {
   for (std::int64_t j = 0; j < w.n_dst; ++j) {
     double sum = 0, valid_weight = 0;
     bool any = false;
     for (std::int64_t k = w.row_start[static_cast<std::size_t>(j)]; k < w.row_start[static_cast<std::size_t>(j + 1)];
          ++k) {
-      const double v = x[static_cast<std::size_t>(w.src[static_cast<std::size_t>(k)])];
-      const bool skip = nan ? std::isnan(v) : v == missing;
+      const auto v = static_cast<double>(x[static_cast<std::size_t>(w.src[static_cast<std::size_t>(k)])]);
+      const bool skip = v != v || v == missing;  // NaN is always missing
       const double wk = skip ? 0.0 : w.weight[static_cast<std::size_t>(k)];
       sum += wk * (skip ? 0.0 : v);
       valid_weight += wk;
       any = any || !skip;
     }
-    y[static_cast<std::size_t>(j)] = !any ? fill : renormalize ? sum / valid_weight : sum;
+    y[static_cast<std::size_t>(j)] = !any ? fill : static_cast<T>(renormalize ? sum / valid_weight : sum);
   }
+}
+
+}  // namespace
+
+void apply_weights_skipping_missing(const RemapWeights& w, std::span<const double> x, std::span<double> y,
+                                    double missing, bool renormalize, double fill) {
+  apply_skipping(w, x, y, missing, renormalize, fill);
+}
+void apply_weights_skipping_missing(const RemapWeights& w, std::span<const float> x, std::span<float> y, double missing,
+                                    bool renormalize, float fill) {
+  // A float field's missing value compares as the float it was stored as.
+  apply_skipping(w, x, y, static_cast<double>(static_cast<float>(missing)), renormalize, fill);
 }
 
 }  // namespace foehn::transform::remap

@@ -41,11 +41,13 @@ RemapWeights weights_from_triplets(std::int64_t n_src, std::int64_t n_dst, std::
 void apply_weights(const RemapWeights& w, std::span<const double> x, std::span<double> y, double fill);
 void apply_weights(const RemapWeights& w, std::span<const float> x, std::span<float> y, float fill);
 
-// The same, source values equal to `missing` (or NaN when missing is NaN)
-// skipped: y[j] is the sum over valid sources; with renormalize, divided by
-// the sum of their weights (the valid overlap). A target whose sources are
-// all missing, or that has none, gets `fill`.
+// The same, source values equal to `missing`, and NaN, skipped: y[j] is the
+// sum over valid sources; with renormalize, divided by the sum of their
+// weights (the valid overlap). A target whose sources are all missing, or
+// that has none, gets `fill`.
 void apply_weights_skipping_missing(const RemapWeights& w, std::span<const double> x, std::span<double> y,
                                     double missing, bool renormalize, double fill);
+void apply_weights_skipping_missing(const RemapWeights& w, std::span<const float> x, std::span<float> y, double missing,
+                                    bool renormalize, float fill);
 
 }  // namespace foehn::transform::remap

@@ -49,14 +49,17 @@ void VerticalInterpolator::set_coordinate(std::span<const double> source, std::s
   for (std::int64_t c = 0; c < columns_; ++c) build_column(c);
 }
 
-void VerticalInterpolator::gather_column(std::int64_t c, const double* data) const {
+template <class T>
+void VerticalInterpolator::gather_column(std::int64_t c, const T* data) const {
   // The column's usable levels (and, given data, those with a value),
   // sorted by coordinate: a column given top down or bottom up, with
   // missing levels anywhere.
+  const double data_missing = static_cast<double>(static_cast<T>(options_.missing));
+  auto missing_data = [&](double v) { return v != v || v == data_missing; };
   sorted_level_.clear();
   for (std::int64_t l = 0; l < source_levels_; ++l) {
     const auto at = static_cast<std::size_t>(l * columns_ + c);
-    if (usable_coordinate(coordinate_[at]) && (!data || !missing(data[at])))
+    if (usable_coordinate(coordinate_[at]) && (!data || !missing_data(static_cast<double>(data[at]))))
       sorted_level_.push_back(static_cast<std::int32_t>(l));
   }
   std::sort(sorted_level_.begin(), sorted_level_.end(), [&](std::int32_t a, std::int32_t b) {
@@ -109,7 +112,7 @@ int VerticalInterpolator::stencil(double raw, std::int32_t* level, double* weigh
 }
 
 void VerticalInterpolator::build_column(std::int64_t c) {
-  gather_column(c, nullptr);
+  gather_column<double>(c, nullptr);
   const std::int64_t stride = target_levels_ * columns_;
   for (std::int64_t t = 0; t < target_levels_; ++t) {
     const std::int64_t at = t * columns_ + c;
@@ -127,15 +130,17 @@ void VerticalInterpolator::build_column(std::int64_t c) {
   }
 }
 
-double VerticalInterpolator::interpolate_skipping_missing(std::int64_t c, std::int64_t t, const double* in) const {
+template <class T>
+T VerticalInterpolator::interpolate_skipping_missing(std::int64_t c, std::int64_t t, const T* in) const {
   gather_column(c, in);
   std::int32_t level[3];
   double weight[3];
   const int used = stencil(target_[static_cast<std::size_t>(t * columns_ + c)], level, weight);
-  if (used == 0) return options_.fill;
+  if (used == 0) return static_cast<T>(options_.fill);
   double sum = 0;
-  for (int m = 0; m < used; ++m) sum += weight[m] * in[static_cast<std::size_t>(level[m] * columns_ + c)];
-  return sum;
+  for (int m = 0; m < used; ++m)
+    sum += weight[m] * static_cast<double>(in[static_cast<std::size_t>(level[m] * columns_ + c)]);
+  return static_cast<T>(sum);
 }
 
 namespace {
@@ -144,10 +149,10 @@ namespace {
 // gathered, weighted and summed; the fill value where there is no stencil.
 // A stencil touching a missing value (rare: a masked or undefined point)
 // is handed to on_missing(column).
-template <int Points, class OnMissing>
+template <int Points, class T, class OnMissing>
 void apply_stencils(const std::int32_t* __restrict level, const double* __restrict weight, std::int64_t stride,
-                    const double* __restrict src, double* __restrict dst, std::int64_t columns, double missing,
-                    double fill, OnMissing on_missing) {
+                    const T* __restrict src, T* __restrict dst, std::int64_t columns, double missing, T fill,
+                    OnMissing on_missing) {
   for (std::int64_t c = 0; c < columns; ++c) {
     if (level[c] < 0) {
       dst[c] = fill;
@@ -156,18 +161,19 @@ void apply_stencils(const std::int32_t* __restrict level, const double* __restri
     double sum = 0;
     bool bad = false;
     for (int m = 0; m < Points; ++m) {
-      const double v = src[level[m * stride + c] * columns + c];
+      const auto v = static_cast<double>(src[level[m * stride + c] * columns + c]);
       bad = bad || v != v || v == missing;
       sum += weight[m * stride + c] * v;
     }
-    dst[c] = sum;
+    dst[c] = static_cast<T>(sum);
     if (bad) dst[c] = on_missing(c);
   }
 }
 
 }  // namespace
 
-void VerticalInterpolator::apply(std::span<const double> in, std::span<double> out) const {
+template <class T>
+void VerticalInterpolator::apply_values(std::span<const T> in, std::span<T> out) const {
   if (static_cast<std::int64_t>(in.size()) != source_levels_ * columns_ ||
       static_cast<std::int64_t>(out.size()) != target_levels_ * columns_)
     throw VerticalError("vertical interpolation: " + std::to_string(in.size()) + " source and " +
@@ -175,16 +181,22 @@ void VerticalInterpolator::apply(std::span<const double> in, std::span<double> o
                         std::to_string(source_levels_ * columns_) + " and " +
                         std::to_string(target_levels_ * columns_));
   const std::int64_t stride = target_levels_ * columns_;
+  // A float field's missing value compares as the float it was stored as.
+  const double missing = static_cast<double>(static_cast<T>(options_.missing));
+  const auto fill = static_cast<T>(options_.fill);
   for (std::int64_t t = 0; t < target_levels_; ++t) {
     const std::int64_t row = t * columns_;
     auto on_missing = [&](std::int64_t c) { return interpolate_skipping_missing(c, t, in.data()); };
     if (points() == 2)
       apply_stencils<2>(level_.data() + row, weight_.data() + row, stride, in.data(), out.data() + row, columns_,
-                        options_.missing, options_.fill, on_missing);
+                        missing, fill, on_missing);
     else
       apply_stencils<3>(level_.data() + row, weight_.data() + row, stride, in.data(), out.data() + row, columns_,
-                        options_.missing, options_.fill, on_missing);
+                        missing, fill, on_missing);
   }
 }
+
+void VerticalInterpolator::apply(std::span<const double> in, std::span<double> out) const { apply_values(in, out); }
+void VerticalInterpolator::apply(std::span<const float> in, std::span<float> out) const { apply_values(in, out); }
 
 }  // namespace foehn::transform::vertical

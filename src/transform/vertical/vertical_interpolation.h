@@ -53,6 +53,7 @@ class VerticalInterpolator {
   // in: source_levels x columns; out: target_levels x columns. Uses
   // scratch space of the object: one apply at a time per object.
   void apply(std::span<const double> in, std::span<double> out) const;
+  void apply(std::span<const float> in, std::span<float> out) const;  // summed in double
 
   std::int64_t columns() const { return columns_; }
 
@@ -61,12 +62,16 @@ class VerticalInterpolator {
   bool usable_coordinate(double x) const;
   // Fills the scratch with column c's usable levels (with data: only those
   // whose value is not missing), sorted by coordinate.
-  void gather_column(std::int64_t c, const double* data) const;
+  template <class T>
+  void gather_column(std::int64_t c, const T* data) const;
   // The stencil of target coordinate `raw` in the gathered column: the
   // number of levels (0: none), their indices and Lagrange weights.
   int stencil(double raw, std::int32_t* level, double* weight) const;
   void build_column(std::int64_t c);
-  double interpolate_skipping_missing(std::int64_t c, std::int64_t t, const double* in) const;
+  template <class T>
+  T interpolate_skipping_missing(std::int64_t c, std::int64_t t, const T* in) const;
+  template <class T>
+  void apply_values(std::span<const T> in, std::span<T> out) const;
   int points() const { return options_.order + 1; }
 
   std::int64_t columns_, source_levels_, target_levels_;
