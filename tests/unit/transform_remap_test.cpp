@@ -250,6 +250,26 @@ TEST(Conservative, MaskedSourcesAreLeftOutAndRenormalised) {
   for (std::int64_t k = 0; k < w.weights.terms(); ++k) ASSERT_NE(w.weights.src[static_cast<std::size_t>(k)] % 3, 0);
 }
 
+TEST(Conservative, WithoutRenormalizeATargetGetsItsCoveredFraction) {
+  // destarea (XIOS's default): a constant c on the unmasked sources maps to
+  // c times the fraction of each target they cover, which is the fraction
+  // the weights report.
+  RectilinearDomain src = regular(36, 18);
+  const RectilinearDomain dst = regular(24, 12, 5);
+  src.cells.mask.assign(static_cast<std::size_t>(src.cells.size()), 1);
+  for (std::size_t k = 0; k < src.cells.mask.size(); k += 4) src.cells.mask[k] = 0;
+  const std::vector<double> x(static_cast<std::size_t>(src.cells.size()), 3.0);
+  const ConservativeWeights w = conservative_weights(src.cells, dst.cells, {.order = 1});
+  std::vector<double> y(static_cast<std::size_t>(w.weights.n_dst));
+  apply_weights(w.weights, std::span<const double>(x), std::span<double>(y), -1);
+  int partial = 0;
+  for (std::size_t j = 0; j < y.size(); ++j) {
+    ASSERT_NEAR(y[j], 3.0 * w.dst_fraction[j], 1e-13);
+    partial += w.dst_fraction[j] < 0.99;
+  }
+  EXPECT_GT(partial, 100);
+}
+
 TEST(Conservative, RefusesOrder3) {
   const RectilinearDomain d = regular(4, 2);
   EXPECT_THROW(conservative_weights(d.cells, d.cells, {.order = 3}), RemapError);
