@@ -1,0 +1,202 @@
+#include "transform/vertical/vertical_interpolation.h"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+namespace foehn::transform::vertical {
+
+VerticalInterpolator::VerticalInterpolator(std::int64_t columns, std::int64_t source_levels, std::int64_t target_levels,
+                                           VerticalOptions options)
+    : columns_(columns), source_levels_(source_levels), target_levels_(target_levels), options_(options) {
+  if (options.order != 1 && options.order != 2)
+    throw VerticalError("vertical interpolation: order " + std::to_string(options.order) +
+                        " is not supported (1 or 2)");
+  if (columns < 0 || source_levels < 1 || target_levels < 1)
+    throw VerticalError("vertical interpolation: need at least one source and one target level and columns >= 0 (got " +
+                        std::to_string(source_levels) + ", " + std::to_string(target_levels) + ", " +
+                        std::to_string(columns) + ")");
+  const auto n = static_cast<std::size_t>(points() * target_levels * columns);
+  level_.assign(n, -1);
+  weight_.assign(n, 0.0);
+  coordinate_.assign(static_cast<std::size_t>(source_levels * columns), 0.0);
+  target_.assign(static_cast<std::size_t>(target_levels * columns), 0.0);
+  sorted_coordinate_.reserve(static_cast<std::size_t>(source_levels));
+  sorted_level_.reserve(static_cast<std::size_t>(source_levels));
+}
+
+bool VerticalInterpolator::missing(double v) const {
+  return std::isnan(v) || (!std::isnan(options_.missing) && v == options_.missing);
+}
+
+bool VerticalInterpolator::usable_coordinate(double x) const {
+  return !missing(x) && (!options_.log_coordinate || x > 0);
+}
+
+void VerticalInterpolator::set_coordinate(std::span<const double> source, std::span<const double> target) {
+  const bool shared = static_cast<std::int64_t>(target.size()) == target_levels_;
+  if (static_cast<std::int64_t>(source.size()) != source_levels_ * columns_ ||
+      (!shared && static_cast<std::int64_t>(target.size()) != target_levels_ * columns_))
+    throw VerticalError("vertical interpolation: the source coordinate has " + std::to_string(source.size()) +
+                        " values (expected " + std::to_string(source_levels_ * columns_) + ") and the target " +
+                        std::to_string(target.size()) + " (expected " + std::to_string(target_levels_) + " or " +
+                        std::to_string(target_levels_ * columns_) + ")");
+  std::copy(source.begin(), source.end(), coordinate_.begin());
+  for (std::int64_t t = 0; t < target_levels_; ++t)
+    for (std::int64_t c = 0; c < columns_; ++c)
+      target_[static_cast<std::size_t>(t * columns_ + c)] =
+          target[static_cast<std::size_t>(shared ? t : t * columns_ + c)];
+  for (std::int64_t c = 0; c < columns_; ++c) build_column(c);
+}
+
+template <class T>
+void VerticalInterpolator::gather_column(std::int64_t c, const T* data) const {
+  // The column's usable levels (and, given data, those with a value),
+  // sorted by coordinate: a column given top down or bottom up, with
+  // missing levels anywhere.
+  const double data_missing = static_cast<double>(static_cast<T>(options_.missing));
+  auto missing_data = [&](double v) { return v != v || v == data_missing; };
+  sorted_level_.clear();
+  for (std::int64_t l = 0; l < source_levels_; ++l) {
+    const auto at = static_cast<std::size_t>(l * columns_ + c);
+    if (usable_coordinate(coordinate_[at]) && (!data || !missing_data(static_cast<double>(data[at]))))
+      sorted_level_.push_back(static_cast<std::int32_t>(l));
+  }
+  std::sort(sorted_level_.begin(), sorted_level_.end(), [&](std::int32_t a, std::int32_t b) {
+    return coordinate_[static_cast<std::size_t>(a * columns_ + c)] <
+           coordinate_[static_cast<std::size_t>(b * columns_ + c)];
+  });
+  sorted_coordinate_.clear();
+  for (std::int32_t l : sorted_level_) {
+    const double x = coordinate_[static_cast<std::size_t>(l * columns_ + c)];
+    sorted_coordinate_.push_back(options_.log_coordinate ? std::log(x) : x);
+  }
+}
+
+int VerticalInterpolator::stencil(double raw, std::int32_t* level, double* weight) const {
+  const auto n = static_cast<std::int64_t>(sorted_level_.size());
+  if (!usable_coordinate(raw) || n == 0) return 0;
+  const double x = options_.log_coordinate ? std::log(raw) : raw;
+  const bool inside = x >= sorted_coordinate_.front() && x <= sorted_coordinate_.back();
+  if (!inside && !options_.extrapolate) return 0;
+  if (n == 1) {
+    if (!inside) return 0;
+    level[0] = sorted_level_[0], weight[0] = 1;
+    return 1;
+  }
+  // Bracket [lo, lo + 1] (the end segment when outside), then widened by
+  // one level at a time on the side of the nearer end, as XIOS does.
+  const auto upper = std::upper_bound(sorted_coordinate_.begin(), sorted_coordinate_.end(), x);
+  std::int64_t lo = std::clamp<std::int64_t>(upper - sorted_coordinate_.begin() - 1, 0, n - 2);
+  std::int64_t hi = lo + 1;
+  for (int extra = 1; extra < options_.order && hi - lo + 1 < n; ++extra) {
+    const bool down =
+        x - sorted_coordinate_[static_cast<std::size_t>(lo)] < sorted_coordinate_[static_cast<std::size_t>(hi)] - x;
+    if ((down && lo > 0) || hi == n - 1)
+      --lo;
+    else
+      ++hi;
+  }
+  // Lagrange weights of the stencil's levels at x.
+  for (std::int64_t k = lo; k <= hi; ++k) {
+    double w = 1;
+    const double xk = sorted_coordinate_[static_cast<std::size_t>(k)];
+    for (std::int64_t q = lo; q <= hi; ++q)
+      if (q != k)
+        w *= (x - sorted_coordinate_[static_cast<std::size_t>(q)]) /
+             (xk - sorted_coordinate_[static_cast<std::size_t>(q)]);
+    level[k - lo] = sorted_level_[static_cast<std::size_t>(k)];
+    weight[k - lo] = w;
+  }
+  return static_cast<int>(hi - lo + 1);
+}
+
+void VerticalInterpolator::build_column(std::int64_t c) {
+  gather_column<double>(c, nullptr);
+  const std::int64_t stride = target_levels_ * columns_;
+  for (std::int64_t t = 0; t < target_levels_; ++t) {
+    const std::int64_t at = t * columns_ + c;
+    std::int32_t level[3];
+    double weight[3];
+    const int used = stencil(target_[static_cast<std::size_t>(at)], level, weight);
+    // Unused slots: no stencil (-1, the fill value), or a column too short
+    // for the order (a level repeated with weight 0), so that apply needs
+    // no per-slot test.
+    for (int m = 0; m < points(); ++m) {
+      const auto slot = static_cast<std::size_t>(m * stride + at);
+      level_[slot] = used == 0 ? -1 : m < used ? level[m] : level[0];
+      weight_[slot] = m < used ? weight[m] : 0;
+    }
+  }
+}
+
+template <class T>
+T VerticalInterpolator::interpolate_skipping_missing(std::int64_t c, std::int64_t t, const T* in) const {
+  gather_column(c, in);
+  std::int32_t level[3];
+  double weight[3];
+  const int used = stencil(target_[static_cast<std::size_t>(t * columns_ + c)], level, weight);
+  if (used == 0) return static_cast<T>(options_.fill);
+  double sum = 0;
+  for (int m = 0; m < used; ++m)
+    sum += weight[m] * static_cast<double>(in[static_cast<std::size_t>(level[m] * columns_ + c)]);
+  return static_cast<T>(sum);
+}
+
+namespace {
+
+// One pass per target level over contiguous columns: the stencil's values
+// gathered, weighted and summed; the fill value where there is no stencil.
+// A stencil touching a missing value (rare: a masked or undefined point)
+// is handed to on_missing(column).
+template <int Points, class T, class OnMissing>
+void apply_stencils(const std::int32_t* __restrict level, const double* __restrict weight, std::int64_t stride,
+                    const T* __restrict src, T* __restrict dst, std::int64_t columns, double missing, T fill,
+                    OnMissing on_missing) {
+  for (std::int64_t c = 0; c < columns; ++c) {
+    if (level[c] < 0) {
+      dst[c] = fill;
+      continue;
+    }
+    double sum = 0;
+    bool bad = false;
+    for (int m = 0; m < Points; ++m) {
+      const auto v = static_cast<double>(src[level[m * stride + c] * columns + c]);
+      bad = bad || v != v || v == missing;
+      sum += weight[m * stride + c] * v;
+    }
+    dst[c] = static_cast<T>(sum);
+    if (bad) dst[c] = on_missing(c);
+  }
+}
+
+}  // namespace
+
+template <class T>
+void VerticalInterpolator::apply_values(std::span<const T> in, std::span<T> out) const {
+  if (static_cast<std::int64_t>(in.size()) != source_levels_ * columns_ ||
+      static_cast<std::int64_t>(out.size()) != target_levels_ * columns_)
+    throw VerticalError("vertical interpolation: " + std::to_string(in.size()) + " source and " +
+                        std::to_string(out.size()) + " target values; expected " +
+                        std::to_string(source_levels_ * columns_) + " and " +
+                        std::to_string(target_levels_ * columns_));
+  const std::int64_t stride = target_levels_ * columns_;
+  // A float field's missing value compares as the float it was stored as.
+  const double missing = static_cast<double>(static_cast<T>(options_.missing));
+  const auto fill = static_cast<T>(options_.fill);
+  for (std::int64_t t = 0; t < target_levels_; ++t) {
+    const std::int64_t row = t * columns_;
+    auto on_missing = [&](std::int64_t c) { return interpolate_skipping_missing(c, t, in.data()); };
+    if (points() == 2)
+      apply_stencils<2>(level_.data() + row, weight_.data() + row, stride, in.data(), out.data() + row, columns_,
+                        missing, fill, on_missing);
+    else
+      apply_stencils<3>(level_.data() + row, weight_.data() + row, stride, in.data(), out.data() + row, columns_,
+                        missing, fill, on_missing);
+  }
+}
+
+void VerticalInterpolator::apply(std::span<const double> in, std::span<double> out) const { apply_values(in, out); }
+void VerticalInterpolator::apply(std::span<const float> in, std::span<float> out) const { apply_values(in, out); }
+
+}  // namespace foehn::transform::vertical

@@ -1,0 +1,90 @@
+// Vertical interpolation of columns to target levels (XIOS's
+// interpolate_axis): Lagrange interpolation of degree `order` (1: linear,
+// 2: quadratic) in the source coordinate, which may differ per column and
+// per step (3-D pressure sent with the field), with foehn's option of
+// interpolating in the logarithm of the coordinate (ln p).
+//
+// Stencils follow XIOS: the two source levels around the target, then for
+// order 2 one more level on the side of the nearer of the two. Columns may
+// run in either direction; levels whose coordinate is missing (NaN or the
+// missing value) are skipped. Targets outside a column's range get the fill
+// value, or with extrapolate the end stencil's polynomial (XIOS's default
+// with coordinate fields is extrapolate="true"; the caller decides). A
+// level whose data value is missing is skipped too, as XIOS does: such a
+// point (rare) is recomputed from the column's valid levels.
+//
+// Layout: level-major, column fastest (XIOS's [domain, axis] grids): value
+// (level l, column c) is at l * columns + c. set_coordinate builds the
+// stencils (per step when the coordinate changes, O(columns x (source +
+// target levels x log source levels))); apply is one gather per stencil
+// point over contiguous columns. Nothing is allocated after construction.
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <span>
+#include <stdexcept>
+#include <vector>
+
+namespace foehn::transform::vertical {
+
+struct VerticalError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+struct VerticalOptions {
+  int order = 1;  // 1 or 2
+  bool extrapolate = false;
+  bool log_coordinate = false;  // interpolate in ln(coordinate); coordinates <= 0 are missing
+  double missing = std::numeric_limits<double>::quiet_NaN();  // NaN always marks missing; this value too
+  double fill = std::numeric_limits<double>::quiet_NaN();     // value of targets that cannot be computed
+};
+
+class VerticalInterpolator {
+ public:
+  // Throws VerticalError for an order other than 1 or 2, or no levels.
+  VerticalInterpolator(std::int64_t columns, std::int64_t source_levels, std::int64_t target_levels,
+                       VerticalOptions options);
+
+  // source: source_levels x columns coordinate values; target: the target
+  // levels, either target_levels values shared by all columns or
+  // target_levels x columns. Throws VerticalError on wrong sizes.
+  void set_coordinate(std::span<const double> source, std::span<const double> target);
+  // in: source_levels x columns; out: target_levels x columns. Uses
+  // scratch space of the object: one apply at a time per object.
+  void apply(std::span<const double> in, std::span<double> out) const;
+  void apply(std::span<const float> in, std::span<float> out) const;  // summed in double
+
+  std::int64_t columns() const { return columns_; }
+
+ private:
+  bool missing(double v) const;
+  bool usable_coordinate(double x) const;
+  // Fills the scratch with column c's usable levels (with data: only those
+  // whose value is not missing), sorted by coordinate.
+  template <class T>
+  void gather_column(std::int64_t c, const T* data) const;
+  // The stencil of target coordinate `raw` in the gathered column: the
+  // number of levels (0: none), their indices and Lagrange weights.
+  int stencil(double raw, std::int32_t* level, double* weight) const;
+  void build_column(std::int64_t c);
+  template <class T>
+  T interpolate_skipping_missing(std::int64_t c, std::int64_t t, const T* in) const;
+  template <class T>
+  void apply_values(std::span<const T> in, std::span<T> out) const;
+  int points() const { return options_.order + 1; }
+
+  std::int64_t columns_, source_levels_, target_levels_;
+  VerticalOptions options_;
+  // Per stencil point m and target value (t * columns + c): the source level
+  // (-1: no value, the fill) and its weight.
+  std::vector<std::int32_t> level_;
+  std::vector<double> weight_;
+  // The coordinates of the last set_coordinate (targets per column).
+  std::vector<double> coordinate_, target_;
+  // Scratch of one column: valid levels sorted by increasing coordinate.
+  mutable std::vector<double> sorted_coordinate_;
+  mutable std::vector<std::int32_t> sorted_level_;
+};
+
+}  // namespace foehn::transform::vertical
