@@ -280,9 +280,7 @@ void NetcdfWriter::define_variable(const ContextPlan& plan, int vi) {
   // (bench/output_heavy.py). Chunks larger than this small cache go to
   // the file directly.
   ds_.set_chunk_cache(var, kChunkCacheBytes);
-  // compression_level: deflate after byte shuffling (as XIOS). Parallel
-  // writers compress too: their writes are collective (set_access).
-  if (v.compression_level > 0 && !dims.empty()) ds_.def_deflate(var, v.compression_level);
+  if (!dims.empty()) define_compression(v, var);  // netcdf_compression.cpp
   put_variable_attributes(v, vi, var);
   varids_[vi] = var;
 }
