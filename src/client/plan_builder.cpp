@@ -14,6 +14,7 @@
 
 #include "client/errors.h"
 #include "client/plan_compression.h"
+#include "client/plan_grib.h"
 
 namespace foehn::client {
 
@@ -353,6 +354,7 @@ void PlanBuilder::resolve_field(int file_index, const config::FieldDef& f, const
     v.has_fill = true;
     v.fill_value = f.default_value.value_or(f.prec == 8 ? 9.9692099683868690e+36 : 9.96921e+36);
   }
+  check_grib_field(f, file, source, v, plan_);
   for (int other : plan_.files[file_index].variables)
     if (plan_.variables[other].name == v.name)
       config_error(f.where, "file '" + plan_.files[file_index].id + "' already has a variable named '" + v.name +

@@ -13,6 +13,9 @@ namespace {
 void resolve_filter(const config::FieldDef& f, const config::FileDef& file, const std::string& id,
                     output::VariableInfo& v) {
   v.compression_level = f.compression_level.value_or(file.compression_level.value_or(0));
+  if (v.compression_level > 0 && !formats::traits_of(file.format).compression)
+    refuse(f.compression_level ? f.where : file.where, id,
+           "format=\"" + file.format + "\" is not compressed by compression_level (its packing is its own)");
   const std::string& t = f.compression_type;
   if (t.empty()) return;  // deflate when a level is given (XIOS's gzip)
   if (t == "None") {

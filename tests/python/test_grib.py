@@ -8,7 +8,9 @@ docs/grib.md), read back with ecCodes (Python eccodes) and CDO:
 - values equal the same run's NetCDF output within the error that
   bitsPerValue implies (simple packing; CCSDS);
 - the grid is regular_ll as the domain says (cdo griddes: lonlat);
-- 2 servers, 1 server and 2 attached writers give byte-identical files.
+- 2 servers, 1 server and 2 attached writers give byte-identical files;
+- masked points are missing through a bitmap;
+- what GRIB2 cannot hold is refused at its XML line.
 
 The model is test_file_options.py's (a smooth 2-D field ts and a 3-D field
 ta on 5 levels, on a 180 x 90 lon/lat grid split in latitude bands, 3 hourly
@@ -80,8 +82,8 @@ def run_model(directory, mpmd, xml_text, clients, servers):
     return directory
 
 
-def messages(path):
-    """Every message of a GRIB file: a dict of the keys the tests check, and the values."""
+def messages(path, more=()):
+    """Every message of a GRIB file: a dict of the keys the tests check (and `more`), and the values."""
     out = []
     with open(path, "rb") as f:
         while (h := eccodes.codes_grib_new_from_file(f)) is not None:
@@ -89,7 +91,7 @@ def messages(path):
                 "paramId", "discipline", "parameterCategory", "parameterNumber", "typeOfLevel", "level", "bitsPerValue", "packingType", "gridType", "Ni", "Nj",
                 "dataDate", "dataTime", "productDefinitionTemplateNumber", "indicatorOfUnitOfTimeRange",
                 "forecastTime", "latitudeOfFirstGridPointInDegrees", "latitudeOfLastGridPointInDegrees",
-                "iDirectionIncrementInDegrees", "jScansPositively")}
+                "iDirectionIncrementInDegrees", "jScansPositively", *more)}
             if keys["productDefinitionTemplateNumber"] == 8:
                 for k in ("typeOfStatisticalProcessing", "lengthOfTimeRange", "indicatorOfUnitForTimeRange"):
                     keys[k] = eccodes.codes_get(h, k)
@@ -190,3 +192,61 @@ def test_cdo_reads_the_grid_and_times(runs):
     assert "gridtype  = lonlat" in griddes.stdout and f"xsize     = {NI}" in griddes.stdout, griddes.stdout
     times = subprocess.run(["cdo", "-s", "showtimestamp", str(path)], capture_output=True, text=True)
     assert times.stdout.split() == [f"2000-01-01T0{h}:00:00" for h in (1, 2, 3)], times.stdout + times.stderr
+
+
+def test_masked_points_are_missing_in_a_bitmap(tmp_path, mpmd):
+    xml = context_xml("""  <field_definition prec="4">
+    <field id="ts" domain_ref="dom"/>
+    <field id="ta" grid_ref="g3"/>
+  </field_definition>
+  <file_definition type="one_file" output_freq="1ts">
+    <file id="masked" format="grib2">
+""" + grib_field("ts", "ts", "instant", 134) + grib_field("ta", "ta", "instant", 130) + """    </file>
+    <file id="masked_nc"><field field_ref="ts"/><field field_ref="ta"/></file>
+  </file_definition>
+""")
+    (tmp_path / "model.xml").write_text(xml)
+    run = mpmd(tmp_path, 2, 2, [sys.executable, MODEL, tmp_path / "model.xml", "masked"])
+    assert run.returncode == 0, run.stdout + run.stderr
+    jj, ii = np.meshgrid(np.arange(NJ), np.arange(NI), indexing="ij")
+    masked = ((ii + jj) % 5 == 0).ravel()
+    got = iter(messages(tmp_path / "masked.grib2", ("bitmapPresent", "numberOfMissing", "missingValue")))
+    with netCDF4.Dataset(tmp_path / "masked_nc.nc") as nc:
+        for r in range(STEPS):
+            for name in ("ts", "ta"):
+                stored = nc[name][r]
+                for k in range(NLEV if name == "ta" else 1):
+                    keys, values = next(got)
+                    level = (stored[k] if name == "ta" else stored).ravel()
+                    np.testing.assert_array_equal(np.ma.getmaskarray(level), masked)  # NetCDF: fill values
+                    assert keys["bitmapPresent"] == 1 and keys["numberOfMissing"] == masked.sum()
+                    np.testing.assert_array_equal(values == keys["missingValue"], masked)
+                    exact = np.asarray(level[~masked], dtype=np.float64)
+                    assert np.max(np.abs(values[~masked] - exact)) <= packing_bound(exact, 16)
+
+
+@pytest.mark.parametrize("field,message", [
+    ('<field field_ref="ts"/>', "a GRIB2 field needs its parameter"),
+    ('<field field_ref="ta"><variable name="paramId" type="int">130</variable></field>',
+     "a field with levels needs <variable name=\"typeOfLevel\""),
+    ('<field field_ref="ts" compression_level="4"><variable name="paramId" type="int">134</variable></field>',
+     'format="grib2" is not compressed by compression_level'),
+    ('<field field_ref="ts" quantization="bitround" quantization_nsb="4">'
+     '<variable name="paramId" type="int">134</variable></field>', 'format="grib2" cannot be quantized'),
+])
+def test_refused_at_the_xml_line(tmp_path, mpmd, field, message):
+    xml = context_xml(f"""  <field_definition prec="4">
+    <field id="ts" domain_ref="dom"/>
+    <field id="ta" grid_ref="g3"/>
+  </field_definition>
+  <file_definition output_freq="1ts">
+    <file id="bad" format="grib2">
+      {field}
+    </file>
+  </file_definition>
+""")
+    (tmp_path / "model.xml").write_text(xml)
+    run = mpmd(tmp_path, 1, 0, [sys.executable, MODEL, tmp_path / "model.xml"])
+    assert run.returncode != 0
+    line = 1 + xml.splitlines().index(next(s for s in xml.splitlines() if field in s))
+    assert f"model.xml:{line}" in run.stderr and message in run.stderr, run.stderr
