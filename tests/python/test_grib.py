@@ -3,8 +3,8 @@ docs/grib.md), read back with ecCodes (Python eccodes) and CDO:
 - one message per field, level and record in file order; the keys the
   XML's <variable>s name (paramId, typeOfLevel, bitsPerValue,
   packingType), the levels from the axis, the reference time from the
-  time origin and the steps in seconds; averages and maxima in the
-  statistical-process template (4.8) with their interval;
+  time origin and the steps in seconds; averages, sums, maxima and minima
+  in the statistical-process template (4.8) with their interval;
 - values equal the same run's NetCDF output within the error that
   bitsPerValue implies (simple packing; CCSDS);
 - the grid is regular_ll as the domain says (cdo griddes: lonlat);
@@ -42,8 +42,10 @@ FIELDS = {  # name: (field_ref, operation, paramId, extra GRIB keys)
     "ta": ("ta", "instant", 130, ""),
     "ts_avg": ("ts", "average", 134, '<variable name="packingType" type="string">grid_ccsds</variable>'),
     "ta_max": ("ta", "maximum", 130, '<variable name="bitsPerValue" type="int">24</variable>'),
+    "ts_acc": ("ts", "accumulate", 134, ""),
+    "ta_min": ("ta", "minimum", 130, ""),
 }
-INSTANT, STATISTICS = ["ts", "ta"], ["ts_avg", "ta_max"]
+INSTANT, STATISTICS = ["ts", "ta"], ["ts_avg", "ta_max", "ts_acc", "ta_min"]
 CATEGORY_NUMBER = {134: (0, 3, 0), 130: (0, 0, 0)}  # sp, t: GRIB2 discipline, category, number
 UNIT_SECONDS = {0: 60, 1: 3600, 2: 86400, 10: 10800, 11: 21600, 12: 43200, 13: 1}  # GRIB2 code table 4.4
 
@@ -165,7 +167,7 @@ def test_keys_and_values_as_the_xml_says(runs):
                             assert keys["forecastTime"] * unit == 3600 * (r + 1)
                         else:
                             assert keys["productDefinitionTemplateNumber"] == 8
-                            assert keys["typeOfStatisticalProcessing"] == {"average": 0, "maximum": 2}[op]
+                            assert keys["typeOfStatisticalProcessing"] == {"average": 0, "accumulate": 1, "maximum": 2, "minimum": 3}[op]
                             length = keys["lengthOfTimeRange"] * UNIT_SECONDS[keys["indicatorOfUnitForTimeRange"]]
                             assert keys["forecastTime"] == 0 and length == 3 * 3600
                         if "grid_ccsds" in extra:

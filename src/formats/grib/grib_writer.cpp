@@ -170,6 +170,7 @@ void GribWriter::write_time(std::int64_t, double end, double start) {
 }
 
 void GribWriter::put(int variable, std::int64_t, const grid::Box& box, const void* values) {
+  const auto t0 = std::chrono::steady_clock::now();
   Field& f = fields_.at(field_of_.at(variable));
   // This writer's part: levels [l0, l0 + nl), rows [j0, j0 + nj) and
   // columns [i0, i0 + ni) of the domain (1-D domains: one row).
@@ -226,6 +227,8 @@ void GribWriter::put(int variable, std::int64_t, const grid::Box& box, const voi
     }
   }
   f.pending = true;
+  bytes_ += static_cast<std::uint64_t>(box.size() * f.prec);  // values, as the NetCDF writer counts them
+  write_seconds_ += seconds_since(t0);
 }
 
 void GribWriter::encode_owned(std::vector<unsigned char>& bytes, std::vector<long long>& sizes) {
@@ -280,7 +283,6 @@ void GribWriter::write_in_order(const std::vector<unsigned char>& bytes, const s
         if (std::fwrite(all_bytes.data() + offset[r], 1, n, out_) != static_cast<std::size_t>(n))
           error = path_ + ": writing a GRIB2 message failed: " + std::strerror(errno);
         offset[r] += n;
-        bytes_ += static_cast<std::uint64_t>(n);
       }
     }
   }
@@ -292,14 +294,14 @@ void GribWriter::flush_record() {
   for (const Field& f : fields_) any = any || f.pending;
   if (!any) return;
   const auto t0 = std::chrono::steady_clock::now();
-  std::vector<unsigned char> bytes;
-  std::vector<long long> sizes;
+  message_bytes_.clear();
+  message_sizes_.clear();
   std::string error;
   try {
-    encode_owned(bytes, sizes);
+    encode_owned(message_bytes_, message_sizes_);
   } catch (const IoError& e) { error = e.what(); }
   agree(error);
-  write_in_order(bytes, sizes);
+  write_in_order(message_bytes_, message_sizes_);
   for (Field& f : fields_) f.pending = false;
   write_seconds_ += seconds_since(t0);
 }

@@ -76,8 +76,10 @@ class GribWriter final : public Writer {
   std::vector<double> send_, receive_;
   std::vector<long long> boxes_;
   std::vector<int> send_counts_, send_displs_, receive_counts_, receive_displs_;
-  std::uint64_t bytes_ = 0;
-  double write_seconds_ = 0;
+  std::vector<unsigned char> message_bytes_;  // this writer's messages of a record, kept for the next
+  std::vector<long long> message_sizes_;
+  std::uint64_t bytes_ = 0;   // values put (the report's figure, as for NetCDF)
+  double write_seconds_ = 0;  // exchanging, encoding and writing
 };
 
 }  // namespace grib
