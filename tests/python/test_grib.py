@@ -10,6 +10,8 @@ docs/grib.md), read back with ecCodes (Python eccodes) and CDO:
 - the grid is regular_ll as the domain says (cdo griddes: lonlat);
 - 2 servers, 1 server and 2 attached writers give byte-identical files;
 - masked points are missing through a bitmap;
+- grid_model's octahedral O8 domain, shuffled among 3 ranks and masked,
+  is reduced_gg with its rows (cdo griddes: gaussian_reduced);
 - what GRIB2 cannot hold is refused at its XML line.
 
 The model is test_file_options.py's (a smooth 2-D field ts and a 3-D field
@@ -252,3 +254,55 @@ def test_refused_at_the_xml_line(tmp_path, mpmd, field, message):
     assert run.returncode != 0
     line = 1 + xml.splitlines().index(next(s for s in xml.splitlines() if field in s))
     assert f"model.xml:{line}" in run.stderr and message in run.stderr, run.stderr
+
+
+@pytest.mark.parametrize("clients,servers", [(3, 2), (3, 0)])
+def test_reduced_gaussian_shuffled_and_masked(tmp_path, mpmd, clients, servers):
+    """tests/mpi/grid_model.cpp's octahedral O8 domain with points shuffled
+    among the model ranks and every seventh point masked, with a GRIB2 file
+    added to its XML: reduced_gg with the O8 rows (numpy), the masked points
+    missing, the others within the packing step of the same run's NetCDF."""
+    from conftest import BUILD, ROOT
+    text = (ROOT / "tests/mpi/data/grids.xml").read_text()
+    anchor = '      <file id="cdi" name="gauss_cdi"'
+    grib = ('      <file id="grib" name="gauss_grib" output_freq="2ts" format="grib2">\n'
+            '        <field field_ref="ps"><variable name="paramId" type="int">134</variable>'
+            '<variable name="bitsPerValue" type="int">20</variable></field>\n'
+            '        <field field_ref="ta"><variable name="paramId" type="int">130</variable>'
+            '<variable name="typeOfLevel" type="string">hybrid</variable></field>\n'
+            '      </file>\n')
+    assert anchor in text
+    (tmp_path / "grids.xml").write_text(text.replace(anchor, grib + anchor, 1))
+    run = mpmd(tmp_path, clients, servers, [BUILD / "tests/mpi/grid_model", tmp_path / "grids.xml",
+                                            "gauss_shuffled", 4])
+    assert run.returncode == 0, run.stdout + run.stderr
+    pl = np.array([20 + 4 * k for k in range(8)] + [20 + 4 * k for k in reversed(range(8))])
+    nodes, _ = np.polynomial.legendre.leggauss(16)
+    got = []
+    with open(tmp_path / "gauss_grib.grib2", "rb") as f:
+        while (h := eccodes.codes_grib_new_from_file(f)) is not None:
+            got.append(({k: eccodes.codes_get(h, k) for k in ("gridType", "N", "numberOfMissing", "missingValue",
+                                                                "latitudeOfFirstGridPointInDegrees", "level")},
+                        eccodes.codes_get_array(h, "pl"), eccodes.codes_get_values(h)))
+            eccodes.codes_release(h)
+    assert len(got) == 2 * (1 + 3)  # 2 records of ps and ta on 3 levels
+    it = iter(got)
+    with netCDF4.Dataset(tmp_path / "gauss_one.nc") as nc:
+        for r in range(2):
+            for name in ("ps", "ta"):
+                stored = nc[name][r]
+                for k in range(3 if name == "ta" else 1):
+                    keys, message_pl, values = next(it)
+                    level = stored[k] if name == "ta" else stored
+                    assert keys["gridType"] == "reduced_gg" and keys["N"] == 8
+                    np.testing.assert_array_equal(message_pl, pl)
+                    assert abs(keys["latitudeOfFirstGridPointInDegrees"] - np.degrees(np.arcsin(nodes[-1]))) < 1e-6
+                    miss = np.ma.getmaskarray(level)
+                    assert miss.sum() > 0 and keys["numberOfMissing"] == miss.sum()
+                    np.testing.assert_array_equal(values == keys["missingValue"], miss)
+                    exact = np.asarray(level[~miss], dtype=np.float64)
+                    bits = 20 if name == "ps" else 16
+                    assert np.max(np.abs(values[~miss] - exact)) <= packing_bound(exact, bits), (name, k)
+    griddes = subprocess.run(["cdo", "-s", "griddes", str(tmp_path / "gauss_grib.grib2")], capture_output=True,
+                             text=True)
+    assert "gridtype  = gaussian_reduced" in griddes.stdout and "numLPE    = 8" in griddes.stdout, griddes.stdout
