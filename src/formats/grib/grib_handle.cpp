@@ -63,6 +63,13 @@ long GribHandle::get_long(const char* key) const {
   return value;
 }
 
+std::string GribHandle::get_string(const char* key) const {
+  char value[256] = {};
+  std::size_t length = sizeof value;
+  check(codes_get_string(h_, key, value, &length), "codes_get_string", key);
+  return value;
+}
+
 std::span<const unsigned char> GribHandle::message() const {
   const void* data = nullptr;
   std::size_t size = 0;

@@ -31,6 +31,7 @@ class GribHandle {
   void set_longs(const char* key, const std::vector<long>& values) const;
   void set_values(const double* values, std::size_t n) const;
   long get_long(const char* key) const;
+  std::string get_string(const char* key) const;
   // The encoded message, valid until the handle changes.
   std::span<const unsigned char> message() const;
 
