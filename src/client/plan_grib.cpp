@@ -10,6 +10,10 @@ void check_grib_field(const config::FieldDef& f, const config::FileDef& file, co
   };
   if (file.type == "multiple_file")
     refuse(file.where, "type=\"multiple_file\" is not supported: a message holds a whole field");
+  if (file.append)
+    refuse(file.where,
+           "append=\"true\" is not supported yet for GRIB2 (the existing messages' steps are not checked "
+           "against this run's start)");
   int domain = -1, axes_before = 0;
   for (const output::Dim& d : v.dims) {
     if (d.kind != output::Dim::axis)

@@ -306,3 +306,19 @@ def test_reduced_gaussian_shuffled_and_masked(tmp_path, mpmd, clients, servers):
     griddes = subprocess.run(["cdo", "-s", "griddes", str(tmp_path / "gauss_grib.grib2")], capture_output=True,
                              text=True)
     assert "gridtype  = gaussian_reduced" in griddes.stdout and "numLPE    = 8" in griddes.stdout, griddes.stdout
+
+
+def test_append_is_refused_at_the_file_line(tmp_path, mpmd):
+    xml = context_xml("""  <field_definition prec="4"><field id="ts" domain_ref="dom"/><field id="ta" grid_ref="g3"/></field_definition>
+  <file_definition output_freq="1ts">
+    <file id="bad" format="grib2" append="true">
+      <field field_ref="ts"><variable name="paramId" type="int">134</variable></field>
+    </file>
+  </file_definition>
+""")
+    (tmp_path / "model.xml").write_text(xml)
+    run = mpmd(tmp_path, 1, 0, [sys.executable, MODEL, tmp_path / "model.xml"])
+    assert run.returncode != 0
+    line = 1 + xml.splitlines().index(next(s for s in xml.splitlines() if 'append="true"' in s))
+    assert f"model.xml:{line}" in run.stderr and 'append="true" is not supported yet for GRIB2' in run.stderr, \
+        run.stderr

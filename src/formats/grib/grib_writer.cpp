@@ -7,7 +7,6 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
-#include <filesystem>
 #include <limits>
 
 #include "filters/temporal.h"
@@ -76,6 +75,7 @@ GribWriter::GribWriter(const output::ContextPlan& plan, int file, WriterTarget t
   MPI_Comm_rank(comm_, &rank_);
   MPI_Comm_size(comm_, &size_);
   const output::FileInfo& f = plan.files.at(file);
+  if (f.append) throw IoError(path_ + ": format=\"grib2\" does not append yet");  // refused at the XML line first
   if (!target.part.whole)
     throw IoError(path_ + ": format=\"grib2\" writes whole fields: type=\"multiple_file\" is not supported");
   field_of_.assign(plan.variables.size(), -1);
@@ -85,14 +85,10 @@ GribWriter::GribWriter(const output::ContextPlan& plan, int file, WriterTarget t
   }
   std::string error;
   if (rank_ == 0) {
-    appended_ = f.append && std::filesystem::exists(path_);  // GRIB files are messages one after another
-    out_ = std::fopen(path_.c_str(), appended_ ? "ab" : "wb");
-    if (!out_) error = path_ + ": cannot " + (appended_ ? "open" : "create") + " the file: " + std::strerror(errno);
+    out_ = std::fopen(path_.c_str(), "wb");
+    if (!out_) error = path_ + ": cannot create the file: " + std::strerror(errno);
   }
   agree(error);
-  int appended = appended_ ? 1 : 0;
-  MPI_Bcast(&appended, 1, MPI_INT, 0, comm_);
-  appended_ = appended != 0;
 }
 
 GribWriter::~GribWriter() {

@@ -66,7 +66,7 @@ class GribWriter final : public Writer {
   std::string path_;
   MPI_Comm comm_ = MPI_COMM_SELF;
   int rank_ = 0, size_ = 1;
-  bool appended_ = false;
+  bool appended_ = false;      // append="true" is refused for GRIB2 (client/plan_grib.cpp)
   std::FILE* out_ = nullptr;   // the first writer's
   std::vector<int> field_of_;  // plan variable -> index into fields_ (-1: not in this file)
   std::vector<Field> fields_;
