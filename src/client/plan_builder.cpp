@@ -13,6 +13,8 @@
 #include <sstream>
 
 #include "client/errors.h"
+#include "client/plan_compression.h"
+#include "client/plan_grib.h"
 
 namespace foehn::client {
 
@@ -315,7 +317,7 @@ std::string PlanBuilder::data_source(const config::FieldDef& f) const {
   return source;
 }
 
-void PlanBuilder::resolve_field(int file_index, const config::FieldDef& f, int file_compression) {
+void PlanBuilder::resolve_field(int file_index, const config::FieldDef& f, const config::FileDef& file) {
   const std::string source = data_source(f);
   refuse_unsupported_field(f, source);
   filters::TemporalOp op;
@@ -336,7 +338,7 @@ void PlanBuilder::resolve_field(int file_index, const config::FieldDef& f, int f
   v.op = static_cast<std::int32_t>(op);
   v.cell_methods = combined_cell_methods(f.cell_methods, f.cell_methods_mode, cell_methods(op, f.freq_op));
   v.prec = f.prec;
-  v.compression_level = f.compression_level.value_or(file_compression);
+  resolve_compression(f, file, source, v);
   auto data_value = [](double x) {  // exact text of a double
     std::ostringstream out;
     out.precision(17);
@@ -352,6 +354,7 @@ void PlanBuilder::resolve_field(int file_index, const config::FieldDef& f, int f
     v.has_fill = true;
     v.fill_value = f.default_value.value_or(f.prec == 8 ? 9.9692099683868690e+36 : 9.96921e+36);
   }
+  check_grib_field(f, file, source, v, plan_);
   for (int other : plan_.files[file_index].variables)
     if (plan_.variables[other].name == v.name)
       config_error(f.where, "file '" + plan_.files[file_index].id + "' already has a variable named '" + v.name +
@@ -527,7 +530,7 @@ void PlanBuilder::resolve_definitions() {
     fs.record_start = start_;
     files_.push_back(std::move(fs));
     for (const config::FieldDef& f : file.fields)
-      if (config::is_output_field(file, f)) resolve_field(fi, f, file.compression_level.value_or(0));
+      if (config::is_output_field(file, f)) resolve_field(fi, f, file);
     if (plan_.files[fi].variables.empty())
       config_error(file.where, "file '" + file_id +
                                    "' has no enabled field (fields above its output_level, default 5, are left out)");

@@ -138,8 +138,9 @@ class PlanBuilder {
   };
 
   void resolve_definitions();
-  // file_compression: the file's compression_level, for fields without one.
-  void resolve_field(int file_index, const config::FieldDef& f, int file_compression);
+  // file: the field's file, whose compression and quantization its fields
+  // inherit.
+  void resolve_field(int file_index, const config::FieldDef& f, const config::FileDef& file);
   std::string data_source(const config::FieldDef& f) const;
   GridShape resolve_grid(const config::FieldDef& f, const std::string& id);
   int register_field(const config::FieldDef& def, const GridShape& shape);

@@ -144,6 +144,13 @@ struct GridDef {
   AttributeOrigins origins;  // where each resolved attribute came from
 };
 
+// Lossy quantization (not XIOS): the algorithm (bitround, granular_bitround,
+// bitgroom; empty if unset) and the significant bits or digits kept.
+struct Quantization {
+  std::string algorithm;
+  std::optional<int> nsb, nsd;
+};
+
 struct FieldDef {
   std::string id, name, long_name, standard_name, unit, comment;
   std::string operation;             // instant (default), average, accumulate, minimum, maximum, once
@@ -163,7 +170,9 @@ struct FieldDef {
   std::string cell_methods_mode;    // overwrite | prefix | suffix | none; empty if unset
   bool check_if_active = false;     // accepted for XIOS compatibility; foehn always checks
   std::vector<Variable> variables;  // <variable>s inside the field (become variable attributes)
-  ExtraAttributes extra;            // read_access, grid_path, compression_type, ts_enabled, ...
+  std::string compression_type;     // None | gzip | szip | SZ | ZFP; empty if unset
+  Quantization quantization;        // empty unless set on the field (the file's is the default)
+  ExtraAttributes extra;            // read_access, grid_path, ts_enabled, ...
   AttributeOrigins origins;         // where each resolved attribute came from
   // The name written to the file: name if set, else id.
   const std::string& output_name() const { return name.empty() ? id : name; }
@@ -181,6 +190,7 @@ struct FileDef {
   bool enabled = true;
   std::vector<FieldDef> fields;     // resolved, enabled or not, in document order
   std::vector<Variable> variables;  // file-level <variable>s (become global attributes)
+  Quantization quantization;        // the default of its fields
   Location where;
   // Added beyond the first interface; empty when not set in the XML.
   std::string comment;

@@ -109,6 +109,9 @@ bool boolean(const Element& e, std::string_view name, bool fallback) {
   const std::string* v = e.get(name);
   return v ? *parse_bool(*v) : fallback;
 }
+Quantization quantization(const Element& e) {
+  return {text(e, "quantization"), integer<int>(e, "quantization_nsb"), integer<int>(e, "quantization_nsd")};
+}
 ExtraAttributes extras(const Element& e, std::initializer_list<std::string_view> dedicated) {
   ExtraAttributes out;
   for (const auto& [name, attr] : e.attrs) {
@@ -360,6 +363,8 @@ class Resolver {
     f.add_offset = real(e, "add_offset"), f.scale_factor = real(e, "scale_factor");
     f.cell_methods = text(e, "cell_methods"), f.cell_methods_mode = text(e, "cell_methods_mode");
     f.check_if_active = boolean(e, "check_if_active", false);
+    f.compression_type = text(e, "compression_type");
+    f.quantization = quantization(e);
     f.where = e.where, f.origins = origins_of(e);
     f.extra = extras(e, {"id",
                          "name",
@@ -388,7 +393,11 @@ class Resolver {
                          "scale_factor",
                          "cell_methods",
                          "cell_methods_mode",
-                         "check_if_active"});
+                         "check_if_active",
+                         "compression_type",
+                         "quantization",
+                         "quantization_nsb",
+                         "quantization_nsd"});
     // Field variables: the field's own, then those of its field_ref chain
     // that it does not redefine.
     std::vector<const Node*> nodes;
@@ -427,13 +436,33 @@ class Resolver {
     f.comment = text(e, "comment"), f.mode = text(e, "mode"), f.convention = text(e, "convention");
     f.time_counter = text(e, "time_counter"), f.time_units = text(e, "time_units");
     f.timeseries = text(e, "timeseries");
+    f.quantization = quantization(e);
     f.where = e.where, f.origins = origins_of(e);
-    f.extra = extras(
-        e,
-        {"id",        "name",    "name_suffix", "description", "output_freq",  "split_freq",        "split_freq_format",
-         "sync_freq", "type",    "format",      "par_access",  "output_level", "compression_level", "min_digits",
-         "append",    "enabled", "comment",     "mode",        "convention",   "time_counter",      "time_units",
-         "timeseries"});
+    f.extra = extras(e, {"id",
+                         "name",
+                         "name_suffix",
+                         "description",
+                         "output_freq",
+                         "split_freq",
+                         "split_freq_format",
+                         "sync_freq",
+                         "type",
+                         "format",
+                         "par_access",
+                         "output_level",
+                         "compression_level",
+                         "min_digits",
+                         "append",
+                         "enabled",
+                         "comment",
+                         "mode",
+                         "convention",
+                         "time_counter",
+                         "time_units",
+                         "timeseries",
+                         "quantization",
+                         "quantization_nsb",
+                         "quantization_nsd"});
     if (f.output_name().empty()) report(e.where, "a <file> needs an id or a name");
     // (A bad output_freq was reported where it was written.)
     if (f.enabled && f.mode != "read" && !e.attrs.count("output_freq"))

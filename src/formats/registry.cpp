@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "formats/grib/grib_writer.h"
 #include "formats/netcdf/netcdf_writer.h"
 
 namespace foehn::formats {
@@ -14,9 +15,17 @@ namespace {
 constexpr WriterTraits kNetcdf4{
     .collective = true, .growable_time = true, .compression = true, .quantization = true, .extension = ".nc"};
 
+// GRIB2 through ecCodes: every writer of a file takes part (levels go to
+// the writer that encodes them, the first writes), one message per field,
+// level and record; packing is per field (its <variable>s), so no
+// compression or quantization attribute.
+constexpr WriterTraits kGrib2{
+    .collective = true, .growable_time = true, .compression = false, .quantization = false, .extension = ".grib2"};
+
 const FormatEntry kFormats[] = {
     {"netcdf4", open_netcdf4, kNetcdf4},
     {"netcdf4_classic", open_netcdf4_classic, kNetcdf4},
+    {"grib2", open_grib2, kGrib2},
 };
 
 }  // namespace

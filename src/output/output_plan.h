@@ -98,7 +98,14 @@ struct VariableInfo {
   bool has_fill = false;          // _FillValue/missing_value written; NaN results become it
   double fill_value = 0;
   std::int32_t compression_level = 0;  // deflate level (with shuffle) 1..9; 0: none
-  std::vector<Attribute> attributes;   // the field's <variable>s, valid_min, valid_max
+  // compression_type beyond deflate: "szip", or "" (deflate at compression_level).
+  std::string compression_filter;
+  // Lossy quantization before compression: "", "bitround", "granular_bitround"
+  // or "bitgroom", keeping quantization_keep significant bits (bitround) or
+  // decimal digits (the others).
+  std::string quantization;
+  std::int32_t quantization_keep = 0;
+  std::vector<Attribute> attributes;  // the field's <variable>s, valid_min, valid_max
   std::vector<Dim> dims;
   std::vector<std::int32_t> scalars;  // indices into scalars: 0-d coordinates of the variable
 };

@@ -31,7 +31,8 @@ def smooth(step, j0, j1):
 
 def model(xml, mode=""):
     """mode "runtime": file attributes set by the model; "restart": the run
-    after a first one, whose steps continue its numbering."""
+    after a first one, whose steps continue its numbering; "masked": every
+    fifth point of the domain masked."""
     import foehn
     comm = foehn.init("zip", xml)
     rank, size = comm.Get_rank(), comm.Get_size()
@@ -40,6 +41,9 @@ def model(xml, mode=""):
         ctx.set_domain_rectilinear("dom", NI, NJ, 0, j0, np.arange(NI, dtype=np.float64) * 2.0,
                                    np.arange(j0, j1, dtype=np.float64) * 2.0 - 89.0)
         ctx.set_axis("lev", np.arange(1.0, NLEV + 1))
+        if mode == "masked":  # every fifth point is masked: never sent, missing in the files (test_grib.py)
+            jj, ii = np.meshgrid(np.arange(j0, j1), np.arange(NI), indexing="ij")
+            ctx.set_domain_mask("dom", ((ii + jj) % 5 != 0).astype(np.int32).ravel())
         if mode == "runtime":  # file attributes set by the model, as xios_set_file_attr does
             for name, value in (("split_freq", "1ts"), ("name_suffix", "_x"), ("output_level", "2"),
                                 ("sync_freq", "2ts")):

@@ -136,7 +136,7 @@ TEST(ConfigAttributes, EveryFieldAndFileAttributeIsActedOnOrRefused) {
                              R"(/></file_definition></context></simulation>)");
   const FieldDef* f = s.contexts.at(0).find_field("t");
   ASSERT_NE(f, nullptr);
-  EXPECT_EQ(f->extra.size(), 10u);
+  EXPECT_EQ(f->extra.size(), 9u);
   for (const auto& [name, value] : f->extra) EXPECT_NE(refusal("field", name), "") << name;
   const FileDef* file = s.contexts.at(0).find_file("f");
   ASSERT_NE(file, nullptr);

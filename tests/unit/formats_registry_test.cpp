@@ -10,10 +10,10 @@
 namespace foehn::formats {
 namespace {
 
-TEST(FormatsRegistry, ListsTheNetcdfFormatsInOrder) {
+TEST(FormatsRegistry, ListsTheFormatsInOrder) {
   std::vector<std::string> names;
   for (const FormatEntry& e : known_formats()) names.emplace_back(e.name);
-  EXPECT_EQ(names, (std::vector<std::string>{"netcdf4", "netcdf4_classic"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"netcdf4", "netcdf4_classic", "grib2"}));
   for (const FormatEntry& e : known_formats()) EXPECT_NE(e.open, nullptr) << e.name;
 }
 
@@ -31,6 +31,17 @@ TEST(FormatsRegistry, NetcdfTraits) {
   EXPECT_NE(format_entry("netcdf4").open, format_entry("netcdf4_classic").open);
 }
 
+// GRIB2: every writer of a file takes part; packing is per field (its
+// GRIB keys), so neither compression nor quantization attributes.
+TEST(FormatsRegistry, Grib2Traits) {
+  const WriterTraits& t = traits_of("grib2");
+  EXPECT_TRUE(t.collective);
+  EXPECT_TRUE(t.growable_time);
+  EXPECT_FALSE(t.compression);
+  EXPECT_FALSE(t.quantization);
+  EXPECT_EQ(t.extension, ".grib2");
+}
+
 TEST(FormatsRegistry, UnknownFormatNamesTheKnownOnes) {
   for (const char* name : {"grib3", "", "NETCDF4", "netcdf4 "}) {
     SCOPED_TRACE(name);
@@ -39,7 +50,7 @@ TEST(FormatsRegistry, UnknownFormatNamesTheKnownOnes) {
       ADD_FAILURE() << "no error";
     } catch (const IoError& e) {
       EXPECT_EQ(std::string(e.what()),
-                "unknown output format '" + std::string(name) + "' (known: netcdf4, netcdf4_classic)");
+                "unknown output format '" + std::string(name) + "' (known: netcdf4, netcdf4_classic, grib2)");
     }
   }
   EXPECT_THROW(traits_of("zarr"), IoError);

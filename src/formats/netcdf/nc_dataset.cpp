@@ -204,6 +204,14 @@ void NcDataset::def_chunking(int varid, const std::vector<std::size_t>& sizes) c
   call(nc_def_var_chunking(id_, varid, NC_CHUNKED, sizes.data()), "nc_def_var_chunking", varid);
 }
 
+void NcDataset::def_szip(int varid) const {
+  call(nc_def_var_szip(id_, varid, NC_SZIP_NN, 32), "nc_def_var_szip", varid);
+}
+
+void NcDataset::def_quantize(int varid, int mode, int keep) const {
+  call(nc_def_var_quantize(id_, varid, mode, keep), "nc_def_var_quantize", varid);
+}
+
 void NcDataset::def_fill(int varid, const void* value) const {
   call(nc_def_var_fill(id_, varid, 0, value), "nc_def_var_fill", varid);
 }

@@ -49,7 +49,9 @@ class NcDataset {
   std::size_t dim_length(int dimid) const;
   int nvars() const;
   void set_chunk_cache(int varid, std::size_t bytes) const;
-  void def_deflate(int varid, int level) const;                               // with shuffle
+  void def_deflate(int varid, int level) const;            // with shuffle
+  void def_szip(int varid) const;                          // nearest-neighbour coding, 32 pixels per block
+  void def_quantize(int varid, int mode, int keep) const;  // NC_QUANTIZE_*; digits, or bits for BitRound
   void def_chunking(int varid, const std::vector<std::size_t>& sizes) const;  // NC_CHUNKED, one size per dimension
   void def_fill(int varid, const void* value) const;
   void set_par_access(int varid, int access) const;

@@ -67,6 +67,9 @@ class NetcdfWriter final : public Writer {
                    const std::string& suffix, int cell_dim, int nvertex_dim);
   void define_scalars(const output::ContextPlan& plan, const output::FileInfo& f);
   void define_variable(const output::ContextPlan& plan, int vi);
+  // Deflate or szip, and quantization with its CF-1.12 attributes and
+  // container variable (netcdf_compression.cpp).
+  void define_compression(const output::VariableInfo& v, int var);
   void put_variable_attributes(const output::VariableInfo& v, int vi, int var) const;
   std::string coordinates_of(const output::VariableInfo& v, int var) const;  // also CDI's grid attributes
   void put_global_attributes(const output::ContextPlan& plan, const output::FileInfo& f) const;
@@ -125,9 +128,10 @@ class NetcdfWriter final : public Writer {
     std::vector<int> faces;        // nvertex per cell of the part
     std::size_t cells = 0, nvertex = 0;
   };
-  std::map<int, Mesh> meshes_;               // by plan domain
-  std::map<int, std::string> axis_bounds_;   // plan axis -> its bounds variable in this file
-  std::map<int, std::string> scalar_names_;  // plan scalar -> its 0-d coordinate variable
+  std::map<int, Mesh> meshes_;                                  // by plan domain
+  std::map<int, std::string> axis_bounds_;                      // plan axis -> its bounds variable in this file
+  std::map<int, std::string> scalar_names_;                     // plan scalar -> its 0-d coordinate variable
+  std::map<std::string, std::string> quantization_containers_;  // algorithm -> its CF container variable
   std::uint64_t bytes_written_ = 0;
   double write_seconds_ = 0;
   std::uint64_t record_bytes_ = 0, cache_bytes_ = 0;  // HDF5's chunk caches of the file's variables
