@@ -392,6 +392,10 @@ int foehn_set_model_time(foehn_context ctx, double seconds) {
   return api_call([&] { context_of(ctx, "foehn_set_model_time").set_model_time(seconds); }, true);
 }
 
+int foehn_checkpoint(foehn_context ctx) {
+  return api_call([&] { context_of(ctx, "foehn_checkpoint").checkpoint(); });
+}
+
 int foehn_field_handle(foehn_context ctx, const char* field_id, int* handle) {
   return api_call([&] {
     Context& c = context_of(ctx, "foehn_field_handle");

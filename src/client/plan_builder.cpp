@@ -591,6 +591,7 @@ int PlanBuilder::node_for_expression(const std::string& owner, const std::string
       // Its samples are the values already in NaN form: no missing value.
       filters::TemporalStage stage(op, static_cast<std::size_t>(shape.local), std::nan(""), start_);
       s = graph_.add_chain(s, std::move(stage), make_schedule(user.freq_op, user.where, "freq_op"));
+      out_.chain_dims[s] = shape.dims;
     }
     inputs.push_back(s);
   }

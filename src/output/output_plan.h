@@ -113,7 +113,10 @@ struct FileInfo {
   // domains CDI's reduced Gaussian rows.
   std::string convention;
   bool one_file = true;
-  bool append = false;                  // append="true": an existing file gets this run's records after its own
+  bool append = false;  // append="true": an existing file gets this run's records after its own
+  // An exact restart (docs/restart.md): the records the file held at the
+  // checkpoint; this run writes from there, over any written after it. -1: none.
+  std::int64_t resume_records = -1;
   std::int32_t min_digits = 0;          // multiple_file: part numbers zero-padded to at least this width
   std::vector<std::int32_t> variables;  // indices into variables, in file order
   std::vector<Attribute> attributes;    // the file's <variable>s: global attributes

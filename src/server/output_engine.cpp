@@ -170,6 +170,11 @@ void OutputEngine::start_record(int file, std::int64_t record, double time) {
   open_file(file);
 }
 
+void OutputEngine::sync_files() {
+  for (auto& f : files_)
+    if (f) f->sync();
+}
+
 void OutputEngine::after_record(int file, double time) {
   FilePeriods& p = periods_[file];
   if (!p.sync) return;
@@ -460,8 +465,9 @@ void OutputEngine::on_client_closed(int client) {
 void OutputEngine::write_record_of(int var, std::int64_t record, bool closing) {
   const VarState& s = vars_[var];
   const output::VariableInfo& v = plan_.variables[var];
-  // A variable written once has no time dimension: its first record only.
-  if (s.op == filters::TemporalOp::once && record > 0) {
+  // A variable written once has no time dimension: its first record only
+  // (a resumed file has it already when it holds records).
+  if (s.op == filters::TemporalOp::once && (record > 0 || plan_.files[v.file].resume_records > 0)) {
     pending_.erase({var, record});
     return;
   }
@@ -621,7 +627,8 @@ bool OutputEngine::write_front_unguarded(bool closing) {
   }
   while (next_in_file_ < static_cast<int>(vars.size())) {
     const int var = vars[next_in_file_];
-    const bool skip = vars_[var].op == filters::TemporalOp::once && a.record > 0;
+    const bool skip =
+        vars_[var].op == filters::TemporalOp::once && (a.record > 0 || plan_.files[a.file].resume_records > 0);
     if (!skip && !closing && !ready(var, a.record)) return false;  // wait for more data
     write_record_of(var, a.record, closing);
     ++next_in_file_;

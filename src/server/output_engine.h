@@ -71,6 +71,9 @@ class OutputEngine {
   void on_block(int var, std::int64_t record, const grid::Box& box, const std::byte* data);
   void on_announce(int file, std::int64_t record, double time, double time_start);
   void on_client_closed(int client);
+  // A checkpoint (attached mode): what is written reaches the disk, so that
+  // a run stopped later keeps the records before it.
+  void sync_files();
   // Several contexts on one pool: every server must make its collective
   // writes in one order across contexts, so the server loop drives the
   // writes (write_front) in the order its leader gives.

@@ -36,14 +36,20 @@ using output::VariableInfo;
 NetcdfWriter::NetcdfWriter(const ContextPlan& plan, int file_index, WriterTarget target, bool classic)
     : part_(std::move(target.part)) {
   const FileInfo& f = plan.files.at(file_index);
-  int size = 1, rank = 0;
-  MPI_Comm_size(target.comm, &size);
+  int rank = 0;
   MPI_Comm_rank(target.comm, &rank);
-  parallel_ = size > 1;
+  // Through the parallel API even for one writer: a file created serially
+  // cannot grow later under several writers (Open MPI's ompio fails in
+  // pwritev, "NetCDF: HDF error"), so a run appending with another number
+  // of servers would fail at its first record.
+  parallel_ = true;
   is_root_ = rank == 0;
   ugrid_ = f.has_convention("UGRID");
   cdi_ = f.has_convention("CDI");
-  if (f.append && std::filesystem::exists(target.path)) {
+  if (f.resume_records >= 0 && !std::filesystem::exists(target.path))
+    throw IoError(target.path + ": the file the checkpoint continues is missing (" + std::to_string(f.resume_records) +
+                  " records were written before it)");
+  if ((f.append || f.resume_records >= 0) && std::filesystem::exists(target.path)) {
     ds_ = NcDataset::open_for_append(target.path, target.comm, parallel_);
     attach(plan, f);
   } else {
