@@ -6,10 +6,12 @@ of model ranks and servers of each segment; refusals say why and damage no
 file.
 
 Run as a script under mpiexec, this file is itself the model
-(`python test_restart.py XML FIRST LAST CHECKPOINTS [DIE_AFTER]`): it runs
-global steps FIRST..LAST (the XML's start date is that of step FIRST - 1),
-calls foehn_checkpoint after the steps listed (comma-separated, or "-"), and
-with DIE_AFTER aborts the job after that step, as a killed job would stop."""
+(`python test_restart.py XML FIRST LAST CHECKPOINTS [DIE_AFTER [dynamic]]`):
+it runs global steps FIRST..LAST (the XML's start date is that of step
+FIRST - 1), calls foehn_checkpoint after the steps listed (comma-separated,
+or "-"), with DIE_AFTER (> 0) aborts the job after that step, as a killed
+job would stop, and with "dynamic" tells its time (foehn_set_model_time)
+with irregular steps of 30, 60 and 90 minutes."""
 import sys
 
 import numpy as np
@@ -53,10 +55,15 @@ XML = """<simulation><context id="rst">
 """
 
 
-def start_date(first):
-    """The date of global step first - 1 (steps are hours from 2000-01-01)."""
-    h = first - 1
-    return f"2000-01-{1 + h // 24:02d} {h % 24:02d}:00:00"
+def seconds_at(step, dynamic):
+    """The time of a global step since 2000-01-01: hours, or irregular steps."""
+    return sum(1800 * (1 + s % 3) for s in range(1, step + 1)) if dynamic else 3600 * step
+
+
+def start_date(first, dynamic=False):
+    """The date of global step first - 1."""
+    t = seconds_at(first - 1, dynamic)
+    return f"2000-01-{1 + t // 86400:02d} {t % 86400 // 3600:02d}:{t % 3600 // 60:02d}:00"
 
 
 def values(step, j0, j1):
@@ -68,7 +75,7 @@ def values(step, j0, j1):
     return t, q, u
 
 
-def model(xml, first, last, checkpoints, die_after):
+def model(xml, first, last, checkpoints, die_after, dynamic):
     import foehn
     comm = foehn.init("restart", xml)
     rank, size = comm.Get_rank(), comm.Get_size()
@@ -78,7 +85,10 @@ def model(xml, first, last, checkpoints, die_after):
     ctx.set_axis("lev", np.arange(1.0, NLEV + 1))
     ctx.close_definition()
     for step in range(first, last + 1):
-        ctx.update_calendar(step - first + 1)
+        if dynamic:
+            ctx.set_model_time(float(seconds_at(step, True) - seconds_at(first - 1, True)))
+        else:
+            ctx.update_calendar(step - first + 1)
         t, q, u = values(step, j0, j1)
         ctx.write("t", t)
         ctx.write("q", q)
@@ -94,7 +104,8 @@ def model(xml, first, last, checkpoints, die_after):
 
 if __name__ == "__main__":
     cps = set() if sys.argv[4] == "-" else {int(s) for s in sys.argv[4].split(",")}
-    model(sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), cps, int(sys.argv[5]) if len(sys.argv) > 5 else -1)
+    model(sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), cps, int(sys.argv[5]) if len(sys.argv) > 5 else -1,
+          len(sys.argv) > 6 and sys.argv[6] == "dynamic")
     sys.exit(0)
 
 import netCDF4  # noqa: E402
@@ -106,10 +117,12 @@ STEPS = 20  # 4 records of 5 h, 3 of 6 h (the last window of chains_6h stays ope
 FILES = ["stats_5h.nc", "chains_6h.nc"]
 
 
-def run_segment(mpmd, workdir, clients, servers, first, last, checkpoints="-", die_after=None, xml_text=XML):
+def run_segment(mpmd, workdir, clients, servers, first, last, checkpoints="-", die_after=None, xml_text=XML,
+                dynamic=False):
     xml = workdir / f"iodef_{first}.xml"
-    xml.write_text(xml_text.replace("START", start_date(first)))
-    args = [sys.executable, __file__, xml.name, first, last, checkpoints] + ([die_after] if die_after else [])
+    xml.write_text(xml_text.replace("START", start_date(first, dynamic)))
+    args = [sys.executable, __file__, xml.name, first, last, checkpoints, die_after or 0]
+    args += ["dynamic"] if dynamic else []
     return mpmd(workdir, clients, servers, args, timeout=90)
 
 
@@ -120,16 +133,25 @@ def raw_variables(path):
         return {name: np.array(v[:]) for name, v in ds.variables.items()}
 
 
-@pytest.fixture(scope="module")
-def unbroken(tmp_path_factory):
+def unbroken_run(tmp_path_factory, dynamic):
     """The reference: one run of every step (attached, one rank)."""
     from conftest import BUILD, run_mpmd
     work = tmp_path_factory.mktemp("unbroken")
     with pytest.MonkeyPatch.context() as mp:  # importable_package, for this module-wide run
         mp.setenv("PYTHONPATH", str(BUILD / "python"))
-        run = run_segment(run_mpmd, work, 1, 0, 1, STEPS)
+        run = run_segment(run_mpmd, work, 1, 0, 1, STEPS, dynamic=dynamic)
     assert run.returncode == 0, run.stderr
     return {f: raw_variables(work / f) for f in FILES}
+
+
+@pytest.fixture(scope="module")
+def unbroken(tmp_path_factory):
+    return unbroken_run(tmp_path_factory, False)
+
+
+@pytest.fixture(scope="module")
+def unbroken_dynamic(tmp_path_factory):
+    return unbroken_run(tmp_path_factory, True)
 
 
 def assert_identical(work, unbroken):
@@ -160,16 +182,17 @@ def test_reference_is_what_numpy_computes(unbroken):
     np.testing.assert_array_equal(stats["t_once"], values(5, 0, NJ)[0])  # no time dimension
 
 
-def cut_runs(mpmd, work, cuts, counts):
+def cut_runs(mpmd, work, cuts, counts, dynamic=False):
     """Segments ending at the steps in `cuts` (a checkpoint each, inside
     windows), the last ending at STEPS; counts: (clients, servers) each."""
     bounds = [0, *cuts, STEPS]
     for k, (clients, servers) in enumerate(counts):
         first, last = bounds[k] + 1, bounds[k + 1]
-        run = run_segment(mpmd, work, clients, servers, first, last, str(last) if last < STEPS else "-")
+        run = run_segment(mpmd, work, clients, servers, first, last, str(last) if last < STEPS else "-",
+                          dynamic=dynamic)
         assert run.returncode == 0, f"segment {k + 1}: " + run.stderr
         if k > 0:
-            assert f"resumes from the state of {start_date(first)}" in run.stderr
+            assert f"resumes from the state of {start_date(first, dynamic)}" in run.stderr
 
 
 @pytest.mark.parametrize(
@@ -185,6 +208,21 @@ def cut_runs(mpmd, work, cuts, counts):
 def test_cut_runs_write_the_unbroken_files(tmp_path, mpmd, unbroken, cuts, counts):
     cut_runs(mpmd, tmp_path, cuts, counts)
     assert_identical(tmp_path, unbroken)
+
+
+def test_dynamic_time_steps(tmp_path, mpmd, unbroken_dynamic):
+    """Irregular steps (averages weigh each sample by the time it stands
+    for): cut at 7 and 13, 1 -> 2+1 -> 1+2."""
+    stats = unbroken_dynamic["stats_5h.nc"]
+    # The reference: the first record is due at the first step reaching
+    # 5 h; its window holds the steps up to it, each weighing its length.
+    last = next(s for s in range(1, STEPS) if seconds_at(s, True) >= 5 * 3600)
+    in_first = range(1, last + 1)
+    t = np.stack([values(s, 0, NJ)[0] for s in in_first])
+    w = np.array([seconds_at(s, True) - seconds_at(s - 1, True) for s in in_first], dtype=float)
+    np.testing.assert_allclose(stats["t_avg"][0], (t * w[:, None, None]).sum(axis=0) / w.sum(), rtol=1e-13)
+    cut_runs(mpmd, tmp_path, [7, 13], [(1, 0), (2, 1), (1, 2)], dynamic=True)
+    assert_identical(tmp_path, unbroken_dynamic)
 
 
 def test_a_killed_run_resumed_from_its_last_checkpoint(tmp_path, mpmd, unbroken):
