@@ -47,6 +47,7 @@ struct Runtime {
   int contexts_opened = 0, contexts_open = 0;
   std::vector<Context*> open;                // the open contexts, to drain before waiting for the servers
   std::vector<foehn_context_impl*> handles;  // every handle given out, in opening order
+  std::vector<std::string> resumed;          // exact restarts: the states contexts resumed from, for the report
 };
 
 Runtime& runtime() {
@@ -151,7 +152,9 @@ void write_report(Runtime& r, foehn::report::RunReport& report) {
     MPI_Recv(report.servers.data(), bytes, MPI_BYTE, st.MPI_SOURCE, foehn::transport::kTagReport, r.world.comm,
              MPI_STATUS_IGNORE);
   }
+  report.resumed = r.resumed;
   foehn::report::print_clients(std::cerr, r.code_id, report.clients);
+  for (const auto& line : report.resumed) std::cerr << "foehn report: resumed " << line << "\n";
   for (const auto& line : foehn::report::advice(report)) std::cerr << "foehn advice: " << line << "\n";
   for (const auto& ctx : r.config.contexts) {
     const auto* var = ctx.find_variable("report_file");
@@ -381,6 +384,7 @@ int foehn_close_definition(foehn_context ctx) {
     Context& c = context_of(ctx, "foehn_close_definition");
     drain_others(c);
     c.close_definition();
+    if (!c.resumed_from().empty()) runtime().resumed.push_back(c.resumed_from());
   });
 }
 

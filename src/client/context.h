@@ -76,6 +76,10 @@ class Context {
   void close();
   // foehn_checkpoint: the state after the current step into restart_dir.
   void checkpoint();
+  // An exact restart: "context '<id>': state of <date> (<path>)"; "" otherwise.
+  std::string resumed_from() const {
+    return resume_ ? "context '" + id_ + "': state of " + resume_->date + " (" + resume_->path + ")" : "";
+  }
   // Sends everything buffered for the servers and waits until it has left.
   // Another context calls this before it waits for the servers (its close
   // or close of definition): the servers work through the contexts' records

@@ -510,6 +510,7 @@ void PlanBuilder::resolve_definitions() {
     info.format = file.format;
     info.convention = file.convention;
     info.append = file.append;
+    info.continuable = file.append || !config::variable_string(def_, "restart_dir", "").empty();
     info.min_digits = file.min_digits.value_or(0);
     file_periods(file, file_id, info);
     for (const auto& var : file.variables) info.attributes.push_back({var.output_name(), var.type, var.value});

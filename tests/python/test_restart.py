@@ -293,3 +293,19 @@ def test_checkpoint_needs_a_restart_dir(tmp_path, mpmd):
     run = run_segment(mpmd, tmp_path, 1, 0, 1, 3, "2", xml_text=xml)
     assert run.returncode != 0
     assert "foehn_checkpoint: context 'rst' has no restart_dir" in run.stderr
+
+
+def test_append_with_another_server_count(tmp_path, mpmd, unbroken):
+    """XIOS-style append (no restart_dir) cut at an output boundary of the
+    5 h file, 1+1 then 2+2 and then attached 3: the records follow each
+    other (this failed at the first write with 'NetCDF: HDF error' when the
+    file had been created by one writer)."""
+    xml = XML.replace('<variable id="restart_dir" type="string">restart</variable>', "").replace(
+        'name="stats_5h" output_freq="5h"', 'name="stats_5h" output_freq="5h" append="true"')
+    for first, last, clients, servers in [(1, 10, 1, 1), (11, 15, 2, 2), (16, 20, 3, 0)]:
+        run = run_segment(mpmd, tmp_path, clients, servers, first, last, xml_text=xml)
+        assert run.returncode == 0, run.stderr
+    got, want = raw_variables(tmp_path / "stats_5h.nc"), unbroken["stats_5h.nc"]
+    for name in ["t_avg", "t_sum", "t_min", "t_max", "t_inst", "q_avg", "u_avg", "time_counter",
+                 "time_counter_bounds"]:
+        assert got[name].tobytes() == want[name].tobytes(), name

@@ -36,13 +36,12 @@ using output::VariableInfo;
 NetcdfWriter::NetcdfWriter(const ContextPlan& plan, int file_index, WriterTarget target, bool classic)
     : part_(std::move(target.part)) {
   const FileInfo& f = plan.files.at(file_index);
-  int rank = 0;
+  int size = 1, rank = 0;
+  MPI_Comm_size(target.comm, &size);
   MPI_Comm_rank(target.comm, &rank);
-  // Through the parallel API even for one writer: a file created serially
-  // cannot grow later under several writers (Open MPI's ompio fails in
-  // pwritev, "NetCDF: HDF error"), so a run appending with another number
-  // of servers would fail at its first record.
-  parallel_ = true;
+  // A file a later run may continue is created through the parallel API
+  // even for one writer (FileInfo::continuable), and opened so again.
+  parallel_ = size > 1 || f.continuable;
   is_root_ = rank == 0;
   ugrid_ = f.has_convention("UGRID");
   cdi_ = f.has_convention("CDI");
