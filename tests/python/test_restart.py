@@ -193,6 +193,8 @@ def cut_runs(mpmd, work, cuts, counts, dynamic=False):
         assert run.returncode == 0, f"segment {k + 1}: " + run.stderr
         if k > 0:
             assert f"resumes from the state of {start_date(first, dynamic)}" in run.stderr
+            # and the report says which state (report_file would have it as "resumed")
+            assert f"foehn report: resumed context 'rst': state of {start_date(first, dynamic)}" in run.stderr
 
 
 @pytest.mark.parametrize(
