@@ -174,7 +174,15 @@ void StepDriver::checkpoint() {
                                  "': exact restarts of reductions on the servers (temporal_placement=server) are "
                                  "not built yet; use temporal_placement=client (the default)");
   end_step();  // this step's records end now, not at the next update_calendar
-  if (attached_) attached_->sync_files();
+  // The records before the checkpoint reach the disk, so that a run killed
+  // later keeps them: attached, now; the servers, once they are written
+  // (rank 0 speaks for all, after its announces).
+  if (attached_) {
+    attached_->sync_files();
+  } else if (rank_ == 0) {
+    send_event_to_all(transport::EventType::sync, 0, 0, 0, 0);
+    for (auto& ch : channels_) ch.send_current();
+  }
   const calendar::Date date = calendar_->to_date(now_);
   const std::string path = state_path(restart_dir_, date, id_);
   LocalFailure made;

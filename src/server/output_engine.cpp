@@ -455,6 +455,11 @@ void OutputEngine::on_announce(int file, std::int64_t record, double time, doubl
   advance(false);
 }
 
+void OutputEngine::on_sync() {
+  announced_.push_back({kSyncMarker, 0, 0, 0});
+  advance(false);
+}
+
 void OutputEngine::on_client_closed(int client) {
   if (client >= 0 && client < static_cast<int>(client_closed_.size()) && !client_closed_[client]) {
     client_closed_[client] = 1;
@@ -614,6 +619,11 @@ void OutputEngine::start_and_agree(const Announce& a) {
 bool OutputEngine::write_front_unguarded(bool closing) {
   if (announced_.empty()) return false;
   const Announce& a = announced_.front();
+  if (a.file == kSyncMarker) {  // every record announced before the checkpoint is written
+    if (!role_.forward) sync_files();
+    announced_.pop_front();
+    return true;
+  }
   const auto& vars = plan_.files[a.file].variables;
   if (role_.pool >= 0 && !writes(a.file)) {  // level 2: another pool's file
     announced_.pop_front();

@@ -70,6 +70,9 @@ class OutputEngine {
   // level-1 server; the part inside this writer's block is copied.
   void on_block(int var, std::int64_t record, const grid::Box& box, const std::byte* data);
   void on_announce(int file, std::int64_t record, double time, double time_start);
+  // A checkpoint: once the records announced so far are written, the files
+  // are synced (a marker in the announced order).
+  void on_sync();
   void on_client_closed(int client);
   // A checkpoint (attached mode): what is written reaches the disk, so that
   // a run stopped later keeps the records before it.
@@ -126,6 +129,7 @@ class OutputEngine {
     filters::TemporalStage stage;  // when reducing: the samples' weights come with them
     bool complete = false;
   };
+  static constexpr int kSyncMarker = -1;  // an Announce's file: on_sync
   struct Announce {
     int file;
     std::int64_t record;

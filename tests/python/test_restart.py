@@ -227,12 +227,14 @@ def test_dynamic_time_steps(tmp_path, mpmd, unbroken_dynamic):
     assert_identical(tmp_path, unbroken_dynamic)
 
 
-def test_a_killed_run_resumed_from_its_last_checkpoint(tmp_path, mpmd, unbroken):
+@pytest.mark.parametrize("clients,servers", [(2, 0), (2, 1)])
+def test_a_killed_run_resumed_from_its_last_checkpoint(tmp_path, mpmd, unbroken, clients, servers):
     """Checkpoints at 6 and 9, the job killed after step 12 (the record of
     10 h written after the last checkpoint, the 10-12 h window lost): the
     run from 9 writes the records after the checkpoint again, in place, not
-    twice."""
-    run = run_segment(mpmd, tmp_path, 2, 0, 1, STEPS, "6,9", die_after=12)
+    twice. The checkpoint synced the files (servers: once the records
+    before it were written)."""
+    run = run_segment(mpmd, tmp_path, clients, servers, 1, STEPS, "6,9", die_after=12)
     assert run.returncode != 0
     with netCDF4.Dataset(tmp_path / "stats_5h.nc") as ds:
         assert ds.dimensions["time_counter"].size >= 1  # 5 h at least: synced by the checkpoints
