@@ -24,7 +24,7 @@ module foehn
 
   public :: foehn_init, foehn_finalize, foehn_last_error, foehn_version, foehn_context_open, foehn_set_calendar, &
             foehn_set_domain_rectilinear, foehn_set_axis, foehn_close_definition, foehn_update_calendar, &
-            foehn_set_model_time, &
+            foehn_set_model_time, foehn_checkpoint, &
             foehn_field_is_active, foehn_field_handle, foehn_write, foehn_context_close
   ! Domains of every kind (foehn_domain.inc, docs/grids.md)
   public :: foehn_set_domain_type, foehn_set_domain_block, foehn_set_domain_index, foehn_set_domain_data, &
@@ -108,6 +108,11 @@ module foehn
       type(c_ptr), value :: ctx
       integer(c_int), value :: step
     end function c_update_calendar
+    integer(c_int) function c_checkpoint(ctx) bind(C, name="foehn_checkpoint")
+      import :: c_int, c_ptr
+      implicit none
+      type(c_ptr), value :: ctx
+    end function c_checkpoint
     integer(c_int) function c_set_model_time(ctx, seconds) bind(C, name="foehn_set_model_time")
       import :: c_int, c_ptr, c_double
       implicit none
@@ -412,6 +417,14 @@ contains
     integer, intent(out), optional :: status
     call finish(c_set_model_time(ctx%ptr, seconds), "foehn_set_model_time", status)
   end subroutine foehn_set_model_time
+
+  ! Collective: an exact restart's state after the current step (its fields
+  ! written) into the context's restart_dir (docs/restart.md).
+  subroutine foehn_checkpoint(ctx, status)
+    type(foehn_context), intent(in) :: ctx
+    integer, intent(out), optional :: status
+    call finish(c_checkpoint(ctx%ptr), "foehn_checkpoint", status)
+  end subroutine foehn_checkpoint
 
   ! True if the field is needed at the current step.
   logical function foehn_field_is_active(ctx, field_id, status) result(active)

@@ -43,6 +43,8 @@ module xios
             xios_set_time_origin, xios_set_timestep, xios_update_calendar, xios_get_current_date, &
             xios_get_start_date, xios_field_is_active, xios_send_field, xios_getvar, &
             xios_solve_inheritance, xios_date_to_string, xios_duration_to_string
+  ! foehn's extension, not in XIOS: exact restarts (docs/restart.md).
+  public :: xios_checkpoint
   ! xios_set/get/is_defined_<kind>_attr, generated from src/config/xios_attributes.tsv.
   include "xios_attr_public.inc"
   public :: operator(+), operator(-), operator(*), operator(==), operator(/=), operator(<), operator(<=), &
@@ -285,6 +287,14 @@ contains
     call check(status, "xios_update_calendar")
     contexts(current)%step = step
   end subroutine xios_update_calendar
+
+  ! foehn's extension (XIOS has no such call): the current context's state
+  ! after this step into its restart_dir, for an exact restart.
+  subroutine xios_checkpoint()
+    integer :: status
+    call foehn_checkpoint(current_ctx("xios_checkpoint"), status)
+    call check(status, "xios_checkpoint")
+  end subroutine xios_checkpoint
 
   subroutine xios_get_start_date(date)
     type(xios_date), intent(out) :: date

@@ -165,6 +165,7 @@ class Context {
 
   void update_calendar(int step) { check(foehn_update_calendar(open(), step)); }
   void set_model_time(double seconds) { check(foehn_set_model_time(open(), seconds)); }
+  void checkpoint() { check(foehn_checkpoint(open())); }
 
   bool is_active(const std::string& field_id) {
     int active = 0;
@@ -355,6 +356,7 @@ PYBIND11_MODULE(_core, m) {
       .def("close_definition", &Context::close_definition)
       .def("update_calendar", &Context::update_calendar, py::arg("step"))
       .def("set_model_time", &Context::set_model_time, py::arg("seconds"))
+      .def("checkpoint", &Context::checkpoint)
       .def("is_active", &Context::is_active, py::arg("field_id"))
       .def("field_handle", &Context::field_handle, py::arg("field_id"))
       .def("write", &Context::write, py::arg("field"), py::arg("array"))

@@ -77,6 +77,14 @@ int foehn_update_calendar(foehn_context ctx, int step);
  * in seconds since start_date; each call is a new step and times increase.
  * Averages then weigh each sample by the time it stands for. */
 int foehn_set_model_time(foehn_context ctx, double seconds);
+/* Collective over the context's model ranks: an exact restart's state after
+ * the current step (call it once the step's fields are written) into the
+ * directory named by the context variable restart_dir, as
+ * <restart_dir>/<date>/<context>.nc. A run whose start date is that date and
+ * with the same restart_dir continues every open window and file from it, on
+ * any number of model ranks and servers (docs/restart.md). A context closing
+ * inside a window checkpoints by itself when restart_dir is set. */
+int foehn_checkpoint(foehn_context ctx);
 /* Sets *active to 1 if the field is needed at the current step, else 0. */
 int foehn_field_is_active(foehn_context ctx, const char* field_id, int* active);
 /* A precomputed handle for a field id (no string lookup in the write). */

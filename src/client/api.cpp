@@ -47,6 +47,7 @@ struct Runtime {
   int contexts_opened = 0, contexts_open = 0;
   std::vector<Context*> open;                // the open contexts, to drain before waiting for the servers
   std::vector<foehn_context_impl*> handles;  // every handle given out, in opening order
+  std::vector<std::string> resumed;          // exact restarts: the states contexts resumed from, for the report
 };
 
 Runtime& runtime() {
@@ -151,7 +152,9 @@ void write_report(Runtime& r, foehn::report::RunReport& report) {
     MPI_Recv(report.servers.data(), bytes, MPI_BYTE, st.MPI_SOURCE, foehn::transport::kTagReport, r.world.comm,
              MPI_STATUS_IGNORE);
   }
+  report.resumed = r.resumed;
   foehn::report::print_clients(std::cerr, r.code_id, report.clients);
+  for (const auto& line : report.resumed) std::cerr << "foehn report: resumed " << line << "\n";
   for (const auto& line : foehn::report::advice(report)) std::cerr << "foehn advice: " << line << "\n";
   for (const auto& ctx : r.config.contexts) {
     const auto* var = ctx.find_variable("report_file");
@@ -384,6 +387,7 @@ int foehn_close_definition(foehn_context ctx) {
     for (const Context* o : runtime().open)
       if (o != &c) others.push_back(o);
     c.close_definition(others);
+    if (!c.resumed_from().empty()) runtime().resumed.push_back(c.resumed_from());
   });
 }
 
@@ -393,6 +397,10 @@ int foehn_update_calendar(foehn_context ctx, int step) {
 
 int foehn_set_model_time(foehn_context ctx, double seconds) {
   return api_call([&] { context_of(ctx, "foehn_set_model_time").set_model_time(seconds); }, true);
+}
+
+int foehn_checkpoint(foehn_context ctx) {
+  return api_call([&] { context_of(ctx, "foehn_checkpoint").checkpoint(); });
 }
 
 int foehn_field_handle(foehn_context ctx, const char* field_id, int* handle) {

@@ -1,5 +1,6 @@
 // The façade's per-step calls: the state checks of the C API (a context
 // being defined, closed), then the step driver (step_driver.h).
+#include "client/agree.h"
 #include "client/context.h"
 #include "client/errors.h"
 #include "client/step_driver.h"
@@ -45,6 +46,14 @@ void Context::close() {
   driver_->end_last_step();  // the last step's records
   closed_ = true;
   driver_->close();
+}
+
+void Context::checkpoint() {
+  check_open("foehn_checkpoint");
+  if (!closed_definition_)
+    fail(FOEHN_ERR_STATE,
+         "foehn_checkpoint: context '" + id_ + "' is still being defined (call foehn_close_definition)");
+  collectively(comm_, [&] { driver_->checkpoint(); });
 }
 
 void Context::drain_sends() {

@@ -14,11 +14,13 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "client/errors.h"
 #include "client/plan_builder.h"
+#include "client/restart_state.h"
 #include "config/config.h"
 #include "transport/send_channel.h"
 #include "transport/world.h"
@@ -76,6 +78,12 @@ class Context {
     return *driver_;
   }
   void close();
+  // foehn_checkpoint: the state after the current step into restart_dir.
+  void checkpoint();
+  // An exact restart: "context '<id>': state of <date> (<path>)"; "" otherwise.
+  std::string resumed_from() const {
+    return resume_ ? "context '" + id_ + "': state of " + resume_->date + " (" + resume_->path + ")" : "";
+  }
   // Sends everything buffered for the servers and waits until it has left.
   // Another context calls this before it waits for the servers (its close
   // or close of definition): the servers work through the contexts' records
@@ -118,6 +126,8 @@ class Context {
   std::string domain_error_;  // found by the exchanges (which must not throw); raised after them
   bool closed_definition_ = false, closed_ = false;
   bool shared_ = false;
+  std::optional<ResumeState> resume_;  // an exact restart: the state this run continues from
+  std::int64_t resume_start_ = 0;      // and this run's start (instant)
   BuiltPlan built_;  // during close of definition: the plan builder's result, completed by the exchanges
   std::unique_ptr<StepDriver> driver_;  // from close of definition on
   std::string attribute_text_;          // the value attribute() last returned

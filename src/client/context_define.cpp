@@ -11,6 +11,7 @@
 
 #include "client/agree.h"
 #include "client/context.h"
+#include "client/restart_state.h"
 #include "client/errors.h"
 #include "client/plan_builder.h"
 #include "client/step_driver.h"
@@ -482,7 +483,23 @@ void Context::resolve_definitions() {
   }
   MPI_Group_free(&g1);
   MPI_Group_free(&g2);
+  // An exact restart: the schedules count from the first run's start, the
+  // steps from this run's (the checkpoint's date).
+  resume_ = {};
+  const std::string restart_dir = config::variable_string(def_, "restart_dir", "");
+  const std::string segment_start = settings_.calendar.start_date;
+  if (!restart_dir.empty() && !segment_start.empty()) {
+    resume_ = find_resume_state(restart_dir, id_, calendar::parse_date(segment_start));
+    if (resume_) {
+      settings_.calendar.start_date = resume_->first_start;
+      if (settings_.calendar.time_origin.empty()) settings_.calendar.time_origin = resume_->time_origin;
+    }
+  }
   built_ = PlanBuilder(def_, settings_, std::move(where)).build();
+  if (resume_) {
+    resume_start_ = built_.calendar->to_instant(calendar::parse_date(segment_start));
+    settings_.calendar.start_date = segment_start;
+  }
 }
 
 const output::ContextPlan* Context::plan() const { return driver_ ? &driver_->plan() : nullptr; }
@@ -505,7 +522,10 @@ void Context::close_definition(const std::vector<const Context*>& others) {
     driver_ = std::make_unique<StepDriver>(id_, comm_, def_, *world_, key_, *counters_, std::move(built_));
     driver_->set_shared(shared_);
     driver_->prepare(settings_);
+    driver_->keep_for_checkpoints(settings_);
   });
+  // Before the files open: a refused state damages none.
+  if (resume_) collectively(comm_, [&] { driver_->resume(settings_, resume_->path, resume_start_); });
   if (world_->attached()) {
     collectively(comm_, [&] { driver_->attach(); });
   } else {

@@ -519,6 +519,7 @@ void PlanBuilder::resolve_definitions() {
     info.format = file.format;
     info.convention = file.convention;
     info.append = file.append;
+    info.continuable = file.append || !config::variable_string(def_, "restart_dir", "").empty();
     info.min_digits = file.min_digits.value_or(0);
     file_periods(file, file_id, info);
     for (const auto& var : file.variables) info.attributes.push_back({var.output_name(), var.type, var.value});
@@ -600,6 +601,7 @@ int PlanBuilder::node_for_expression(const std::string& owner, const std::string
       // Its samples are the values already in NaN form: no missing value.
       filters::TemporalStage stage(op, static_cast<std::size_t>(shape.local), std::nan(""), start_);
       s = graph_.add_chain(s, std::move(stage), make_schedule(user.freq_op, user.where, "freq_op"));
+      out_.chain_dims[s] = shape.dims;
     }
     inputs.push_back(s);
   }

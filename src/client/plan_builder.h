@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <limits>
+#include <map>
 #include <memory>
 #include <string>
 #include <unordered_map>
@@ -120,6 +121,8 @@ struct BuiltPlan {
   std::vector<OutputDef> outputs;   // by plan variable
   filters::Graph graph;             // in this rank's layout
   std::vector<FileSchedule> files;  // by plan file
+  // The grid of each chain node (@id), for checkpoints by global index.
+  std::map<int, std::vector<output::Dim>> chain_dims;
 };
 
 class PlanBuilder {

@@ -43,7 +43,11 @@ StepDriver::StepDriver(const std::string& id, MPI_Comm comm, const config::Conte
       fields_(std::move(built.fields)),
       field_index_(std::move(built.field_index)),
       graph_(std::move(built.graph)),
-      files_(std::move(built.files)) {
+      files_(std::move(built.files)),
+      chain_dims_(std::move(built.chain_dims)),
+      restart_dir_(config::variable_string(def, "restart_dir", "")),
+      file_base_(files_.size(), 0),
+      segment_start_(built.start) {
   MPI_Comm_rank(comm_, &rank_);
   MPI_Comm_size(comm_, &size_);
   for (const OutputDef& d : built.outputs) {
@@ -139,7 +143,7 @@ void StepDriver::update_calendar(std::int64_t step) {
                                  " does not follow the current step " + std::to_string(step_));
   end_step();
   step_ = step;
-  advance_time(start_ + step * timestep_us_);
+  advance_time(segment_start_ + step * timestep_us_);
 }
 
 void StepDriver::set_model_time(double seconds) {
@@ -147,7 +151,7 @@ void StepDriver::set_model_time(double seconds) {
     fail(FOEHN_ERR_STATE,
          "foehn_set_model_time: context '" + id_ + "' is driven by foehn_update_calendar; use one or the other");
   const double us = std::round(seconds * static_cast<double>(calendar::kMicrosPerSecond));
-  const std::int64_t now = start_ + static_cast<std::int64_t>(us);
+  const std::int64_t now = segment_start_ + static_cast<std::int64_t>(us);
   if (!std::isfinite(seconds) || seconds <= 0 || (step_ >= 0 && now <= now_))
     fail(FOEHN_ERR_ARGUMENT, "foehn_set_model_time: context '" + id_ + "': time " + std::to_string(seconds) +
                                  " s must be positive and after the current time");
@@ -399,7 +403,8 @@ void StepDriver::finish_record(OutputVar& out) {
 }
 
 void StepDriver::end_step() {
-  if (step_ < 0) return;
+  if (step_ < 0 || ended_step_ == step_) return;  // a checkpoint ended this step already
+  ended_step_ = step_;
   graph_.evaluate(step_, now_, dynamic_steps_);
   for (OutputVar& out : outputs_) {
     const std::vector<int>& in = graph_.node(out.node).inputs;
@@ -432,13 +437,18 @@ void StepDriver::warn_open_windows() const {
               << filters::temporal_op_name(graph_.node(out.node).stage.op()) << ") closes with " << out.window_samples
               << " sample(s) since step " << out.window_first_step
               << " in a window that has not ended: no record holds them, and a run continued from here starts "
-                 "a new window (partial windows are not carried across restarts yet)"
+                 "a new window (set the context variable restart_dir to carry it over: docs/restart.md)"
               << std::endl;
   }
 }
 
 void StepDriver::close() {
-  warn_open_windows();
+  // An open window is kept for the next run when there is a restart_dir.
+  if (!restart_dir_.empty() && windows_open()) {
+    if (checkpointed_step_ != step_) checkpoint();
+  } else {
+    warn_open_windows();
+  }
   if (attached_) {
     collectively(comm_, [&] {
       attached_->close();

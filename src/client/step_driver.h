@@ -63,6 +63,19 @@ class StepDriver {
   // engine's) and their answers.
   void end_last_step() { end_step(); }
   void close();
+
+  // Exact restarts (step_driver_checkpoint.cpp, docs/restart.md). The state
+  // after the current step (every window, schedule and file's record
+  // count) into <restart_dir>/<date>/<context>.nc, by global index.
+  // Collective over the context's model ranks.
+  void checkpoint();
+  // A run that continues from `state_path`: its steps count from
+  // `segment_start` (the run's own start date, the checkpoint's date); its
+  // schedules from the first run's start, which the plan was built with.
+  // Restores the state before the files open (after prepare).
+  void resume(const ModelSettings& settings, const std::string& state_path, std::int64_t segment_start);
+  // Keeps what a checkpoint needs of the model's settings (global indices).
+  void keep_for_checkpoints(const ModelSettings& settings);
   void drain_sends();
 
  private:
@@ -78,6 +91,17 @@ class StepDriver {
     // the first: at close, an open window is lost (and said so).
     std::int64_t window_samples = 0, window_first_step = -1;
   };
+  // Checkpoints: the global index of each local value of a node's grid
+  // (-1: not this rank's to give) and the grid's global size.
+  struct GlobalMap {
+    std::vector<std::int64_t> give, take;  // writing (one copy of each point), reading (every local value)
+    std::int64_t size = 0;
+  };
+  const GlobalMap& global_map(const std::vector<output::Dim>& dims);
+  const std::vector<output::Dim>& node_dims(int node) const;
+  bool windows_open() const;
+  std::string configuration_text() const;
+
   // At close: a warning for each reduction whose window holds samples that
   // no record will (rank 0 speaks for all: every rank has the same schedule).
   void warn_open_windows() const;
@@ -127,6 +151,13 @@ class StepDriver {
   std::vector<OutputVar> outputs_;
   filters::Graph graph_;  // sources, expressions, chains and the outputs' temporal stages, in the local layout
   std::vector<FileSchedule> files_;
+  std::map<int, std::vector<output::Dim>> chain_dims_;
+  // Restarts: the model's settings for global indices (null: no
+  // restart_dir), each file's records before this run, the maps by grid.
+  std::string restart_dir_;
+  const ModelSettings* settings_ = nullptr;
+  std::vector<std::int64_t> file_base_;
+  std::map<std::string, GlobalMap> global_maps_;
   // Records due this step, announced to the servers at its end, after the
   // step's data and results, when other contexts are open: an announced
   // record is one the servers can write, so they never wait for data this
@@ -155,8 +186,11 @@ class StepDriver {
 
   // Time.
   std::int64_t step_ = -1;
-  std::int64_t now_ = 0;        // model time (instant, microseconds)
-  bool dynamic_steps_ = false;  // the model tells its time: averages weight by time
+  std::int64_t ended_step_ = -1;
+  std::int64_t checkpointed_step_ = -1;  // the last step whose records were ended (a checkpoint ends its step)
+  std::int64_t segment_start_ = 0;       // this run's start: step 0 (a resumed run: the checkpoint's date)
+  std::int64_t now_ = 0;                 // model time (instant, microseconds)
+  bool dynamic_steps_ = false;           // the model tells its time: averages weight by time
   double now_seconds_ = 0;
 };
 

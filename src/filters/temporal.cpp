@@ -1,5 +1,6 @@
 #include "filters/temporal.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <stdexcept>
@@ -54,6 +55,24 @@ void Accumulator::reset() {
 void Accumulator::start_per_point() {
   weight_.assign(value_.size(), weight_all_);
   per_point_ = true;
+}
+
+void Accumulator::restore(const double* values, const double* weights, double weight_all) {
+  std::copy(values, values + value_.size(), value_.begin());
+  per_point_ = false;
+  weight_all_ = weight_all;
+  if (!weights) return;
+  // The weight the held points share, if they all have the same.
+  std::size_t first = 0;
+  while (first < value_.size() && std::isnan(weights[first])) ++first;
+  weight_all_ = first < value_.size() ? weights[first] : 0.0;
+  bool uniform = true;
+  for (std::size_t i = first; i < value_.size(); ++i)
+    uniform = uniform && (std::isnan(weights[i]) || weights[i] == weight_all_);
+  if (uniform) return;
+  per_point_ = true;
+  weight_.resize(value_.size());
+  for (std::size_t i = 0; i < value_.size(); ++i) weight_[i] = std::isnan(weights[i]) ? 0.0 : weights[i];
 }
 
 namespace {

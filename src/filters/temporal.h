@@ -55,6 +55,17 @@ class Accumulator {
   // Whether this window keeps a weight per point (for tests and memory figures).
   bool per_point_weights() const { return per_point_; }
 
+  // Checkpoints (src/restart/): the running values, and the summed weight
+  // of point i's valid samples.
+  const double* values() const { return value_.data(); }
+  double weight_of(std::size_t i) const { return per_point_ ? weight_[i] : weight_all_; }
+  double weight_all() const { return weight_all_; }
+  // Continues a window from a checkpoint: size() values and, when not null,
+  // size() weights (NaN: a point no checkpoint holds, never written), else
+  // weight_all for every point. Equal weights give one weight for all, as
+  // add() would have kept them: the results are the same bits either way.
+  void restore(const double* values, const double* weights, double weight_all);
+
  private:
   void start_per_point();  // every point's weight is weight_all_
 

@@ -73,6 +73,16 @@ class TemporalStage {
   // Starts the next period.
   void reset() { acc_.reset(); }
 
+  // Checkpoints (src/restart/): the accumulator and the sampling state.
+  Accumulator& accumulator() { return acc_; }
+  const Accumulator& accumulator() const { return acc_; }
+  std::int64_t last_sample_time() const { return last_sample_time_; }
+  bool once_done() const { return once_done_; }
+  void restore_sampling(std::int64_t last_sample_time, bool once_done) {
+    last_sample_time_ = last_sample_time;
+    once_done_ = once_done;
+  }
+
  private:
   Accumulator acc_;
   double missing_ = std::numeric_limits<double>::quiet_NaN();

@@ -121,7 +121,15 @@ struct FileInfo {
   // domains CDI's reduced Gaussian rows.
   std::string convention;
   bool one_file = true;
-  bool append = false;                  // append="true": an existing file gets this run's records after its own
+  bool append = false;  // append="true": an existing file gets this run's records after its own
+  // An exact restart (docs/restart.md): the records the file held at the
+  // checkpoint; this run writes from there, over any written after it. -1: none.
+  std::int64_t resume_records = -1;
+  // Created through the parallel API even for one writer: a file a later
+  // run may continue (append, restart_dir) with more writers. A file created
+  // serially cannot grow under several (Open MPI's ompio fails in pwritev,
+  // "NetCDF: HDF error"); serial creation keeps errno's words for a full disk.
+  bool continuable = false;
   std::int32_t min_digits = 0;          // multiple_file: part numbers zero-padded to at least this width
   std::vector<std::int32_t> variables;  // indices into variables, in file order
   std::vector<Attribute> attributes;    // the file's <variable>s: global attributes

@@ -139,6 +139,7 @@ std::string to_json(const RunReport& r) {
   }
   json doc = {{"foehn_report_version", 2}, {"code", r.code},     {"mode", r.servers.empty() ? "attached" : "server"},
               {"clients", clients},        {"servers", servers}, {"advice", advice(r)}};
+  if (!r.resumed.empty()) doc["resumed"] = r.resumed;
   return doc.dump(2) + "\n";
 }
 

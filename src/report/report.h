@@ -59,6 +59,9 @@ struct RunReport {
   std::string code;  // the model's code id
   std::vector<ClientFigures> clients;
   std::vector<ServerFigures> servers;  // empty when attached
+  // Exact restarts: for each context that resumed, which state
+  // ("context 'atm': state of <date> (<path>)").
+  std::vector<std::string> resumed;
 };
 
 // Collective over comm; rank 0 returns every rank's figures, the others an empty vector.

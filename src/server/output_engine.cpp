@@ -171,6 +171,11 @@ void OutputEngine::start_record(int file, std::int64_t record, double time) {
   open_file(file);
 }
 
+void OutputEngine::sync_files() {
+  for (auto& f : files_)
+    if (f) f->sync();
+}
+
 void OutputEngine::after_record(int file, double time) {
   FilePeriods& p = periods_[file];
   if (!p.sync) {
@@ -470,6 +475,11 @@ void OutputEngine::on_announce(int file, std::int64_t record, double time, doubl
   advance(false);
 }
 
+void OutputEngine::on_sync() {
+  announced_.push_back({kSyncMarker, 0, 0, 0});
+  advance(false);
+}
+
 void OutputEngine::on_client_closed(int client) {
   if (client >= 0 && client < static_cast<int>(client_closed_.size()) && !client_closed_[client]) {
     client_closed_[client] = 1;
@@ -480,8 +490,9 @@ void OutputEngine::on_client_closed(int client) {
 void OutputEngine::write_record_of(int var, std::int64_t record, bool closing) {
   const VarState& s = vars_[var];
   const output::VariableInfo& v = plan_.variables[var];
-  // A variable written once has no time dimension: its first record only.
-  if (s.op == filters::TemporalOp::once && record > 0) {
+  // A variable written once has no time dimension: its first record only
+  // (a resumed file has it already when it holds records).
+  if (s.op == filters::TemporalOp::once && (record > 0 || plan_.files[v.file].resume_records > 0)) {
     pending_.erase({var, record});
     return;
   }
@@ -628,6 +639,11 @@ void OutputEngine::start_and_agree(const Announce& a) {
 bool OutputEngine::write_front_unguarded(bool closing) {
   if (announced_.empty()) return false;
   const Announce& a = announced_.front();
+  if (a.file == kSyncMarker) {  // every record announced before the checkpoint is written
+    if (!role_.forward) sync_files();
+    announced_.pop_front();
+    return true;
+  }
   const auto& vars = plan_.files[a.file].variables;
   if (role_.pool >= 0 && !writes(a.file)) {  // level 2: another pool's file
     announced_.pop_front();
@@ -641,7 +657,8 @@ bool OutputEngine::write_front_unguarded(bool closing) {
   }
   while (next_in_file_ < static_cast<int>(vars.size())) {
     const int var = vars[next_in_file_];
-    const bool skip = vars_[var].op == filters::TemporalOp::once && a.record > 0;
+    const bool skip =
+        vars_[var].op == filters::TemporalOp::once && (a.record > 0 || plan_.files[a.file].resume_records > 0);
     if (!skip && !closing && !ready(var, a.record)) return false;  // wait for more data
     write_record_of(var, a.record, closing);
     ++next_in_file_;

@@ -71,7 +71,13 @@ class OutputEngine {
   // level-1 server; the part inside this writer's block is copied.
   void on_block(int var, std::int64_t record, const grid::Box& box, const std::byte* data);
   void on_announce(int file, std::int64_t record, double time, double time_start);
+  // A checkpoint: once the records announced so far are written, the files
+  // are synced (a marker in the announced order).
+  void on_sync();
   void on_client_closed(int client);
+  // A checkpoint (attached mode): what is written reaches the disk, so that
+  // a run stopped later keeps the records before it.
+  void sync_files();
   // Several contexts on one pool: every server must make its collective
   // writes in one order across contexts, so the server loop drives the
   // writes (write_front) in the order its leader gives.
@@ -124,6 +130,7 @@ class OutputEngine {
     filters::TemporalStage stage;  // when reducing: the samples' weights come with them
     bool complete = false;
   };
+  static constexpr int kSyncMarker = -1;  // an Announce's file: on_sync
   struct Announce {
     int file;
     std::int64_t record;

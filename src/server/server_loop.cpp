@@ -638,6 +638,9 @@ class Server {
               note_level2(slot, n);
             }
             if (index_ == 0) issue({Order::write, h.context});
+          } else if (h.type == EventType::sync) {
+            slot.engine->on_sync();
+            if (index_ == 0) issue({Order::write, h.context});
           } else {
             throw std::runtime_error("unknown event type " + std::to_string(static_cast<unsigned>(h.type)));
           }

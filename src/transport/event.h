@@ -36,6 +36,7 @@ enum class EventType : std::uint32_t {
   announce = 2,       // a file's record exists, with its time value
   context_close = 3,  // this client closed the context
   finalize = 4,       // this client finalized foehn
+  sync = 5,           // a checkpoint: the records announced before it reach the disk (client rank 0 sends it)
 };
 
 struct BufferHeader {

@@ -68,7 +68,8 @@ class Context(_core.Context):
     set_axis_bounds, set_scalar (axis parts and scalars), get_attribute / set_attribute / get_variable (run-time
     attributes and variables; None when not defined), close_definition,
     is_used (some output needs the field at all),
-    update_calendar, set_model_time (dynamic time steps), is_active,
+    update_calendar, set_model_time (dynamic time steps), checkpoint (an
+    exact restart's state after the current step, docs/restart.md), is_active,
     field_handle, write, close. As a context manager it closes on exit."""
 
     def __init__(self, context_id, comm):

@@ -36,14 +36,14 @@ void NetcdfWriter::refuse(const std::string& why) const {
 void NetcdfWriter::attach(const ContextPlan& plan, const FileInfo& f) {
   appended_ = true;
   const bool any_instant = lay_out(plan, f);
-  check_time_axis(plan, any_instant);
+  check_time_axis(plan, any_instant, f.resume_records);
   for (int vi : f.variables) check_variable(plan, vi);
   set_access(plan, f);
 }
 
 // The time axis: same units and calendar, so that its values go on, and a
 // last record that ends by this run's start.
-void NetcdfWriter::check_time_axis(const ContextPlan& plan, bool any_instant) {
+void NetcdfWriter::check_time_axis(const ContextPlan& plan, bool any_instant, std::int64_t resume_records) {
   const std::optional<int> dim_time = ds_.find_dim("time_counter");
   const std::optional<int> time_var = ds_.find_var("time_counter");
   if (!dim_time || !time_var) refuse("it has no time_counter");
@@ -61,6 +61,15 @@ void NetcdfWriter::check_time_axis(const ContextPlan& plan, bool any_instant) {
   if (centered_ && any_instant && time_instant_var_ < 0) refuse("it has no time_instant");
   const std::size_t records = ds_.dim_length(*dim_time);
   base_record_ = static_cast<std::int64_t>(records);
+  if (resume_records >= 0) {
+    // An exact restart goes on after the checkpoint's last record; records a
+    // stopped run wrote after it are written again, in place.
+    if (resume_records > base_record_)
+      refuse("it has " + std::to_string(records) + " records, the checkpoint says " + std::to_string(resume_records) +
+             " were written (was it replaced by an older copy?)");
+    base_record_ = resume_records;
+    return;
+  }
   if (records == 0) return;
   // Its last record's interval must end by this run's start: a run that
   // repeats a period would write its records twice.

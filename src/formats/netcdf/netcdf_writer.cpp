@@ -39,11 +39,16 @@ NetcdfWriter::NetcdfWriter(const ContextPlan& plan, int file_index, WriterTarget
   int size = 1, rank = 0;
   MPI_Comm_size(target.comm, &size);
   MPI_Comm_rank(target.comm, &rank);
-  parallel_ = size > 1;
+  // A file a later run may continue is created through the parallel API
+  // even for one writer (FileInfo::continuable), and opened so again.
+  parallel_ = size > 1 || f.continuable;
   is_root_ = rank == 0;
   ugrid_ = f.has_convention("UGRID");
   cdi_ = f.has_convention("CDI");
-  if (f.append && std::filesystem::exists(target.path)) {
+  if (f.resume_records >= 0 && !std::filesystem::exists(target.path))
+    throw IoError(target.path + ": the file the checkpoint continues is missing (" + std::to_string(f.resume_records) +
+                  " records were written before it)");
+  if ((f.append || f.resume_records >= 0) && std::filesystem::exists(target.path)) {
     ds_ = NcDataset::open_for_append(target.path, target.comm, parallel_);
     attach(plan, f);
   } else {

@@ -78,7 +78,7 @@ class NetcdfWriter final : public Writer {
   // append="true" on an existing file: finds this run's variables in it
   // (netcdf_append.cpp) instead of defining them; records go after its own.
   void attach(const output::ContextPlan& plan, const output::FileInfo& f);
-  void check_time_axis(const output::ContextPlan& plan, bool any_instant);
+  void check_time_axis(const output::ContextPlan& plan, bool any_instant, std::int64_t resume_records);
   void check_variable(const output::ContextPlan& plan, int vi);
   [[noreturn]] void refuse(const std::string& why) const;
   void write_coordinates(const output::ContextPlan& plan) const;  // netcdf_coordinates.cpp

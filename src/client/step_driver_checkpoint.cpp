@@ -1,0 +1,342 @@
+// Exact restarts of a client context (step_driver.h, docs/restart.md): the
+// state after a step, into one netCDF-4 file written in parallel by the
+// context's model ranks, each value at its global index so that the next
+// run may have other numbers of model ranks and servers; and the same
+// state read back before the next run opens its files.
+//
+// What is kept: for each chain (@id) and output stage, its sampling
+// schedule's next instant, the time of its last sample, whether a `once`
+// was written, and, for reductions done here, the running values and the
+// weights (per point when some samples skipped points, else one for all);
+// for each file, its schedule, the records written and the start of the
+// next record's interval; for each output, the samples of its open window.
+#include <cmath>
+#include <filesystem>
+#include <iostream>
+#include <sstream>
+
+#include "client/errors.h"
+#include "client/restart_state.h"
+#include "client/step_driver.h"
+#include "restart/by_global_index.h"
+#include "restart/state_file.h"
+
+namespace foehn::client {
+
+using restart::ByGlobalIndex;
+using restart::StateFile;
+
+namespace {
+
+constexpr int kNodeColumns = 5;    // kind, sampler's next instant, last sample time, once done, per-point weights
+constexpr int kFileColumns = 3;    // schedule's next instant, records written, start of the next record
+constexpr int kOutputColumns = 2;  // samples in the open window, step of the first
+
+std::string node_var(int node, const char* what) { return "node" + std::to_string(node) + "_" + what; }
+
+std::uint64_t fnv1a(const std::string& text) {
+  std::uint64_t h = 1469598103934665603ull;
+  for (unsigned char c : text) h = (h ^ c) * 1099511628211ull;
+  return h;
+}
+
+// The first line where two configurations differ, for the refusal.
+std::string first_difference(const std::string& was, const std::string& now) {
+  std::istringstream a(was), b(now);
+  std::string la, lb;
+  while (true) {
+    const bool ha = static_cast<bool>(std::getline(a, la)), hb = static_cast<bool>(std::getline(b, lb));
+    if (!ha && !hb) return "";
+    if (!ha) return "this run has more: '" + lb + "'";
+    if (!hb) return "this run lacks: '" + la + "'";
+    if (la != lb) return "was '" + la + "', is now '" + lb + "'";
+  }
+}
+
+}  // namespace
+
+void StepDriver::keep_for_checkpoints(const ModelSettings& settings) { settings_ = &settings; }
+
+const std::vector<output::Dim>& StepDriver::node_dims(int node) const {
+  auto it = chain_dims_.find(node);
+  if (it != chain_dims_.end()) return it->second;
+  for (const OutputVar& out : outputs_)
+    if (out.node == node) return plan_.variables[out.plan_index].dims;
+  static const std::vector<output::Dim> none;
+  return none;
+}
+
+// The grid's local values in data order: the dimensions slowest first, the
+// domain's two as one (its data points), each axis this rank's part.
+const StepDriver::GlobalMap& StepDriver::global_map(const std::vector<output::Dim>& dims) {
+  std::string key;
+  for (const output::Dim& d : dims) key += std::to_string(d.kind) + ":" + std::to_string(d.index) + " ";
+  auto [it, fresh] = global_maps_.try_emplace(key);
+  GlobalMap& m = it->second;
+  if (!fresh) return m;
+  struct Part {
+    std::vector<std::int64_t> global;  // of each local value
+    std::int64_t size = 1;             // global
+  };
+  std::vector<Part> parts;
+  bool domain = false, decomposed = false;
+  for (const output::Dim& d : dims) {
+    if (d.kind == output::Dim::axis) {
+      const output::AxisInfo& a = plan_.axes[d.index];
+      const AxisSetting& s = settings_->axes.at(a.id);
+      Part p;
+      p.size = a.size();
+      if (s.decomposed) {
+        p.global = s.index;
+        decomposed = true;
+      } else {
+        for (std::int64_t i = 0; i < s.local; ++i) p.global.push_back(i);
+      }
+      parts.push_back(std::move(p));
+    } else if (!domain) {  // the domain's one or two dimensions: its data points
+      domain = true;
+      const output::DomainInfo& dom = plan_.domains[d.index];
+      parts.push_back({settings_->domains.at(dom.id).data, dom.size()});
+    }
+  }
+  std::int64_t local = 1;
+  m.size = 1;
+  for (const Part& p : parts) {
+    local *= static_cast<std::int64_t>(p.global.size());
+    m.size *= p.size;
+  }
+  m.take.assign(static_cast<std::size_t>(local), 0);
+  // C order: the last part fastest.
+  std::int64_t stride_local = 1;
+  for (auto p = parts.rbegin(); p != parts.rend(); ++p) {
+    std::int64_t stride_global = 1;
+    for (auto q = parts.rbegin(); q != p; ++q) stride_global *= q->size;
+    const auto n = static_cast<std::int64_t>(p->global.size());
+    for (std::int64_t i = 0; i < local; ++i) {
+      std::int64_t& g = m.take[static_cast<std::size_t>(i)];
+      const std::int64_t own = p->global[static_cast<std::size_t>((i / stride_local) % n)];
+      g = (g < 0 || own < 0) ? -1 : g + own * stride_global;
+    }
+    stride_local *= n;
+  }
+  // A grid of whole axes is on every rank: rank 0 gives it.
+  m.give = m.take;
+  if (!domain && !decomposed && rank_ != 0) m.give.assign(m.give.size(), -1);
+  return m;
+}
+
+bool StepDriver::windows_open() const {
+  for (const OutputVar& out : outputs_)
+    if (out.window_samples > 0) return true;
+  for (std::size_t k = 0; k < graph_.size(); ++k) {
+    const filters::Node& n = graph_.node(static_cast<int>(k));
+    if (n.kind == filters::NodeKind::chain && n.stage.reduces() && n.stage.accumulator().weight_all() > 0) return true;
+  }
+  return false;
+}
+
+std::string StepDriver::configuration_text() const {
+  std::ostringstream t;
+  t << "calendar " << plan_.calendar << ", " << plan_.time_units << ", time step " << timestep_us_ << " us";
+  for (auto v : plan_.user_calendar) t << " " << v;
+  t << "\nfirst start date " << plan_.start_date << "\n";
+  for (const auto& d : plan_.domains)
+    t << "domain " << d.id << ": " << d.type << " " << d.ni_glo << " x " << d.nj_glo << "\n";
+  for (const auto& a : plan_.axes) t << "axis " << a.id << ": " << a.size() << " values\n";
+  for (const auto& f : plan_.files)
+    t << "file " << f.id << ": " << f.base_path << ", output_freq " << f.output_freq << ", split_freq '" << f.split_freq
+      << "', " << (f.one_file ? "one_file" : "multiple_file") << ", " << f.format << "\n";
+  for (const auto& v : plan_.variables) {
+    t << "variable " << plan_.files[v.file].id << "/" << v.name << ": field " << v.field_id << ", operation "
+      << v.operation << ", " << v.cell_methods << ", prec " << v.prec << ", placement "
+      << (v.reduce_on_server ? "server" : "client") << ", shape";
+    for (auto n : plan_.shape(v)) t << " " << n;
+    t << "\n";
+  }
+  for (std::size_t k = 0; k < graph_.size(); ++k) {
+    const filters::Node& n = graph_.node(static_cast<int>(k));
+    t << "node " << k << ": kind " << static_cast<int>(n.kind) << ", " << filters::temporal_op_name(n.stage.op())
+      << "\n";
+  }
+  return t.str();
+}
+
+void StepDriver::checkpoint() {
+  if (restart_dir_.empty())
+    fail(FOEHN_ERR_CONFIG,
+         "foehn_checkpoint: context '" + id_ +
+             "' has no restart_dir (<variable id=\"restart_dir\" type=\"string\">restart</variable>)");
+  if (step_ < 0) fail(FOEHN_ERR_STATE, "foehn_checkpoint: context '" + id_ + "': no step yet");
+  for (const OutputVar& out : outputs_)
+    if (out.on_server && graph_.node(out.node).stage.reduces())
+      fail(FOEHN_ERR_CONFIG, "foehn_checkpoint: context '" + id_ + "', field '" +
+                                 plan_.variables[out.plan_index].field_id +
+                                 "': exact restarts of reductions on the servers (temporal_placement=server) are "
+                                 "not built yet; use temporal_placement=client (the default)");
+  end_step();  // this step's records end now, not at the next update_calendar
+  // The records before the checkpoint reach the disk, so that a run killed
+  // later keeps them: attached, now; the servers, once they are written
+  // (rank 0 speaks for all, after its announces).
+  if (attached_) {
+    attached_->sync_files();
+  } else if (rank_ == 0) {
+    send_event_to_all(transport::EventType::sync, 0, 0, 0, 0);
+    for (auto& ch : channels_) ch.send_current();
+  }
+  const calendar::Date date = calendar_->to_date(now_);
+  const std::string path = state_path(restart_dir_, date, id_);
+  LocalFailure made;
+  if (rank_ == 0) {
+    std::error_code ec;
+    std::filesystem::create_directories(std::filesystem::path(path).parent_path(), ec);
+    if (ec) made = {true, FOEHN_ERR_IO, path + ": cannot create the checkpoint's directory: " + ec.message()};
+  }
+  agree(comm_, made);
+  const std::size_t nodes = graph_.size();
+  std::vector<std::int64_t> node_table(nodes * kNodeColumns, 0);
+  std::vector<double> weight_table(nodes, 0);
+  std::vector<int> per_point(nodes, 0);
+  for (std::size_t k = 0; k < nodes; ++k) {
+    const filters::Node& n = graph_.node(static_cast<int>(k));
+    std::int64_t* row = &node_table[k * kNodeColumns];
+    row[0] = static_cast<std::int64_t>(n.kind);
+    row[1] = n.sampler.next_k;
+    row[2] = n.stage.last_sample_time();
+    row[3] = n.stage.once_done();
+    per_point[k] = n.stage.accumulator().per_point_weights();
+    weight_table[k] = n.stage.accumulator().weight_all();
+  }
+  MPI_Allreduce(MPI_IN_PLACE, per_point.data(), static_cast<int>(nodes), MPI_INT, MPI_MAX, comm_);
+  for (std::size_t k = 0; k < nodes; ++k) node_table[k * kNodeColumns + 4] = per_point[k];
+  std::vector<std::int64_t> file_table(files_.size() * kFileColumns);
+  for (std::size_t f = 0; f < files_.size(); ++f) {
+    file_table[f * kFileColumns] = files_[f].sampler.next_k;
+    file_table[f * kFileColumns + 1] = file_base_[f] + files_[f].records;
+    file_table[f * kFileColumns + 2] = files_[f].record_start;
+  }
+  std::vector<std::int64_t> output_table(outputs_.size() * kOutputColumns);
+  for (std::size_t o = 0; o < outputs_.size(); ++o) {
+    output_table[o * kOutputColumns] = outputs_[o].window_samples;
+    output_table[o * kOutputColumns + 1] = outputs_[o].window_first_step;
+  }
+  try {
+    StateFile st = StateFile::create(path, comm_);
+    const std::string config = configuration_text();
+    std::ostringstream hash;
+    hash << std::hex << fnv1a(config);
+    st.put_text("foehn_state", "1");
+    st.put_text("context", id_);
+    st.put_text("date", calendar::format_date(date));
+    st.put_text("first_start_date", plan_.start_date);
+    st.put_text("time_origin", plan_.time_origin);
+    st.put_text("model_ranks", std::to_string(size_));
+    st.put_text("configuration", config);
+    st.put_text("configuration_hash", hash.str());
+    st.define_table("nodes", nodes, kNodeColumns, true);
+    st.define_table("node_weights", nodes, 1, false);
+    st.define_table("files", files_.size(), kFileColumns, true);
+    st.define_table("outputs", outputs_.size(), kOutputColumns, true);
+    std::vector<int> kept;  // nodes whose accumulators are kept
+    for (std::size_t k = 0; k < nodes; ++k) {
+      const filters::Node& n = graph_.node(static_cast<int>(k));
+      if (!n.stage.reduces() || n.stage.size() == 0) continue;
+      kept.push_back(static_cast<int>(k));
+      const GlobalMap& m = global_map(node_dims(static_cast<int>(k)));
+      st.define_points(node_var(static_cast<int>(k), "value"), m.size);
+      if (per_point[k]) st.define_points(node_var(static_cast<int>(k), "weight"), m.size);
+    }
+    st.end_define();
+    st.put_table("nodes", node_table);
+    st.put_table("node_weights", weight_table);
+    st.put_table("files", file_table);
+    st.put_table("outputs", output_table);
+    std::vector<double> slab, local;
+    for (int k : kept) {
+      const filters::Accumulator& acc = graph_.node(k).stage.accumulator();
+      const GlobalMap& m = global_map(node_dims(k));
+      if (m.take.size() != acc.size())
+        throw restart::StateError("node " + std::to_string(k) + ": " + std::to_string(acc.size()) +
+                                  " values, its grid has " + std::to_string(m.take.size()) + " here");
+      const ByGlobalIndex by(comm_, m.give, m.size);
+      slab.assign(static_cast<std::size_t>(by.slab_count()), std::nan(""));
+      by.to_slab(acc.values(), slab.data());
+      st.put_slab(node_var(k, "value"), by.slab_begin(), by.slab_count(), slab.data());
+      if (!per_point[static_cast<std::size_t>(k)]) continue;
+      local.resize(acc.size());
+      for (std::size_t i = 0; i < local.size(); ++i) local[i] = acc.weight_of(i);
+      by.to_slab(local.data(), slab.data());
+      st.put_slab(node_var(k, "weight"), by.slab_begin(), by.slab_count(), slab.data());
+    }
+    st.close();
+  } catch (const restart::StateError& e) { fail(FOEHN_ERR_IO, "foehn_checkpoint: context '" + id_ + "': " + e.what()); }
+  checkpointed_step_ = step_;
+  if (rank_ == 0)
+    std::cerr << "foehn: context '" << id_ << "': checkpoint of " << calendar::format_date(date) << " in " << path
+              << std::endl;
+}
+
+void StepDriver::resume(const ModelSettings& settings, const std::string& state_path_text, std::int64_t segment_start) {
+  settings_ = &settings;
+  segment_start_ = segment_start;
+  const std::string where = "context '" + id_ + "': resuming from " + state_path_text + ": ";
+  try {
+    const StateFile st = StateFile::open(state_path_text, comm_);
+    const std::string was = st.text("configuration");
+    const std::string now = configuration_text();
+    if (was != now)
+      fail(FOEHN_ERR_CONFIG, where + "the configuration changed since the checkpoint (" + first_difference(was, now) +
+                                 "); an exact restart needs the same files, fields, operations and calendar");
+    const std::size_t nodes = graph_.size();
+    const auto node_table = st.int_table("nodes", nodes, kNodeColumns);
+    const auto weight_table = st.double_table("node_weights", nodes, 1);
+    const auto file_table = st.int_table("files", files_.size(), kFileColumns);
+    const auto output_table = st.int_table("outputs", outputs_.size(), kOutputColumns);
+    for (const OutputVar& out : outputs_)
+      if (out.on_server && graph_.node(out.node).stage.reduces())
+        fail(FOEHN_ERR_CONFIG, where + "field '" + plan_.variables[out.plan_index].field_id +
+                                   "': exact restarts of reductions on the servers (temporal_placement=server) are "
+                                   "not built yet; use temporal_placement=client (the default)");
+    std::vector<double> slab, values, weights;
+    for (std::size_t k = 0; k < nodes; ++k) {
+      filters::Node& n = graph_.node(static_cast<int>(k));
+      const std::int64_t* row = &node_table[k * kNodeColumns];
+      n.sampler.next_k = row[1];
+      n.stage.restore_sampling(row[2], row[3] != 0);
+      if (!n.stage.reduces() || n.stage.size() == 0) continue;
+      const int node = static_cast<int>(k);
+      const GlobalMap& m = global_map(node_dims(node));
+      if (st.points(node_var(node, "value")) != m.size)
+        fail(FOEHN_ERR_CONFIG, where + "node " + std::to_string(k) + " has another grid size");
+      const ByGlobalIndex by(comm_, m.take, m.size);
+      slab.resize(static_cast<std::size_t>(by.slab_count()));
+      values.assign(n.stage.size(), std::nan(""));
+      st.get_slab(node_var(node, "value"), by.slab_begin(), by.slab_count(), slab.data());
+      by.from_slab(slab.data(), values.data());
+      const bool per_point = row[4] != 0;
+      if (per_point) {
+        weights.assign(n.stage.size(), std::nan(""));
+        st.get_slab(node_var(node, "weight"), by.slab_begin(), by.slab_count(), slab.data());
+        by.from_slab(slab.data(), weights.data());
+      }
+      n.stage.accumulator().restore(values.data(), per_point ? weights.data() : nullptr, weight_table[k]);
+    }
+    for (std::size_t f = 0; f < files_.size(); ++f) {
+      if (!plan_.files[f].split_freq.empty())
+        fail(FOEHN_ERR_CONFIG,
+             where + "file '" + plan_.files[f].id + "': exact restarts of files with split_freq are not built yet");
+      files_[f].sampler.next_k = file_table[f * kFileColumns];
+      file_base_[f] = file_table[f * kFileColumns + 1];
+      files_[f].record_start = file_table[f * kFileColumns + 2];
+      plan_.files[f].resume_records = file_base_[f];
+    }
+    for (std::size_t o = 0; o < outputs_.size(); ++o) {
+      outputs_[o].window_samples = output_table[o * kOutputColumns];
+      outputs_[o].window_first_step = output_table[o * kOutputColumns + 1];
+    }
+    if (rank_ == 0)
+      std::cerr << "foehn: context '" << id_ << "' resumes from the state of " << st.text("date") << " ("
+                << state_path_text << ")" << std::endl;
+  } catch (const restart::StateError& e) { fail(FOEHN_ERR_IO, where + e.what()); }
+}
+
+}  // namespace foehn::client

@@ -1,0 +1,40 @@
+// Values held by ranks in any decomposition, moved to and from contiguous
+// slabs of a global index space: what lets a checkpoint written by some
+// number of ranks be read by another. Rank r of P owns the slab
+// [G·r/P, G·(r+1)/P); each rank's values go to the slabs' owners in one
+// all-to-all, and come back the same way. Collective over the communicator.
+#pragma once
+
+#include <mpi.h>
+
+#include <cstdint>
+#include <vector>
+
+namespace foehn::restart {
+
+class ByGlobalIndex {
+ public:
+  // `global`: the global index (0 <= g < global_size) of each local value,
+  // or -1 for a value this rank does not hand over (halo, masked, a copy
+  // another rank gives).
+  ByGlobalIndex(MPI_Comm comm, const std::vector<std::int64_t>& global, std::int64_t global_size);
+
+  std::int64_t slab_begin() const { return slab_begin_; }
+  std::int64_t slab_count() const { return slab_count_; }
+  // Each local value to its place in its owner's slab (`slab`: slab_count()
+  // values; places no rank fills keep what they held).
+  void to_slab(const double* local, double* slab) const;
+  // Each local value with a global index from its owner's slab; the others
+  // keep what they held.
+  void from_slab(const double* slab, double* local) const;
+
+ private:
+  MPI_Comm comm_;
+  std::int64_t slab_begin_ = 0, slab_count_ = 0;
+  std::vector<std::int64_t> order_;  // local positions with a global index, by owner
+  std::vector<int> send_counts_, send_displs_;
+  std::vector<int> recv_counts_, recv_displs_;
+  std::vector<std::int64_t> slab_offset_;  // of each value received, in the slab
+};
+
+}  // namespace foehn::restart
