@@ -282,7 +282,19 @@ class Resolver {
     }
     a.where = e.where, a.origins = origins_of(e);
     a.extra = extras(e, {"id", "name", "long_name", "standard_name", "unit", "positive", "n_glo", "value", "bounds"});
+    a.ref = text(e, "axis_ref");
+    a.transformations = transformations_of(e);
     return a;
+  }
+
+  // The element's own transformation children, in order (never inherited
+  // through a reference: they turn the referenced element into this one).
+  static std::vector<TransformationDef> transformations_of(const Element& e) {
+    std::vector<TransformationDef> out;
+    if (!e.node) return out;
+    for (const Node& c : e.node->children)
+      if (is_transformation(c, *e.node)) out.push_back(make_transformation(c, *e.node));
+    return out;
   }
 
   static DomainDef domain(const Element& e) {
@@ -294,6 +306,8 @@ class Resolver {
     d.nj_glo = integer<std::int64_t>(e, "nj_glo");
     d.where = e.where, d.origins = origins_of(e);
     d.extra = extras(e, {"id", "name", "long_name", "standard_name", "type", "ni_glo", "nj_glo"});
+    d.ref = text(e, "domain_ref");
+    d.transformations = transformations_of(e);
     return d;
   }
 
@@ -304,6 +318,8 @@ class Resolver {
     s.value = real(e, "value");
     s.where = e.where, s.origins = origins_of(e);
     s.extra = extras(e, {"id", "name", "long_name", "standard_name", "unit", "label", "value"});
+    s.ref = text(e, "scalar_ref");
+    s.transformations = transformations_of(e);
     return s;
   }
 
