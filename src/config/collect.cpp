@@ -173,7 +173,12 @@ class Collector {
         }
         check_attributes(c, s);
         check_no_text(c);
-        if (!c.children.empty()) unknown_element(c.children.front(), c, {});
+        for (const Node& t : c.children) {  // transformations defining a new component here
+          if (is_transformation(t, c))
+            check_transformation(t, c);
+          else
+            unknown_element(t, c, {});
+        }
       } else if (&kind == &kField && c.name == "variable") {
         check_variable(c);
       } else if (is_transformation(c, element)) {

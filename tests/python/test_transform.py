@@ -85,6 +85,8 @@ def test_values_against_numpy(outputs):
             "t_zonal_sum": sequential_sum(t, 3),
             "t_zonal": sequential_mean(t, 3),
             "t_zonal_area": sequential_mean(t, 3, np.cos(np.radians(LAT))[:, None]),
+            "t_inline_zoom": t[:, 0:2, 10:12, 20:24],
+            "t_inline_vmean": sequential_mean(t, 1),
         }
         for name, want in exact.items():
             np.testing.assert_array_equal(ds[name][:], want, err_msg=name)
@@ -92,6 +94,9 @@ def test_values_against_numpy(outputs):
         np.testing.assert_array_equal(ds["lat_box"][:], LAT[2:9])
         np.testing.assert_array_equal(ds["lon_box"][:], LON[3:13])
         np.testing.assert_array_equal(ds["lev_pick"][:], [1, 3, 5])
+        np.testing.assert_array_equal(ds["lev_top"][:], [1, 2])
+        assert ds["t_inline_zoom"].dimensions == ("time_counter", "lev_top", "lat_globe_g_inline_zoom_1",
+                                                  "lon_globe_g_inline_zoom_1")
         np.testing.assert_array_equal(ds["lev_inv"][:], [5, 4, 3, 2, 1])
         np.testing.assert_array_equal(ds["lat_zonal"][:], LAT)
         np.testing.assert_array_equal(ds["lon_row"][:], LON)
