@@ -8,6 +8,7 @@
 
 #include "calendar/calendar.h"
 #include "tools/field_grid.h"
+#include "tools/transformations.h"
 
 namespace foehn::tools {
 
@@ -67,6 +68,7 @@ struct ContextChecker {
       ++result.fields;
       try {
         field_grid(ctx, field);
+        check_field_chains(ctx, field);  // source and target grids match by position
       } catch (const ConfigError& e) { result.problems.push_back(e); }
       check_duration(field.where, "freq_op", field.freq_op);
       check_duration(field.where, "freq_offset", field.freq_offset);
