@@ -22,13 +22,18 @@ LON = np.arange(NI) * 360.0 / NI
 RUNS = [(1, 0), (2, 0), (1, 1), (2, 2)]
 
 
-def run(mpmd, tmp_path, clients, servers, whole=False):
+def run(mpmd, tmp_path, clients, servers, whole=False, blocks=False):
     text = XML.read_text()
     if whole:
-        text = text.replace('type="one_file" enabled="false"', 'type="one_file"')
+        text = text.replace('name="transform_whole" output_freq="1ts" type="one_file" enabled="false"',
+                            'name="transform_whole" output_freq="1ts" type="one_file"')
+    if blocks:
+        text = text.replace('type="one_file" enabled="true"', 'type="one_file" enabled="false"')
+        text = text.replace('name="transform_blocks" output_freq="1ts" type="one_file" enabled="false"',
+                            'name="transform_blocks" output_freq="1ts" type="one_file"')
     (tmp_path / "transform.xml").write_text(text)
-    result = mpmd(tmp_path, clients, servers, [PYTHON, MODEL, tmp_path / "transform.xml", STEPS])
-    return result
+    args = [PYTHON, MODEL, tmp_path / "transform.xml", STEPS] + (["blocks"] if blocks else [])
+    return mpmd(tmp_path, clients, servers, args)
 
 
 def sequential_sum(values, axis):
@@ -151,3 +156,28 @@ def test_split_reduction_refused(tmp_path, mpmd):
     out = result.stdout + result.stderr
     assert "transform.xml:" in out and ("<reduce_domain> in <axis>" in out or "<reduce_domain> in <scalar>" in out)
     assert "combining across ranks is not supported yet" in out
+
+
+@pytest.mark.parametrize("clients,servers", [(3, 0), (4, 2)])
+def test_blocks_of_columns(tmp_path, mpmd, clients, servers):
+    """Ranks split i and j (3 ranks: one holds no point of the inner box):
+    the gathers give the same bytes as one rank holding everything."""
+    result = run(mpmd, tmp_path, clients, servers, blocks=True)
+    assert result.returncode == 0, result.stdout + result.stderr
+    ref_dir = tmp_path / "one"
+    ref_dir.mkdir()
+    ref = run(mpmd, ref_dir, 1, 0, blocks=True)
+    assert ref.returncode == 0, ref.stdout + ref.stderr
+    with netCDF4.Dataset(tmp_path / "transform_blocks.nc") as ds, \
+            netCDF4.Dataset(ref_dir / "transform_blocks.nc") as one:
+        ds.set_auto_mask(False)
+        t = ds["t"][:]
+        np.testing.assert_array_equal(ds["t_box"][:], t[:, :, 2:9, 3:13])
+        np.testing.assert_array_equal(ds["t_box_in_box"][:], t[:, :, 3:7, 5:10])
+        np.testing.assert_array_equal(ds["t_inline_zoom"][:], t[:, 0:2, 10:12, 20:24])
+        np.testing.assert_array_equal(ds["t_row"][:], t[:, :, 4, :])
+        np.testing.assert_array_equal(ds["t_col"][:], t[:, :, :, 5])
+        np.testing.assert_array_equal(ds["t_inv"][:], t[:, ::-1])
+        np.testing.assert_array_equal(ds["t_column_sum"][:], sequential_sum(t, 1))
+        for name in one.variables:
+            np.testing.assert_array_equal(ds[name][:], one[name][:], err_msg=name)

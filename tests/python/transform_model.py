@@ -2,7 +2,9 @@
 NI x NJ lon/lat grid (rows split unevenly) and writes, every step, `t` on
 the grid x NLEV levels and `pr` on the grid with some values missing
 (-999). Values are not round numbers, so sums in another order would show.
-  mpiexec -n N python transform_model.py transform.xml STEPS"""
+With "blocks", rank r of N holds a block of columns of rows: the ranks
+split both i (in two) and j.
+  mpiexec -n N python transform_model.py transform.xml STEPS [blocks]"""
 import sys
 
 import numpy as np
@@ -40,19 +42,27 @@ def bands(size):
     return edges
 
 
-def main(xml, steps):
+def main(xml, steps, blocks):
     import foehn
     comm = foehn.init("transform", xml)
     rank, size = comm.Get_rank(), comm.Get_size()
-    edges = bands(size)
-    j0, j1 = edges[rank], edges[rank + 1]
+    i0, i1 = 0, NI
+    if blocks and size > 1:  # columns [0, 7) and [7, NI), rows in bands of the half's ranks
+        half = rank % 2
+        i0, i1 = (0, 7) if half == 0 else (7, NI)
+        edges = bands(max(1, (size - half + 1) // 2))
+        band = rank // 2
+    else:
+        edges = bands(size)
+        band = rank
+    j0, j1 = edges[band], edges[band + 1]
     with foehn.Context("tr", comm) as ctx:
-        ctx.set_domain_rectilinear("globe", NI, NJ, 0, j0, lon(), lat()[j0:j1])
+        ctx.set_domain_rectilinear("globe", NI, NJ, i0, j0, lon()[i0:i1], lat()[j0:j1])
         ctx.close_definition()
         for step in range(1, steps + 1):
             ctx.update_calendar(step)
-            ctx.write("t", t_values(step, j0, j1))
-            ctx.write("pr", pr_values(step, j0, j1))
+            ctx.write("t", np.ascontiguousarray(t_values(step, j0, j1)[:, :, i0:i1]))
+            ctx.write("pr", np.ascontiguousarray(pr_values(step, j0, j1)[:, i0:i1]))
     foehn.finalize()
     if rank == 0:
         print("transform_model: OK")
@@ -60,4 +70,4 @@ def main(xml, steps):
 
 
 if __name__ == "__main__":
-    main(sys.argv[1], int(sys.argv[2]))
+    main(sys.argv[1], int(sys.argv[2]), len(sys.argv) > 3 and sys.argv[3] == "blocks")
