@@ -22,7 +22,7 @@ LON = np.arange(NI) * 360.0 / NI
 RUNS = [(1, 0), (2, 0), (1, 1), (2, 2)]
 
 
-def run(mpmd, tmp_path, clients, servers, whole=False, blocks=False):
+def run(mpmd, tmp_path, clients, servers, whole=False, blocks=False, bounds=False):
     text = XML.read_text()
     if whole:
         text = text.replace('name="transform_whole" output_freq="1ts" type="one_file" enabled="false"',
@@ -33,6 +33,7 @@ def run(mpmd, tmp_path, clients, servers, whole=False, blocks=False):
                             'name="transform_blocks" output_freq="1ts" type="one_file"')
     (tmp_path / "transform.xml").write_text(text)
     args = [PYTHON, MODEL, tmp_path / "transform.xml", STEPS] + (["blocks"] if blocks else [])
+    args += ["bounds"] if bounds else []
     return mpmd(tmp_path, clients, servers, args)
 
 
@@ -147,6 +148,28 @@ def test_whole_domain_reductions(tmp_path, mpmd, clients, servers):
         np.testing.assert_array_equal(ds["pr_global_sum"][:], sequential_sum(np.nan_to_num(flat_pr), 1))
         # cos-weighted means differ from plain ones: the weights matter.
         assert np.abs(ds["t_global_area"][:] - np.nanmean(flat, axis=2)).max() > 1e-3
+
+
+def test_area_weights_from_bounds(tmp_path, mpmd):
+    """Cell bounds given: the weights are the cells' areas on the sphere,
+    dlon x (sin lat_north - sin lat_south), not cos(latitude)."""
+    from transform_model import lat_edges
+    result = run(mpmd, tmp_path, 1, 1, whole=True, bounds=True)
+    assert result.returncode == 0, result.stdout + result.stderr
+    with netCDF4.Dataset(tmp_path / "transform_out.nc") as ds:
+        ds.set_auto_mask(False)
+        t = ds["t"][:]
+    edges = np.radians(lat_edges())
+    area = np.radians(15.0) * np.abs(np.sin(edges[1:]) - np.sin(edges[:-1]))[:, None] * np.ones(NI)
+    with netCDF4.Dataset(tmp_path / "transform_whole.nc") as ds:
+        got = ds["t_global_area"][:]
+        flat = t.reshape(STEPS, NLEV, NJ * NI)
+        # np.sin and the C library's sin may differ in the last bit: a tolerance, far below the
+        # difference the weights make (asserted next).
+        np.testing.assert_allclose(got, sequential_mean(flat, 2, area.reshape(-1)), rtol=1e-13)
+        cos_weighted = sequential_mean(flat, 2, (np.cos(np.radians(LAT))[:, None] * np.ones(NI)).reshape(-1))
+        assert np.abs(got - cos_weighted).max() > 1e-3
+        np.testing.assert_allclose(ds["t_meridional_area"][:], sequential_mean(t, 2, area[None, None]), rtol=1e-13)
 
 
 def test_split_reduction_refused(tmp_path, mpmd):

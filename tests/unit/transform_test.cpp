@@ -215,4 +215,9 @@ TEST(TransformConfig, UnknownAttributesAndUnsupportedTransformationsAtTheirLine)
             std::string::npos);
   EXPECT_EQ(error("<domain_definition><domain id=\"d\"><interpolate_domain/></domain></domain_definition>"),
             "2: spatial transformation <interpolate_domain> in <domain> is not supported yet");
+  EXPECT_EQ(error("<axis_definition><axis id=\"a\"><duplicate_scalar/></axis></axis_definition>"),
+            "2: spatial transformation <duplicate_scalar> in <axis> is not supported yet");
+  EXPECT_EQ(error("<axis_definition><axis id=\"a\"/></axis_definition><grid_definition><grid id=\"g\">\n"
+                  "<axis axis_ref=\"a\"><interpolate_axis/></axis></grid></grid_definition>"),
+            "3: spatial transformation <interpolate_axis> in <axis> is not supported yet");
 }
