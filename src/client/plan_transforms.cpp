@@ -103,6 +103,22 @@ transform::Component PlanBuilder::source_component(const config::GridComponent& 
     out.lon[k] = per_line ? s.lon[static_cast<std::size_t>(g % out.ni_glo - s.layout.ibegin)] : s.lon[k];
     out.lat[k] = per_line ? s.lat[static_cast<std::size_t>(g / out.ni_glo - s.layout.jbegin)] : s.lat[k];
   }
+  // Bounds per owned point (a rectilinear block gives them per column and row).
+  if (s.nvertex > 0 && !s.bounds_lon.empty()) {
+    const auto nv = static_cast<std::size_t>(s.nvertex);
+    out.nvertex = s.nvertex;
+    out.bounds_lon.resize(s.owned.size() * nv);
+    out.bounds_lat.resize(s.owned.size() * nv);
+    for (std::size_t k = 0; k < s.owned.size(); ++k) {
+      const std::int64_t g = s.owned[k];
+      const std::size_t at_lon = per_line ? static_cast<std::size_t>(g % out.ni_glo - s.layout.ibegin) : k;
+      const std::size_t at_lat = per_line ? static_cast<std::size_t>(g / out.ni_glo - s.layout.jbegin) : k;
+      for (std::size_t v = 0; v < nv; ++v) {
+        out.bounds_lon[k * nv + v] = s.bounds_lon[at_lon * nv + v];
+        out.bounds_lat[k * nv + v] = s.bounds_lat[at_lat * nv + v];
+      }
+    }
+  }
   std::unordered_map<std::int64_t, std::int64_t> position;
   for (std::size_t k = 0; k < s.owned.size(); ++k) position.emplace(s.owned[k], static_cast<std::int64_t>(k));
   out.data_owner.resize(s.data.size());
@@ -167,11 +183,21 @@ void PlanBuilder::store_target(const config::GridComponent& c, const transform::
     s.has_block = true;
     s.block = {e.ibegin, e.ni, e.jbegin, e.nj};
     s.layout.ibegin = e.ibegin, s.layout.ni = e.ni, s.layout.jbegin = e.jbegin, s.layout.nj = e.nj;
-    if (s.type == "rectilinear") {  // a longitude per column and a latitude per row
-      for (std::int64_t i = 0; i < e.ni; ++i) s.lon.push_back(t.lon[static_cast<std::size_t>(i)]);
-      for (std::int64_t j = 0; j < e.nj; ++j) s.lat.push_back(t.lat[static_cast<std::size_t>(j * e.ni)]);
+    if (s.type == "rectilinear") {  // a longitude (and its bounds) per column, a latitude per row
+      const auto nv = static_cast<std::size_t>(t.nvertex);
+      for (std::int64_t i = 0; i < e.ni; ++i) {
+        const auto k = static_cast<std::size_t>(i);
+        s.lon.push_back(t.lon[k]);
+        s.bounds_lon.insert(s.bounds_lon.end(), t.bounds_lon.begin() + k * nv, t.bounds_lon.begin() + (k + 1) * nv);
+      }
+      for (std::int64_t j = 0; j < e.nj; ++j) {
+        const auto k = static_cast<std::size_t>(j * e.ni);
+        s.lat.push_back(t.lat[k]);
+        s.bounds_lat.insert(s.bounds_lat.end(), t.bounds_lat.begin() + k * nv, t.bounds_lat.begin() + (k + 1) * nv);
+      }
     } else {
       s.lon = t.lon, s.lat = t.lat;
+      s.bounds_lon = t.bounds_lon, s.bounds_lat = t.bounds_lat;
     }
   } else {
     s.has_index = true;
@@ -181,7 +207,9 @@ void PlanBuilder::store_target(const config::GridComponent& c, const transform::
       s.layout.j_index.push_back(g / t.ni_glo);
     }
     s.lon = t.lon, s.lat = t.lat;
+    s.bounds_lon = t.bounds_lon, s.bounds_lat = t.bounds_lat;
   }
+  s.nvertex = t.bounds_lon.empty() ? 0 : t.nvertex;
   domains_[c.ref] = std::move(s);
 }
 

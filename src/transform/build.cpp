@@ -59,8 +59,16 @@ Step gather_step(const Component& source, Component::Kind kind, std::int64_t ni_
   c.decomposed = source.decomposed;
   const std::vector<std::int64_t> data = data_of_owned(source);
   const bool with_area = !source.area.empty();
+  const auto nv = static_cast<std::size_t>(source.nvertex);
+  if (kind == Component::Kind::domain) c.nvertex = source.nvertex;
   for (std::size_t k = 0; k < picks.size(); ++k) {
     const auto p = static_cast<std::size_t>(picks[k]);
+    if (kind == Component::Kind::domain && nv > 0) {  // a zoomed cell keeps its bounds
+      c.bounds_lon.insert(c.bounds_lon.end(), source.bounds_lon.begin() + p * nv,
+                          source.bounds_lon.begin() + (p + 1) * nv);
+      c.bounds_lat.insert(c.bounds_lat.end(), source.bounds_lat.begin() + p * nv,
+                          source.bounds_lat.begin() + (p + 1) * nv);
+    }
     c.owned.push_back(index[k]);
     c.lon.push_back(source.lon.empty() ? 0.0 : source.lon[p]);
     c.lat.push_back(source.lat.empty() ? 0.0 : source.lat[p]);

@@ -31,6 +31,9 @@ struct Component {
   // coordinates: lon and lat (domains), the axis value (axes; `lat` unused).
   std::vector<std::int64_t> owned;
   std::vector<double> lon, lat;
+  // Domains: the cell bounds of each owned point, nvertex corners each (0: none).
+  int nvertex = 0;
+  std::vector<double> bounds_lon, bounds_lat;
   // Position in owned of each local data value (-1: halo or left out), and
   // for each owned point whether it has a data value (masked: no).
   std::vector<std::int64_t> data_owner;

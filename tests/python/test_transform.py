@@ -159,6 +159,14 @@ def test_area_weights_from_bounds(tmp_path, mpmd):
     with netCDF4.Dataset(tmp_path / "transform_out.nc") as ds:
         ds.set_auto_mask(False)
         t = ds["t"][:]
+        # A zoomed domain keeps its cells' bounds (the box j 2..8, i 3..12; the box in it j 3..6, i 5..9).
+        lat_bnds = np.stack([lat_edges()[:-1], lat_edges()[1:]], 1)
+        lon_edges = np.arange(NI + 1) * 360.0 / NI - 7.5
+        lon_bnds = np.stack([lon_edges[:-1], lon_edges[1:]], 1)
+        np.testing.assert_array_equal(ds["lat_box_bnds"][:], lat_bnds[2:9])
+        np.testing.assert_array_equal(ds["lon_box_bnds"][:], lon_bnds[3:13])
+        np.testing.assert_array_equal(ds["lat_box_in_box_bnds"][:], lat_bnds[3:7])
+        np.testing.assert_array_equal(ds["lon_box_in_box_bnds"][:], lon_bnds[5:10])
     edges = np.radians(lat_edges())
     area = np.radians(15.0) * np.abs(np.sin(edges[1:]) - np.sin(edges[:-1]))[:, None] * np.ones(NI)
     with netCDF4.Dataset(tmp_path / "transform_whole.nc") as ds:
