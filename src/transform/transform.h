@@ -42,6 +42,12 @@ struct Transform {
   // missing: reductions skip them; a target without a valid input is NaN.
   // No allocation; one loop per target and operation.
   void apply(const double* in, double* out) const;
+
+  // Reductions with inner > 1 keep one sum, weight and count per inner
+  // value while they walk a target's positions, so that the loop over the
+  // inner values vectorises (each value's sum still in the listed order).
+  // Sized at the first apply, then reused.
+  mutable std::vector<double> scratch;
 };
 
 }  // namespace foehn::transform

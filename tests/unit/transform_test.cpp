@@ -28,7 +28,8 @@ config::TransformationDef def(const std::string& kind, const std::string& target
   t.kind = kind;
   t.target = target;
   t.attrs = std::move(attrs);
-  t.where = config::Location{"t.xml", 7};
+  t.where.file = "t.xml";
+  t.where.line = 7;
   return t;
 }
 
