@@ -316,3 +316,22 @@ TEST(Check, TransformationChainsThatDoNotMatchAtTheirLine) {
   EXPECT_NE(m[1].find("inline.xml:10: "), std::string::npos) << m[1];
   EXPECT_NE(m[1].find("its grid has 1 components and its source field's grid 2"), std::string::npos) << m[1];
 }
+
+TEST(Check, TransformationOutsideItsDomainWhenTheXmlGivesTheSizes) {
+  const auto r = check_text(
+      "<simulation><context id='c'>\n"
+      "<domain_definition><domain id='g' ni_glo='10' nj_glo='5'/><domain id='open'/>\n"
+      "<domain id='box' domain_ref='g'><zoom_domain ibegin='8' ni='5' jbegin='0' nj='2'/></domain>\n"
+      "<domain id='obox' domain_ref='open'><zoom_domain ibegin='8' ni='5' jbegin='0' nj='2'/></domain>\n"
+      "</domain_definition>\n"
+      "<field_definition><field id='t' domain_ref='g'/><field id='u' domain_ref='open'/></field_definition>\n"
+      "<file_definition><file id='f' output_freq='1d'>\n"
+      "<field field_ref='t' name='tb' domain_ref='box'/><field field_ref='u' name='ub' domain_ref='obox'/>\n"
+      "</file></file_definition></context></simulation>");
+  const auto m = messages(r);
+  ASSERT_EQ(m.size(), 1u);  // obox's domain has no size in the XML: the model's, checked at close of definition
+  EXPECT_NE(m[0].find("inline.xml:3: "), std::string::npos) << m[0];
+  EXPECT_NE(m[0].find("the box ibegin=8 ni=5 jbegin=0 nj=2 is not inside the source domain of 10x5 points"),
+            std::string::npos)
+      << m[0];
+}
