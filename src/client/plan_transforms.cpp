@@ -80,6 +80,12 @@ transform::Component PlanBuilder::source_component(const config::GridComponent& 
     else
       out.lon.assign(out.owned.size(), std::nan(""));
     out.lat.assign(out.owned.size(), 0.0);
+    // Bounds, like the values: the model's, else the XML's whole axis.
+    if (!s.bounds.empty())
+      out.bounds_lon = s.bounds;
+    else if (!s.decomposed && static_cast<std::int64_t>(a->bounds.size()) == 2 * n_glo && !s.derived)
+      out.bounds_lon = a->bounds;
+    out.nvertex = out.bounds_lon.empty() ? 0 : 2;
     out.data_owner.resize(out.owned.size());
     for (std::size_t k = 0; k < out.owned.size(); ++k) out.data_owner[k] = static_cast<std::int64_t>(k);
     return out;
@@ -153,6 +159,7 @@ void PlanBuilder::store_target(const config::GridComponent& c, const transform::
     s.decomposed = t.decomposed;
     if (t.decomposed) s.index = t.owned;
     s.values = t.lon;
+    if (t.nvertex == 2) s.bounds = t.bounds_lon;
     return;
   }
   if (auto it = domains_.find(c.ref); it != domains_.end() && !derived_from_.count(c.ref))

@@ -60,14 +60,16 @@ Step gather_step(const Component& source, Component::Kind kind, std::int64_t ni_
   const std::vector<std::int64_t> data = data_of_owned(source);
   const bool with_area = !source.area.empty();
   const auto nv = static_cast<std::size_t>(source.nvertex);
-  if (kind == Component::Kind::domain) c.nvertex = source.nvertex;
+  const bool same_kind = kind == source.kind;  // a zoomed cell or value keeps its bounds
+  if (same_kind) c.nvertex = source.nvertex;
   for (std::size_t k = 0; k < picks.size(); ++k) {
     const auto p = static_cast<std::size_t>(picks[k]);
-    if (kind == Component::Kind::domain && nv > 0) {  // a zoomed cell keeps its bounds
+    if (same_kind && nv > 0) {
       c.bounds_lon.insert(c.bounds_lon.end(), source.bounds_lon.begin() + p * nv,
                           source.bounds_lon.begin() + (p + 1) * nv);
-      c.bounds_lat.insert(c.bounds_lat.end(), source.bounds_lat.begin() + p * nv,
-                          source.bounds_lat.begin() + (p + 1) * nv);
+      if (!source.bounds_lat.empty())
+        c.bounds_lat.insert(c.bounds_lat.end(), source.bounds_lat.begin() + p * nv,
+                            source.bounds_lat.begin() + (p + 1) * nv);
     }
     c.owned.push_back(index[k]);
     c.lon.push_back(source.lon.empty() ? 0.0 : source.lon[p]);
@@ -98,6 +100,8 @@ void sort_whole_axis(Step& s) {
     sorted.target.owned[k] = s.target.owned[order[k]];
     sorted.target.lon[k] = s.target.lon[order[k]];
     sorted.target.lat[k] = s.target.lat[order[k]];
+    if (!s.target.bounds_lon.empty())
+      for (std::size_t v = 0; v < 2; ++v) sorted.target.bounds_lon[2 * k + v] = s.target.bounds_lon[2 * order[k] + v];
     sorted.map.source[k] = s.map.source[order[k]];
     sorted.target.data_owner[k] = s.target.data_owner[order[k]] < 0 ? -1 : static_cast<std::int64_t>(k);
   }
@@ -209,6 +213,14 @@ Step domain_to_axis(const config::TransformationDef& t, const Component& src) {
   }
   Step s = gather_step(src, Component::Kind::axis, along_j ? src.nj_glo : src.ni_glo, 1, picks, index);
   s.target.decomposed = true;
+  // The axis's bounds: the cells' latitude bounds along j, longitude bounds along i (rectilinear).
+  if (src.nvertex == 2) {
+    s.target.nvertex = 2;
+    for (std::int64_t p : picks) {
+      const std::vector<double>& b = along_j ? src.bounds_lat : src.bounds_lon;
+      s.target.bounds_lon.insert(s.target.bounds_lon.end(), b.begin() + 2 * p, b.begin() + 2 * p + 2);
+    }
+  }
   for (std::size_t k = 0; k < picks.size(); ++k)  // the axis's values: latitudes along j, longitudes along i
     s.target.lon[k] =
         along_j ? src.lat[static_cast<std::size_t>(picks[k])] : src.lon[static_cast<std::size_t>(picks[k])];

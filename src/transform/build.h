@@ -31,7 +31,8 @@ struct Component {
   // coordinates: lon and lat (domains), the axis value (axes; `lat` unused).
   std::vector<std::int64_t> owned;
   std::vector<double> lon, lat;
-  // Domains: the cell bounds of each owned point, nvertex corners each (0: none).
+  // The cell bounds of each owned point, nvertex corners each (0: none).
+  // Axes: nvertex 2, the (lower, upper) bounds of each value in bounds_lon.
   int nvertex = 0;
   std::vector<double> bounds_lon, bounds_lat;
   // Position in owned of each local data value (-1: halo or left out), and

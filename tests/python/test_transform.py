@@ -104,6 +104,11 @@ def test_values_against_numpy(outputs):
         assert ds["t_inline_zoom"].dimensions == ("time_counter", "lev_top", "lat_globe_g_inline_zoom_1",
                                                   "lon_globe_g_inline_zoom_1")
         np.testing.assert_array_equal(ds["lev_inv"][:], [5, 4, 3, 2, 1])
+        # Axes keep their values' bounds (each value's own, lower then upper as given).
+        lev_bnds = np.stack([np.arange(5) + 0.5, np.arange(5) + 1.5], 1)
+        np.testing.assert_array_equal(ds["lev_pick_bnds"][:], lev_bnds[[0, 2, 4]])
+        np.testing.assert_array_equal(ds["lev_inv_bnds"][:], lev_bnds[::-1])
+        np.testing.assert_array_equal(ds["lev_top_bnds"][:], lev_bnds[0:2])
         np.testing.assert_array_equal(ds["lat_zonal"][:], LAT)
         np.testing.assert_array_equal(ds["lon_row"][:], LON)
         np.testing.assert_array_equal(ds["lat_col"][:], LAT)
@@ -167,6 +172,9 @@ def test_area_weights_from_bounds(tmp_path, mpmd):
         np.testing.assert_array_equal(ds["lon_box_bnds"][:], lon_bnds[3:13])
         np.testing.assert_array_equal(ds["lat_box_in_box_bnds"][:], lat_bnds[3:7])
         np.testing.assert_array_equal(ds["lon_box_in_box_bnds"][:], lon_bnds[5:10])
+        # A row of the domain as an axis along i: the cells' longitude bounds; a column: latitude bounds.
+        np.testing.assert_array_equal(ds["lon_row_bnds"][:], lon_bnds)
+        np.testing.assert_array_equal(ds["lat_col_bnds"][:], lat_bnds)
     edges = np.radians(lat_edges())
     area = np.radians(15.0) * np.abs(np.sin(edges[1:]) - np.sin(edges[:-1]))[:, None] * np.ones(NI)
     with netCDF4.Dataset(tmp_path / "transform_whole.nc") as ds:
