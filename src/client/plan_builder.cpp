@@ -164,7 +164,10 @@ int PlanBuilder::plan_axis(const std::string& id, const config::Location& where)
   info.standard_name = a->standard_name;
   info.units = s.units.empty() ? a->unit : s.units;
   info.positive = s.positive.empty() ? a->positive : s.positive;
-  if (auto t = a->extra.find("axis_type"); t != a->extra.end()) info.axis_type = t->second;
+  if (auto t = a->extra.find("axis_type"); t != a->extra.end())
+    info.axis_type = t->second;
+  else
+    info.axis_type = s.axis_type;
   if (auto b = a->extra.find("bounds_name"); b != a->extra.end()) info.bounds_name = b->second;
   // The global size: the model's decomposition, else the XML's, else the
   // values the model gives for the whole axis.

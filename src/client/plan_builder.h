@@ -54,6 +54,7 @@ struct AxisSetting {
   std::string units, positive;
   std::int64_t local = 0;  // local values, found at close of definition
   bool derived = false;    // made by a transformation (plan_transforms.cpp), not by the model or the XML
+  std::string axis_type;   // derived from a domain: Y or X, unless the XML says
 };
 
 struct ScalarSetting {

@@ -160,6 +160,8 @@ void PlanBuilder::store_target(const config::GridComponent& c, const transform::
     if (t.decomposed) s.index = t.owned;
     s.values = t.lon;
     if (t.nvertex == 2) s.bounds = t.bounds_lon;
+    s.axis_type = t.axis_type;
+    if (const config::AxisDef* a = def_.find_axis(c.ref); a && a->unit.empty()) s.units = t.units;
     return;
   }
   if (auto it = domains_.find(c.ref); it != domains_.end() && !derived_from_.count(c.ref))

@@ -213,6 +213,8 @@ Step domain_to_axis(const config::TransformationDef& t, const Component& src) {
   }
   Step s = gather_step(src, Component::Kind::axis, along_j ? src.nj_glo : src.ni_glo, 1, picks, index);
   s.target.decomposed = true;
+  s.target.axis_type = along_j ? "Y" : "X";
+  s.target.units = along_j ? "degrees_north" : "degrees_east";
   // The axis's bounds: the cells' latitude bounds along j, longitude bounds along i (rectilinear).
   if (src.nvertex == 2) {
     s.target.nvertex = 2;
@@ -337,6 +339,8 @@ Step build_step(const config::TransformationDef& t, const Component& src) {
           along_j ? src.lat[p] : src.lon[p];
     for (std::size_t k = 0; k < s.target.owned.size(); ++k)
       s.target.lon[k] = value[static_cast<std::size_t>(s.target.owned[k])];
+    s.target.axis_type = along_j ? "Y" : "X";
+    s.target.units = along_j ? "degrees_north" : "degrees_east";
   } else if (t.kind == "extract_axis") {
     s = axis_to_scalar(t, src);
   } else if (t.kind == "reduce_axis") {

@@ -42,6 +42,8 @@ struct Component {
   // cell area from bounds, else cos(latitude)); empty when not computed.
   std::vector<double> area;
   bool decomposed = true;  // axes: false when every rank holds the whole axis in global order
+  // Axes made from a domain: CF's axis (Y along j, X along i) and units.
+  std::string axis_type, units;
 
   std::int64_t size() const { return ni_glo * nj_glo; }
   std::size_t data_size() const { return data_owner.size(); }

@@ -188,6 +188,16 @@ def test_area_weights_from_bounds(tmp_path, mpmd):
         np.testing.assert_allclose(ds["t_meridional_area"][:], sequential_mean(t, 2, area[None, None]), rtol=1e-13)
 
 
+def test_transform_cf(outputs):
+    """Axes made from a domain are CF latitude (Y) or longitude (X) axes."""
+    import subprocess
+    check = subprocess.run(["bash", ROOT / "scripts/cfcheck.sh", outputs[(1, 1)]], capture_output=True, text=True)
+    assert "ERRORS detected: 0" in check.stdout, check.stdout + check.stderr
+    with netCDF4.Dataset(outputs[(1, 1)]) as ds:
+        assert (ds["lat_zonal"].axis, ds["lat_zonal"].units) == ("Y", "degrees_north")
+        assert (ds["lon_row"].axis, ds["lon_row"].units) == ("X", "degrees_east")
+
+
 def test_split_reduction_refused(tmp_path, mpmd):
     """Two ranks split the domain: a global mean would combine across ranks."""
     result = run(mpmd, tmp_path, 2, 0, whole=True)
