@@ -166,12 +166,17 @@ int PlanBuilder::plan_axis(const std::string& id, const config::Location& where)
   info.standard_name = a->standard_name;
   info.units = s.units.empty() ? a->unit : s.units;
   info.positive = s.positive.empty() ? a->positive : s.positive;
-  if (auto t = a->extra.find("axis_type"); t != a->extra.end()) info.axis_type = t->second;
+  if (auto t = a->extra.find("axis_type"); t != a->extra.end())
+    info.axis_type = t->second;
+  else
+    info.axis_type = s.axis_type;
   if (auto b = a->extra.find("bounds_name"); b != a->extra.end()) info.bounds_name = b->second;
   // The global size: the model's decomposition, else the XML's, else the
   // values the model gives for the whole axis.
   const std::string what = "axis '" + id + "' in context '" + id_ + "': ";
-  const std::int64_t n_glo = s.decomposed ? s.n_glo : a->n_glo ? *a->n_glo : static_cast<std::int64_t>(s.values.size());
+  const std::int64_t n_glo = s.decomposed               ? s.n_glo
+                             : (a->n_glo && !s.derived) ? *a->n_glo
+                                                        : static_cast<std::int64_t>(s.values.size());
   if (n_glo <= 0)
     config_error(where, "axis '" + id + "' has no values: give value= (or n_glo=) in the XML or call foehn_set_axis");
   s.local = s.decomposed ? static_cast<std::int64_t>(s.index.size()) : n_glo;
@@ -193,7 +198,7 @@ int PlanBuilder::plan_axis(const std::string& id, const config::Location& where)
     info.values.assign(static_cast<std::size_t>(n_glo), std::nan(""));
   if (!s.decomposed && !s.bounds.empty())
     info.bounds = s.bounds;
-  else if (!a->bounds.empty())
+  else if (!a->bounds.empty() && !s.derived)  // a transformed axis has none of its source's
     info.bounds = a->bounds;
   if (!info.positive.empty() && info.positive != "up" && info.positive != "down")
     config_error(a->where, "axis '" + id + "': positive must be 'up' or 'down', not '" + info.positive + "'");
@@ -324,6 +329,8 @@ void PlanBuilder::resolve_field(int file_index, const config::FieldDef& f, const
   try {
     op = filters::parse_temporal_op(f.operation);
   } catch (const std::invalid_argument& e) { config_error(f.where, "field '" + source + "': " + e.what()); }
+  // Transformed components get their settings before the grid is resolved.
+  const Transformations transformations = f.expression.empty() ? plan_transformations(f, source) : Transformations{};
   const GridShape shape = resolve_grid(f, source);
   output::VariableInfo v;
   v.dims = shape.dims;
@@ -391,7 +398,21 @@ void PlanBuilder::resolve_field(int file_index, const config::FieldDef& f, const
     const config::FieldDef* def = def_.find_field(source);
     config::FieldDef own = def ? *def : f;  // the model writes the referenced field
     own.id = source;
-    fields_[register_field(own, shape)].outputs.push_back(oi);
+    if (transformations.maps.empty()) {
+      fields_[register_field(own, shape)].outputs.push_back(oi);
+    } else {  // the model writes the source grid; the transformations make this grid
+      const GridShape from = resolve_grid(own, source);
+      const int h = register_field(own, from);
+      if (fields_[h].source < 0) fields_[h].source = graph_.add_source(static_cast<std::size_t>(from.local));
+      input = fields_[h].source;
+      for (const auto& map : transformations.maps) input = graph_.add_transform(input, map);
+      if (transformations.maps.front()->input_size() != static_cast<std::size_t>(from.local) ||
+          transformations.maps.back()->output_size() != static_cast<std::size_t>(shape.local))
+        config_error(f.where, "field '" + source + "': the transformations take " +
+                                  std::to_string(transformations.maps.front()->input_size()) + " values and give " +
+                                  std::to_string(transformations.maps.back()->output_size()) + ", the grids hold " +
+                                  from.text + " and " + shape.text + " (an internal error: please report it)");
+    }
   }
   // Reduced here unless the servers reduce the samples.
   const bool reduce_here = filters::reduces(op) && !out.on_server;

@@ -23,6 +23,7 @@
 #include "filters/temporal_stage.h"
 #include "grid/domain_layout.h"
 #include "output/output_plan.h"
+#include "transform/build.h"
 
 namespace foehn::client {
 
@@ -53,6 +54,8 @@ struct AxisSetting {
   std::vector<double> bounds;       // two per local value (lower, upper), or empty
   std::string units, positive;
   std::int64_t local = 0;  // local values, found at close of definition
+  bool derived = false;    // made by a transformation (plan_transforms.cpp), not by the model or the XML
+  std::string axis_type;   // derived from a domain: Y or X, unless the XML says
 };
 
 struct ScalarSetting {
@@ -139,6 +142,18 @@ class PlanBuilder {
     std::int64_t local = 1;
     std::string text;
   };
+  // A field's spatial transformations (plan_transforms.cpp): the maps from
+  // its source field's grid to its own, in order, and the source's grid.
+  struct Transformations {
+    std::vector<std::shared_ptr<const transform::Transform>> maps;
+    std::vector<std::string> texts;  // "zoom_domain 40x20 -> 10x5" per step
+  };
+  // Empty when the field's grid is its source's or no component of it is
+  // transformed; otherwise builds the maps and gives the transformed
+  // components' settings (domains_, axes_) before its grid is resolved.
+  Transformations plan_transformations(const config::FieldDef& f, const std::string& source);
+  transform::Component source_component(const config::GridComponent& c);
+  void store_target(const config::GridComponent& c, const transform::Component& target, bool block_source);
 
   void resolve_definitions();
   // file: the field's file, whose compression and quantization its fields
@@ -179,7 +194,8 @@ class PlanBuilder {
   filters::Graph& graph_;
   std::vector<FileSchedule>& files_;
   std::vector<std::string> plan_domain_ids_, plan_axis_ids_, plan_scalar_ids_;
-  std::unordered_map<std::string, int> expression_node_;  // field id -> its expression's node in graph_
+  std::unordered_map<std::string, int> expression_node_;       // field id -> its expression's node in graph_
+  std::unordered_map<std::string, std::string> derived_from_;  // domains made by transformations (id -> "transformed")
 };
 
 // After the exchange of plan domain `index` (its type, sizes, nvertex,

@@ -157,7 +157,8 @@ class Collector {
   }
 
   // What may appear inside an element: grid components in a grid, variables
-  // in a field, nothing (transformations are not supported yet) elsewhere.
+  // in a field, spatial transformations in a domain, axis or scalar
+  // (transformations.cpp), nothing elsewhere.
   static void check_element_children(const Node& element, const Kind& kind) {
     if (&kind != &kField) check_no_text(element);
     for (const Node& c : element.children) {
@@ -172,9 +173,16 @@ class Collector {
         }
         check_attributes(c, s);
         check_no_text(c);
-        if (!c.children.empty()) unknown_element(c.children.front(), c, {});
+        for (const Node& t : c.children) {  // transformations defining a new component here
+          if (is_transformation(t, c))
+            check_transformation(t, c);
+          else
+            unknown_element(t, c, {});
+        }
       } else if (&kind == &kField && c.name == "variable") {
         check_variable(c);
+      } else if (is_transformation(c, element)) {
+        check_transformation(c, element);
       } else {
         unknown_element(c, element,
                         &kind == &kField ? std::vector<std::string_view>{"variable"} : std::vector<std::string_view>{});

@@ -102,11 +102,30 @@ struct CalendarDef {
   calendar::Calendar make_calendar() const;
 };
 
+// A spatial transformation written inside a domain, axis or scalar
+// (<zoom_domain ibegin="2" .../>): the element's name, where its parent
+// sits, and its attributes as written (checked by the reader; interpreted by
+// src/transform/).
+struct TransformationDef {
+  std::string kind;    // the element's name: zoom_domain, extract_axis, reduce_domain, ...
+  std::string target;  // the element it is in: domain, axis or scalar
+  std::map<std::string, std::string, std::less<>> attrs;
+  Location where;
+  const std::string* attr(std::string_view name) const {
+    const auto it = attrs.find(name);
+    return it == attrs.end() ? nullptr : &it->second;
+  }
+};
+
 struct AxisDef {
   std::string id, name, long_name, standard_name, unit, positive;
   std::optional<std::int64_t> n_glo;
   std::vector<double> value;   // optional values given in the XML
   std::vector<double> bounds;  // optional bounds in the XML: 2 per value (lower, upper)
+  // axis_ref (the element it inherits from) and the transformations that
+  // turn that element into this one, in order (empty: none).
+  std::string ref;
+  std::vector<TransformationDef> transformations;
   Location where;
   ExtraAttributes extra;     // comment, axis_type, dim_name, bounds_name, prec, ...
   AttributeOrigins origins;  // where each resolved attribute came from
@@ -116,6 +135,10 @@ struct DomainDef {
   std::string id, name, long_name, standard_name;
   std::string type;  // rectilinear (default), curvilinear, gaussian, unstructured
   std::optional<std::int64_t> ni_glo, nj_glo;
+  // domain_ref (the element it inherits from) and the transformations that
+  // turn that element into this one, in order (empty: none).
+  std::string ref;
+  std::vector<TransformationDef> transformations;
   Location where;
   ExtraAttributes extra;     // comment, lon_name, lat_name, dim_i_name, nvertex, radius, prec, ...
   AttributeOrigins origins;  // where each resolved attribute came from
@@ -125,6 +148,10 @@ struct DomainDef {
 struct ScalarDef {
   std::string id, name, long_name, standard_name, unit, label;
   std::optional<double> value;
+  // scalar_ref (the element it inherits from) and the transformations that
+  // turn that element into this one, in order (empty: none).
+  std::string ref;
+  std::vector<TransformationDef> transformations;
   Location where;
   ExtraAttributes extra;     // comment, axis_type, positive, bounds_name, prec
   AttributeOrigins origins;  // where each resolved attribute came from

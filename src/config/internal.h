@@ -94,6 +94,12 @@ void check_attributes(const Node& node, Schema schema);
 // name, or saying that a known XIOS element is not supported. The caller
 // skips the element.
 void unknown_element(const Node& child, const Node& parent, const std::vector<std::string_view>& allowed);
+// Spatial transformations (transformations.cpp): whether `child` is one the
+// reader accepts inside `parent` (a domain, axis or scalar); the check of
+// its attributes (reported at their lines); and its definition.
+bool is_transformation(const Node& child, const Node& parent);
+void check_transformation(const Node& child, const Node& parent);
+TransformationDef make_transformation(const Node& child, const Node& parent);
 // Reports non-blank character data (only <field> and <variable> carry text).
 void check_no_text(const Node& node);
 

@@ -174,7 +174,7 @@ class Resolver {
     for (const Element& e : raw_.axes) ctx.axes.push_back(axis(e));
     for (const Element& e : raw_.domains) ctx.domains.push_back(domain(e));
     for (const Element& e : raw_.scalars) ctx.scalars.push_back(scalar(e));
-    for (const Element& e : raw_.grids) ctx.grids.push_back(grid(e));
+    for (const Element& e : raw_.grids) ctx.grids.push_back(grid(e, ctx));
     for (const Element& e : raw_.fields) ctx.fields.push_back(field(e));
     for (const RawFile& f : raw_.files) ctx.files.push_back(file(f));
     return ctx;
@@ -285,7 +285,19 @@ class Resolver {
     }
     a.where = e.where, a.origins = origins_of(e);
     a.extra = extras(e, {"id", "name", "long_name", "standard_name", "unit", "positive", "n_glo", "value", "bounds"});
+    a.ref = text(e, "axis_ref");
+    a.transformations = transformations_of(e);
     return a;
+  }
+
+  // The element's own transformation children, in order (never inherited
+  // through a reference: they turn the referenced element into this one).
+  static std::vector<TransformationDef> transformations_of(const Element& e) {
+    std::vector<TransformationDef> out;
+    if (!e.node) return out;
+    for (const Node& c : e.node->children)
+      if (is_transformation(c, *e.node)) out.push_back(make_transformation(c, *e.node));
+    return out;
   }
 
   static DomainDef domain(const Element& e) {
@@ -297,6 +309,8 @@ class Resolver {
     d.nj_glo = integer<std::int64_t>(e, "nj_glo");
     d.where = e.where, d.origins = origins_of(e);
     d.extra = extras(e, {"id", "name", "long_name", "standard_name", "type", "ni_glo", "nj_glo"});
+    d.ref = text(e, "domain_ref");
+    d.transformations = transformations_of(e);
     return d;
   }
 
@@ -307,17 +321,63 @@ class Resolver {
     s.value = real(e, "value");
     s.where = e.where, s.origins = origins_of(e);
     s.extra = extras(e, {"id", "name", "long_name", "standard_name", "unit", "label", "value"});
+    s.ref = text(e, "scalar_ref");
+    s.transformations = transformations_of(e);
     return s;
   }
 
-  GridDef grid(const Element& e) const {
+  GridDef grid(const Element& e, ContextDef& ctx) const {
     GridDef g;
     g.id = text(e, "id"), g.name = text(e, "name");
     g.where = e.where, g.origins = origins_of(e);
     g.extra = extras(e, {"id", "name"});
     for (const Node& c : e.node->children)
-      if (c.name == "domain" || c.name == "axis" || c.name == "scalar") g.components.push_back(component(c));
+      if (c.name == "domain" || c.name == "axis" || c.name == "scalar")
+        g.components.push_back(transformed_component(c, g, ctx));
     return g;
+  }
+
+  // A component with transformations inside it (XIOS's
+  // <grid><domain domain_ref="d"><zoom_domain/></domain></grid>) defines a
+  // new element: the referenced one's attributes (none for an anonymous
+  // <scalar>), this component's transformations, its id or
+  // "<ref>_<grid id>_<position>", and no inherited name (so that its output
+  // names are its own).
+  GridComponent transformed_component(const Node& c, const GridDef& g, ContextDef& ctx) const {
+    bool transforms = false;
+    for (const Node& child : c.children) transforms = transforms || is_transformation(child, c);
+    if (!transforms) return component(c);
+    using Kind = GridComponent::Kind;
+    const Kind kind = c.name == "domain" ? Kind::domain : c.name == "axis" ? Kind::axis : Kind::scalar;
+    const Attr* ref_attr = c.attr(c.name + "_ref");
+    const Attr* id_attr = c.attr("id");
+    const std::string ref = ref_attr ? trim(ref_attr->value) : "";
+    const Index& index = kind == Kind::domain ? domains_ : kind == Kind::axis ? axes_ : scalars_;
+    if (ref_attr && !index.count(ref)) unknown_reference(*ref_attr, c.name, index);
+    const std::string id =
+        id_attr ? trim(id_attr->value)
+                : (ref.empty() ? c.name : ref) + "_" + g.id + "_" + std::to_string(g.components.size() + 1);
+    const auto make = [&](auto def) {
+      def.id = id;
+      def.name.clear();
+      def.ref = ref;
+      def.where = c.where;
+      def.transformations.clear();
+      for (const Node& child : c.children)
+        if (is_transformation(child, c)) def.transformations.push_back(make_transformation(child, c));
+      return def;
+    };
+    if (kind == Kind::domain) {
+      const DomainDef* base = ctx.find_domain(ref);
+      ctx.domains.push_back(make(base ? *base : DomainDef{}));
+    } else if (kind == Kind::axis) {
+      const AxisDef* base = ctx.find_axis(ref);
+      ctx.axes.push_back(make(base ? *base : AxisDef{}));
+    } else {
+      const ScalarDef* base = ctx.find_scalar(ref);
+      ctx.scalars.push_back(make(base ? *base : ScalarDef{}));
+    }
+    return GridComponent{kind, id, c.where};
   }
 
   // <domain domain_ref="d"/> or <domain id="d"/> inside a grid refers to the

@@ -171,6 +171,7 @@ std::string hint(const std::string& attr, const Node& node) {
                                                                 "inverse_axis",
                                                                 "temporal_splitting",
                                                                 "redistribute_axis",
+                                                                "duplicate_scalar",
                                                                 "duplicate_scalar_to_axis",
                                                                 "reduce_scalar",
                                                                 "redistribute_scalar",

@@ -28,6 +28,15 @@ int Graph::add_expression(std::shared_ptr<const Expression> expression, std::vec
   return add(std::move(n));
 }
 
+int Graph::add_transform(int input, std::shared_ptr<const transform::Transform> transform) {
+  Node n;
+  n.kind = NodeKind::transform;
+  n.inputs = {input};
+  n.values.resize(transform->output_size());
+  n.transform = std::move(transform);
+  return add(std::move(n));
+}
+
 int Graph::add_chain(int input, TemporalStage stage, std::unique_ptr<calendar::Schedule> period) {
   Node n;
   n.kind = NodeKind::chain;
@@ -84,6 +93,11 @@ void Graph::evaluate(std::int64_t step, std::int64_t now, bool irregular) {
         node.stage.reset();
         node.step = step;
       }
+    } else if (node.kind == NodeKind::transform) {
+      const Node& in = nodes_[static_cast<std::size_t>(node.inputs[0])];
+      if (in.step != step) continue;
+      node.transform->apply(in.values.data(), node.values.data());
+      node.step = step;
     } else if (node.kind == NodeKind::expression) {
       bool ready = true;
       for (std::size_t k = 0; k < node.inputs.size(); ++k) {

@@ -7,7 +7,7 @@
 // topological order. A node's values belong to one step (`step`); a node
 // whose inputs have no values for the step is not evaluated.
 //
-//   source ──► expression ──► chain (@id) ──► output
+//   source ──► transform ──► expression ──► chain (@id) ──► output
 //                                  ▲              │
 //                                  └──────────────┘
 //
@@ -23,35 +23,39 @@
 
 #include "filters/expression.h"
 #include "filters/temporal_stage.h"
+#include "transform/transform.h"
 
 namespace foehn::filters {
 
-// Spatial transformations (regridding, zoom, reductions over a domain or an
-// axis) are not built yet. They will live in src/transform/ and enter here
-// as one more kind of node with one input whose size may differ from it,
-// after the data is assembled and before any temporal stage.
+// A spatial transformation (src/transform/) is a node with one input whose
+// size differs from it: the field's values on the source grid in, on the
+// target grid out, before any temporal stage (XIOS's order).
 enum class NodeKind {
   source,      // a field's data as the model writes it (missing values become NaN)
   expression,  // arithmetic between nodes of one size (expression.h)
+  transform,   // a spatial transformation of its input (transform/transform.h): zoom, extract, reduce, inverse
   chain,       // a temporal operation over a period, read by an expression as @id
   output,      // the temporal stage of an output variable; its values leave the graph
 };
 
 struct Node {
   NodeKind kind = NodeKind::source;
-  std::vector<int> inputs;                       // expression: one per expression input; chain, output: 0 or 1
-  std::shared_ptr<const Expression> expression;  // expression
-  std::vector<const double*> input_values;       // expression: its inputs' values, set when evaluated
-  TemporalStage stage;                           // chain, output
-  Sampler sampler;                               // chain: its period's ends; output: its sampling (freq_op)
-  std::vector<double> values;                    // source, expression, chain
-  std::int64_t step = -1;                        // the step `values` belong to
+  std::vector<int> inputs;                                // expression: one per expression input; chain, output: 0 or 1
+  std::shared_ptr<const Expression> expression;           // expression
+  std::shared_ptr<const transform::Transform> transform;  // transform
+  std::vector<const double*> input_values;                // expression: its inputs' values, set when evaluated
+  TemporalStage stage;                                    // chain, output
+  Sampler sampler;                                        // chain: its period's ends; output: its sampling (freq_op)
+  std::vector<double> values;                             // source, expression, chain
+  std::int64_t step = -1;                                 // the step `values` belong to
 };
 
 class Graph {
  public:
   int add_source(std::size_t size);
   int add_expression(std::shared_ptr<const Expression> expression, std::vector<int> inputs, std::size_t size);
+  // `transform` of the values of `input` (of its input_size), giving its output_size values.
+  int add_transform(int input, std::shared_ptr<const transform::Transform> transform);
   // @id: `stage` over every value of `input`, giving its result at the ends
   // of `period` (null: every step).
   int add_chain(int input, TemporalStage stage, std::unique_ptr<calendar::Schedule> period);
@@ -72,7 +76,7 @@ class Graph {
   // in T) as NaN. False if the source already has values for this step.
   template <class T>
   bool set_source(int source, std::int64_t step, const T* data, std::size_t n, double missing);
-  // Evaluates the expressions and chains whose inputs have values for
+  // Evaluates the transformations, expressions and chains whose inputs have values for
   // `step`, at time `now`; `irregular`: samples weigh the time they stand for.
   void evaluate(std::int64_t step, std::int64_t now, bool irregular);
 

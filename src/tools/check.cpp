@@ -8,6 +8,7 @@
 
 #include "calendar/calendar.h"
 #include "tools/field_grid.h"
+#include "tools/transformations.h"
 
 namespace foehn::tools {
 
@@ -55,6 +56,28 @@ struct ContextChecker {
     }
   }
 
+  // With every size of the source grid in the XML, each step is built as
+  // `foehn plan` builds it: a box outside its domain is reported here.
+  void check_transformation_sizes(const config::FieldDef& field) {
+    struct UnknownSize {};
+    try {
+      field_transformations(ctx, field, [&](const config::GridComponent& c) -> std::pair<std::int64_t, std::int64_t> {
+        using Kind = config::GridComponent::Kind;
+        if (c.kind == Kind::scalar) return {1, 1};
+        if (c.kind == Kind::axis) {
+          const config::AxisDef* a = ctx.find_axis(c.ref);
+          if (a && a->n_glo) return {*a->n_glo, 1};
+          if (a && !a->value.empty()) return {static_cast<std::int64_t>(a->value.size()), 1};
+          throw UnknownSize{};
+        }
+        const config::DomainDef* d = ctx.find_domain(c.ref);
+        const bool one_d = d && (d->type == "gaussian" || d->type == "unstructured");
+        if (d && d->ni_glo && (d->nj_glo || one_d)) return {*d->ni_glo, d->nj_glo.value_or(1)};
+        throw UnknownSize{};  // the model gives it: checked at close of definition
+      });
+    } catch (const UnknownSize&) {}
+  }
+
   void check_file(const config::FileDef& file) {
     if (!is_output_file(file)) return;
     ++result.files;
@@ -67,6 +90,7 @@ struct ContextChecker {
       ++result.fields;
       try {
         field_grid(ctx, field);
+        if (check_field_chains(ctx, field)) check_transformation_sizes(field);  // chains match by position
       } catch (const ConfigError& e) { result.problems.push_back(e); }
       check_duration(field.where, "freq_op", field.freq_op);
       check_duration(field.where, "freq_offset", field.freq_offset);

@@ -58,7 +58,7 @@ struct PlanArgs {
 int run_plan(const PlanArgs& args, std::ostream& out, std::ostream& err) {
   try {
     PlanOptions o = args.options;
-    for (const std::string& d : args.domains) parse_size_option("--domain", d, true, o.domain_points);
+    for (const std::string& d : args.domains) parse_size_option("--domain", d, true, o.domain_points, &o.domain_ni);
     for (const std::string& a : args.axes) parse_size_option("--axis", a, false, o.axis_points);
     const Plan plan = make_plan(config::parse_file(args.file), o);
     out << (args.json ? format_plan_json(plan) : format_plan(plan));

@@ -10,6 +10,7 @@
 #include "calendar/calendar.h"
 #include "tools/check.h"
 #include "tools/field_grid.h"
+#include "tools/transformations.h"
 
 namespace foehn::tools {
 
@@ -63,6 +64,21 @@ std::int64_t grid_points(const ContextDef& ctx, const FieldGrid& grid, const Pla
     n = times(n, k, "grid '" + grid.label + "' size");
   }
   return n;
+}
+
+// The global (ni, nj) of a component that transformations start from: a
+// domain's ni_glo x nj_glo (--domain ID=NPOINTS: ni_glo x the rest, or a
+// row of NPOINTS), an axis's n, a scalar's one value.
+std::pair<std::int64_t, std::int64_t> component_size(const ContextDef& ctx, const config::GridComponent& c,
+                                                     const PlanOptions& o) {
+  using Kind = config::GridComponent::Kind;
+  if (c.kind == Kind::scalar) return {1, 1};
+  if (c.kind == Kind::axis) return {axis_points(ctx, c.ref, o), 1};
+  const std::int64_t n = domain_points(ctx, c.ref, o);
+  if (const auto it = o.domain_ni.find(c.ref); it != o.domain_ni.end()) return {it->second, n / it->second};
+  const config::DomainDef& d = *ctx.find_domain(c.ref);
+  if (d.ni_glo && *d.ni_glo > 0 && n % *d.ni_glo == 0) return {*d.ni_glo, n / *d.ni_glo};
+  return {n, 1};
 }
 
 // The calendar of a context, from the options first, then the XML.
@@ -167,7 +183,10 @@ FilePlan plan_file(const ContextDef& ctx, const config::FileDef& file, const Con
   for (const config::FieldDef& f : file.fields) {
     if (!is_output_field(file, f)) continue;
     const FieldGrid grid = field_grid(ctx, f);
-    FieldPlan fp{f.output_name(), f.operation, grid.label, grid_points(ctx, grid, o), f.prec};
+    const FieldTransformations made =
+        field_transformations(ctx, f, [&](const config::GridComponent& c) { return component_size(ctx, c, o); });
+    FieldPlan fp{f.output_name(), f.operation, grid.label, made.any ? made.points : grid_points(ctx, grid, o), f.prec};
+    fp.transformations = made.steps;
     fp.bytes_per_record = times(fp.points, fp.prec, "field '" + fp.name + "' record size");
     std::int64_t& sum = f.operation == "once" ? p.once_bytes : p.bytes_per_record;
     sum = plus(sum, fp.bytes_per_record, "file '" + p.name + "' record size");

@@ -20,6 +20,7 @@ struct PlanOptions {
   std::string context;                                // empty: every context that has output files
   std::map<std::string, std::int64_t> domain_points;  // --domain ID=NI,NJ or ID=NPOINTS
   std::map<std::string, std::int64_t> axis_points;    // --axis ID=N
+  std::map<std::string, std::int64_t> domain_ni;      // --domain ID=NI,NJ: NI (transformations need the shape)
   std::string duration = "1d";                        // simulated time covered
   // Fill in (or replace) the XML's <calendar>, which models often set through the API.
   std::string calendar_type, start_date, timestep;
@@ -30,6 +31,7 @@ struct FieldPlan {
   std::int64_t points = 0;
   int prec = 4;
   std::int64_t bytes_per_record = 0;
+  std::vector<std::string> transformations;  // "zoom_domain 360x180 -> 10x5", from its source field's grid
 };
 
 struct FilePlan {
@@ -65,7 +67,8 @@ Plan make_plan(const config::Simulation& sim, const PlanOptions& options);
 // "ID=NI,NJ" or "ID=NPOINTS" (for --domain), "ID=N" (for --axis; two numbers
 // refused). Adds to `out`; throws std::invalid_argument naming the option.
 void parse_size_option(const std::string& option, const std::string& text, bool allow_two,
-                       std::map<std::string, std::int64_t>& out);
+                       std::map<std::string, std::int64_t>& out,
+                       std::map<std::string, std::int64_t>* widths = nullptr);  // ID=NI,NJ: NI
 
 // The report printed by `foehn plan`.
 std::string format_plan(const Plan& plan);

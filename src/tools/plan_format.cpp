@@ -56,7 +56,7 @@ std::string bytes_text(std::int64_t n) { return std::to_string(n) + " bytes (" +
 }  // namespace
 
 void parse_size_option(const std::string& option, const std::string& text, bool allow_two,
-                       std::map<std::string, std::int64_t>& out) {
+                       std::map<std::string, std::int64_t>& out, std::map<std::string, std::int64_t>* widths) {
   const auto eq = text.find('=');
   const std::string form = allow_two ? "ID=NI,NJ or ID=NPOINTS" : "ID=N";
   if (eq == std::string::npos || eq == 0 || eq + 1 == text.size())
@@ -72,6 +72,7 @@ void parse_size_option(const std::string& option, const std::string& text, bool 
     const std::int64_t ni = positive_count(option, text, sizes.substr(0, comma));
     const std::int64_t nj = positive_count(option, text, sizes.substr(comma + 1));
     if (__builtin_mul_overflow(ni, nj, &n)) throw std::invalid_argument(option + " " + text + ": too many points");
+    if (widths) (*widths)[id] = ni;
   }
   if (!out.emplace(id, n).second) throw std::invalid_argument(option + ": '" + id + "' given twice");
 }
@@ -107,6 +108,10 @@ std::string format_plan(const Plan& plan) {
         out << "    (no enabled fields)\n";
       else
         out << table(rows, "    ");
+      for (const FieldPlan& p : f.fields)  // each transformed field's chain, sizes before and after
+        for (std::size_t k = 0; k < p.transformations.size(); ++k)
+          out << "    " << (k == 0 ? p.name + ": " : std::string(p.name.size() + 2, ' ')) << p.transformations[k]
+              << "\n";
       out << "    per record: " << bytes_text(f.bytes_per_record);
       if (f.once_bytes > 0) out << ", plus " << bytes_text(f.once_bytes) << " once";
       out << "\n    file total: " << bytes_text(f.total_bytes) << "\n";

@@ -19,6 +19,7 @@ std::string format_plan_json(const Plan& plan) {
                           {"operation", p.operation},
                           {"grid", p.grid},
                           {"points", p.points},
+                          {"transformations", p.transformations},
                           {"prec", p.prec},
                           {"bytes_per_record", p.bytes_per_record}});
       files.push_back({{"id", f.id},

@@ -242,3 +242,33 @@ TEST(Plan, SplitFilesFollowTheCalendar) {
     }
   }
 }
+
+TEST(Plan, TransformedFieldsShowTheirChainAndTheSizeAfterIt) {
+  const std::string xml =
+      "<simulation><context id='c'>" + kGreg +
+      "<axis_definition><axis id='lev' n_glo='10'/><axis id='zm'><reduce_domain operation='average'/></axis>"
+      "</axis_definition>"
+      "<domain_definition><domain id='g' ni_glo='40' nj_glo='30'/>"
+      "<domain id='box' domain_ref='g'><zoom_domain ibegin='1' ni='5' jbegin='2' nj='4'/></domain>"
+      "</domain_definition>"
+      "<grid_definition><grid id='g3'><domain domain_ref='g'/><axis axis_ref='lev'/></grid>"
+      "<grid id='box3'><domain domain_ref='box'/><axis axis_ref='lev'><zoom_axis begin='2' n='3'/></axis></grid>"
+      "<grid id='zonal'><axis axis_ref='zm'/><axis axis_ref='lev'/></grid></grid_definition>"
+      "<field_definition><field id='t' grid_ref='g3'/></field_definition>"
+      "<file_definition><file id='f' output_freq='1d'><field field_ref='t'/>"
+      "<field field_ref='t' name='tb' grid_ref='box3'/><field field_ref='t' name='tz' grid_ref='zonal'/>"
+      "</file></file_definition></context></simulation>";
+  const Plan plan = make_plan(parse(xml), {});
+  const FilePlan& f = plan.contexts[0].files[0];
+  ASSERT_EQ(f.fields.size(), 3u);
+  EXPECT_TRUE(f.fields[0].transformations.empty());
+  EXPECT_EQ(f.fields[1].points, 5 * 4 * 3);  // not the 40 x 30 the zoomed domain inherits
+  EXPECT_EQ(f.fields[1].transformations, (std::vector<std::string>{"zoom_domain 40x30 -> 5x4", "zoom_axis 10 -> 3"}));
+  EXPECT_EQ(f.fields[2].points, 30 * 10);
+  EXPECT_EQ(f.fields[2].transformations, (std::vector<std::string>{"reduce_domain 40x30 -> 30"}));
+  EXPECT_NE(format_plan(plan).find("    tb: zoom_domain 40x30 -> 5x4\n        zoom_axis 10 -> 3\n"), std::string::npos);
+  // --domain ID=NI,NJ gives the shape the transformations start from.
+  PlanOptions o;
+  parse_size_option("--domain", "g=20,10", true, o.domain_points, &o.domain_ni);
+  EXPECT_EQ(make_plan(parse(xml), o).contexts[0].files[0].fields[2].points, 10 * 10);
+}

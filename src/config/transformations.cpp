@@ -1,0 +1,132 @@
+// The spatial transformations the reader accepts inside a <domain>, <axis>
+// or <scalar> (XIOS's names and attributes), and the check of their
+// attributes. What they mean is src/transform/'s business; here only their
+// form is checked, at their line. XIOS transformations not in this table are
+// refused by unknown_element ("not supported yet").
+#include <vector>
+
+#include "config/internal.h"
+#include "config/values.h"
+
+namespace foehn::config::detail {
+
+namespace {
+
+enum class AttrType { integer, integer_list, boolean, choice };
+
+struct TransformationAttr {
+  std::string_view name;
+  AttrType type;
+  std::string_view choices = {};  // choice: "a|b"
+};
+
+struct TransformationSpec {
+  std::string_view element, parent;  // <element> inside <parent>
+  std::vector<TransformationAttr> attrs;
+};
+
+const std::vector<TransformationSpec>& specs() {
+  const TransformationAttr id{"id", AttrType::choice, ""};  // any text
+  const TransformationAttr operation{"operation", AttrType::choice, "sum|min|max|average"};
+  const TransformationAttr local{"local", AttrType::boolean};
+  const TransformationAttr weights{"weights", AttrType::choice, "count|area"};  // ours: area-weighted averages
+  const TransformationAttr direction{"direction", AttrType::choice, "iDir|jDir"};
+  const std::vector<TransformationAttr> box = {id,
+                                               {"ibegin", AttrType::integer},
+                                               {"ni", AttrType::integer},
+                                               {"jbegin", AttrType::integer},
+                                               {"nj", AttrType::integer},
+                                               {"zoom_ibegin", AttrType::integer},  // older XIOS spellings
+                                               {"zoom_ni", AttrType::integer},
+                                               {"zoom_jbegin", AttrType::integer},
+                                               {"zoom_nj", AttrType::integer}};
+  const std::vector<TransformationAttr> range = {
+      id, {"begin", AttrType::integer}, {"n", AttrType::integer}, {"index", AttrType::integer_list}};
+  static const std::vector<TransformationSpec> all = {
+      {"zoom_domain", "domain", box},
+      {"extract_domain", "domain", box},
+      {"zoom_axis", "axis", range},
+      {"extract_axis", "axis", range},
+      {"inverse_axis", "axis", {id}},
+      {"extract_domain", "axis", {id, direction, {"position", AttrType::integer}}},
+      {"reduce_domain", "axis", {id, operation, direction, local, weights}},
+      {"extract_axis", "scalar", {id, {"position", AttrType::integer}}},
+      {"reduce_axis", "scalar", {id, operation, local}},
+      {"reduce_domain", "scalar", {id, operation, local, weights}},
+  };
+  return all;
+}
+
+void check_value(const Attr& a, const TransformationAttr& spec, const std::string& element) {
+  const std::string v = trim(a.value);
+  const std::string bad = "bad value '" + a.value + "' for " + a.name + " on <" + element + ">: ";
+  switch (spec.type) {
+    case AttrType::integer:
+      if (!parse_int(v)) report(a.where, bad + "expected an integer");
+      return;
+    case AttrType::integer_list:
+      if (!parse_double_list(v)) report(a.where, bad + "expected a list of integers");
+      return;
+    case AttrType::boolean:
+      if (!parse_bool(v)) report(a.where, bad + "expected true or false");
+      return;
+    case AttrType::choice: {
+      if (spec.choices.empty()) return;
+      std::string_view rest = spec.choices;
+      std::vector<std::string_view> names;
+      while (!rest.empty()) {
+        const auto bar = rest.find('|');
+        names.push_back(rest.substr(0, bar));
+        if (bar == std::string_view::npos) break;
+        rest.remove_prefix(bar + 1);
+      }
+      for (std::string_view n : names)
+        if (n == v) return;
+      report(a.where, bad + "expected one of " + std::string(spec.choices) + did_you_mean(v, names));
+      return;
+    }
+  }
+}
+
+}  // namespace
+
+bool is_transformation(const Node& child, const Node& parent) {
+  for (const TransformationSpec& s : specs())
+    if (s.element == child.name && s.parent == parent.name) return true;
+  return false;
+}
+
+void check_transformation(const Node& child, const Node& parent) {
+  for (const TransformationSpec& s : specs()) {
+    if (s.element != child.name || s.parent != parent.name) continue;
+    for (const Attr& a : child.attrs) {
+      const TransformationAttr* spec = nullptr;
+      for (const TransformationAttr& t : s.attrs)
+        if (t.name == a.name) spec = &t;
+      if (!spec) {
+        std::vector<std::string_view> names;
+        for (const TransformationAttr& t : s.attrs) names.push_back(t.name);
+        report(a.where, "unknown attribute '" + a.name + "' on <" + child.name + "> in <" + parent.name + ">" +
+                            did_you_mean(a.name, names));
+        a.bad = true;
+        continue;
+      }
+      check_value(a, *spec, child.name);
+    }
+    check_no_text(child);
+    if (!child.children.empty()) unknown_element(child.children.front(), child, {});
+    return;
+  }
+}
+
+TransformationDef make_transformation(const Node& child, const Node& parent) {
+  TransformationDef t;
+  t.kind = child.name;
+  t.target = parent.name;
+  t.where = child.where;
+  for (const Attr& a : child.attrs)
+    if (!a.bad) t.attrs.emplace(a.name, trim(a.value));
+  return t;
+}
+
+}  // namespace foehn::config::detail

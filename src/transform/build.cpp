@@ -1,0 +1,361 @@
+#include "transform/build.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <stdexcept>
+
+#include "config/values.h"
+
+namespace foehn::transform {
+
+namespace {
+
+[[noreturn]] void bad(const config::TransformationDef& t, const std::string& message) {
+  throw config::ConfigError(t.where, "<" + t.kind + "> in <" + t.target + ">: " + message);
+}
+
+std::optional<std::int64_t> integer(const config::TransformationDef& t, std::string_view name) {
+  const std::string* v = t.attr(name);
+  if (!v) return std::nullopt;
+  const auto n = config::detail::parse_int(*v);
+  if (!n) bad(t, std::string(name) + " '" + *v + "' is not an integer");
+  return n;
+}
+
+// The attribute `name`, or its older XIOS spelling `old` (zoom_ibegin).
+std::optional<std::int64_t> either(const config::TransformationDef& t, std::string_view name, std::string_view old) {
+  const auto a = integer(t, name), b = integer(t, old);
+  if (a && b && *a != *b)
+    bad(t, std::string(name) + " and " + std::string(old) + " (its older spelling) are both given, and differ");
+  return a ? a : b;
+}
+
+std::string size_text(const Component& c) {
+  if (c.kind == Component::Kind::scalar) return "scalar";
+  if (c.kind == Component::Kind::axis || c.nj_glo == 1) return std::to_string(c.ni_glo);
+  return std::to_string(c.ni_glo) + "x" + std::to_string(c.nj_glo);
+}
+
+// For each owned point of `c`, the position of its data value (-1: none).
+std::vector<std::int64_t> data_of_owned(const Component& c) {
+  std::vector<std::int64_t> out(c.owned.size(), -1);
+  for (std::size_t p = 0; p < c.data_owner.size(); ++p)
+    if (c.data_owner[p] >= 0) out[static_cast<std::size_t>(c.data_owner[p])] = static_cast<std::int64_t>(p);
+  return out;
+}
+
+// A target whose owned points each take one source point (a gather):
+// picks[k] is the position in source.owned of target point k; its global
+// index in the target is index[k].
+Step gather_step(const Component& source, Component::Kind kind, std::int64_t ni_glo, std::int64_t nj_glo,
+                 const std::vector<std::int64_t>& picks, const std::vector<std::int64_t>& index) {
+  Step s;
+  Component& c = s.target;
+  c.kind = kind;
+  c.type = source.type;
+  c.ni_glo = ni_glo;
+  c.nj_glo = nj_glo;
+  c.decomposed = source.decomposed;
+  const std::vector<std::int64_t> data = data_of_owned(source);
+  const bool with_area = !source.area.empty();
+  const auto nv = static_cast<std::size_t>(source.nvertex);
+  const bool same_kind = kind == source.kind;  // a zoomed cell or value keeps its bounds
+  if (same_kind) c.nvertex = source.nvertex;
+  for (std::size_t k = 0; k < picks.size(); ++k) {
+    const auto p = static_cast<std::size_t>(picks[k]);
+    if (same_kind && nv > 0) {
+      c.bounds_lon.insert(c.bounds_lon.end(), source.bounds_lon.begin() + p * nv,
+                          source.bounds_lon.begin() + (p + 1) * nv);
+      if (!source.bounds_lat.empty())
+        c.bounds_lat.insert(c.bounds_lat.end(), source.bounds_lat.begin() + p * nv,
+                            source.bounds_lat.begin() + (p + 1) * nv);
+    }
+    c.owned.push_back(index[k]);
+    c.lon.push_back(source.lon.empty() ? 0.0 : source.lon[p]);
+    c.lat.push_back(source.lat.empty() ? 0.0 : source.lat[p]);
+    if (with_area) c.area.push_back(source.area[p]);
+    // A point masked in the source is masked in the target: its data value
+    // is not a point of its own (NaN, never sent).
+    c.data_owner.push_back(data[p] < 0 ? -1 : static_cast<std::int64_t>(k));
+    s.map.source.push_back(data[p]);
+  }
+  s.map.op = Operation::gather;
+  s.map.n_source = source.data_size();
+  s.map.n_target = c.data_size();
+  s.map.start.resize(picks.size() + 1);
+  std::iota(s.map.start.begin(), s.map.start.end(), 0);
+  return s;
+}
+
+// Whole axes are held in global order by every rank: the target's points
+// must be too.
+void sort_whole_axis(Step& s) {
+  if (s.target.decomposed || s.target.kind != Component::Kind::axis) return;
+  std::vector<std::size_t> order(s.target.owned.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::sort(order.begin(), order.end(), [&](auto a, auto b) { return s.target.owned[a] < s.target.owned[b]; });
+  Step sorted = s;
+  for (std::size_t k = 0; k < order.size(); ++k) {
+    sorted.target.owned[k] = s.target.owned[order[k]];
+    sorted.target.lon[k] = s.target.lon[order[k]];
+    sorted.target.lat[k] = s.target.lat[order[k]];
+    if (!s.target.bounds_lon.empty())
+      for (std::size_t v = 0; v < 2; ++v) sorted.target.bounds_lon[2 * k + v] = s.target.bounds_lon[2 * order[k] + v];
+    sorted.map.source[k] = s.map.source[order[k]];
+    sorted.target.data_owner[k] = s.target.data_owner[order[k]] < 0 ? -1 : static_cast<std::int64_t>(k);
+  }
+  s = std::move(sorted);
+}
+
+Step extract_domain(const config::TransformationDef& t, const Component& src) {
+  auto ib = either(t, "ibegin", "zoom_ibegin"), ni = either(t, "ni", "zoom_ni");
+  auto jb = either(t, "jbegin", "zoom_jbegin"), nj = either(t, "nj", "zoom_nj");
+  const bool any = ib || ni || jb || nj;
+  if (src.nj_glo == 1 && !jb && !nj) jb = 0, nj = 1;  // 1-D domains: a range of cells
+  if (any && !(ib && ni && jb && nj)) bad(t, "give all of ibegin, ni, jbegin and nj, or none (the whole domain)");
+  if (!any) ib = 0, ni = src.ni_glo, jb = 0, nj = src.nj_glo;
+  if (*ib < 0 || *jb < 0 || *ni < 1 || *nj < 1 || *ib + *ni > src.ni_glo || *jb + *nj > src.nj_glo)
+    bad(t, "the box ibegin=" + std::to_string(*ib) + " ni=" + std::to_string(*ni) + " jbegin=" + std::to_string(*jb) +
+               " nj=" + std::to_string(*nj) + " is not inside the source domain of " + size_text(src) + " points");
+  std::vector<std::int64_t> picks, index;
+  for (std::size_t p = 0; p < src.owned.size(); ++p) {
+    const std::int64_t i = src.owned[p] % src.ni_glo, j = src.owned[p] / src.ni_glo;
+    if (i < *ib || i >= *ib + *ni || j < *jb || j >= *jb + *nj) continue;
+    picks.push_back(static_cast<std::int64_t>(p));
+    index.push_back((j - *jb) * *ni + (i - *ib));
+  }
+  return gather_step(src, Component::Kind::domain, *ni, *nj, picks, index);
+}
+
+Step extract_axis(const config::TransformationDef& t, const Component& src) {
+  const std::string* list = t.attr("index");
+  const auto begin = integer(t, "begin"), n = integer(t, "n");
+  std::vector<std::int64_t> selected;  // global indices of the source kept, in target order
+  if (list) {
+    if (begin || n) bad(t, "give either index or begin and n, not both");
+    const auto values = config::detail::parse_double_list(*list);
+    if (!values || values->empty()) bad(t, "index '" + *list + "' is not a list of integers");
+    for (double v : *values) selected.push_back(static_cast<std::int64_t>(v));
+    std::sort(selected.begin(), selected.end());
+    selected.erase(std::unique(selected.begin(), selected.end()), selected.end());
+    if (t.kind == "zoom_axis") {  // XIOS zooms to the range the index spans
+      const std::int64_t lo = selected.front(), hi = selected.back();
+      selected.resize(static_cast<std::size_t>(hi - lo + 1));
+      std::iota(selected.begin(), selected.end(), lo);
+    }
+  } else {
+    const std::int64_t b = begin.value_or(0), count = n.value_or(src.ni_glo - b);
+    if (b < 0 || count < 1 || b + count > src.ni_glo)
+      bad(t, "begin=" + std::to_string(b) + " n=" + std::to_string(count) + " is not inside the source axis of " +
+                 std::to_string(src.ni_glo) + " values");
+    selected.resize(static_cast<std::size_t>(count));
+    std::iota(selected.begin(), selected.end(), b);
+  }
+  if (selected.front() < 0 || selected.back() >= src.ni_glo)
+    bad(t, "index " + std::to_string(selected.front() < 0 ? selected.front() : selected.back()) +
+               " is outside the source axis of " + std::to_string(src.ni_glo) + " values");
+  std::vector<std::int64_t> target_of(static_cast<std::size_t>(src.ni_glo), -1);
+  for (std::size_t k = 0; k < selected.size(); ++k)
+    target_of[static_cast<std::size_t>(selected[k])] = static_cast<std::int64_t>(k);
+  std::vector<std::int64_t> picks, index;
+  for (std::size_t p = 0; p < src.owned.size(); ++p)
+    if (const std::int64_t k = target_of[static_cast<std::size_t>(src.owned[p])]; k >= 0) {
+      picks.push_back(static_cast<std::int64_t>(p));
+      index.push_back(k);
+    }
+  Step s = gather_step(src, Component::Kind::axis, static_cast<std::int64_t>(selected.size()), 1, picks, index);
+  sort_whole_axis(s);
+  return s;
+}
+
+Step inverse_axis(const Component& src) {
+  std::vector<std::int64_t> picks(src.owned.size()), index(src.owned.size());
+  for (std::size_t p = 0; p < src.owned.size(); ++p) {
+    picks[p] = static_cast<std::int64_t>(p);
+    index[p] = src.ni_glo - 1 - src.owned[p];
+  }
+  Step s = gather_step(src, Component::Kind::axis, src.ni_glo, 1, picks, index);
+  sort_whole_axis(s);
+  return s;
+}
+
+// extract_axis into a scalar: the value at `position` of a whole axis.
+Step axis_to_scalar(const config::TransformationDef& t, const Component& src) {
+  const auto position = integer(t, "position");
+  if (!position) bad(t, "position (the index of the value kept) is required");
+  if (*position < 0 || *position >= src.ni_glo)
+    bad(t, "position " + std::to_string(*position) + " is outside the source axis of " + std::to_string(src.ni_glo) +
+               " values");
+  if (src.decomposed) bad(t, "the source axis is decomposed among the model ranks; this needs the whole axis on each");
+  const auto p =
+      static_cast<std::int64_t>(std::find(src.owned.begin(), src.owned.end(), *position) - src.owned.begin());
+  if (p == static_cast<std::int64_t>(src.owned.size())) bad(t, "this model rank does not hold the value at position");
+  return gather_step(src, Component::Kind::scalar, 1, 1, {p}, {0});
+}
+
+// extract_domain into an axis: jDir, the column i = position (an axis along
+// j); iDir, the row j = position (an axis along i), as XIOS names them.
+Step domain_to_axis(const config::TransformationDef& t, const Component& src) {
+  const std::string* dir = t.attr("direction");
+  const bool along_j = !dir || *dir == "jDir";  // XIOS's default direction is jDir
+  const auto position = integer(t, "position");
+  if (!position) bad(t, "position (the index of the row or column kept) is required");
+  const std::int64_t limit = along_j ? src.ni_glo : src.nj_glo;
+  if (*position < 0 || *position >= limit)
+    bad(t, "position " + std::to_string(*position) + " is outside the source domain of " + size_text(src) + " points");
+  std::vector<std::int64_t> picks, index;
+  for (std::size_t p = 0; p < src.owned.size(); ++p) {
+    const std::int64_t i = src.owned[p] % src.ni_glo, j = src.owned[p] / src.ni_glo;
+    if ((along_j ? i : j) != *position) continue;
+    picks.push_back(static_cast<std::int64_t>(p));
+    index.push_back(along_j ? j : i);
+  }
+  Step s = gather_step(src, Component::Kind::axis, along_j ? src.nj_glo : src.ni_glo, 1, picks, index);
+  s.target.decomposed = true;
+  s.target.axis_type = along_j ? "Y" : "X";
+  s.target.units = along_j ? "degrees_north" : "degrees_east";
+  // The axis's bounds: the cells' latitude bounds along j, longitude bounds along i (rectilinear).
+  if (src.nvertex == 2) {
+    s.target.nvertex = 2;
+    for (std::int64_t p : picks) {
+      const std::vector<double>& b = along_j ? src.bounds_lat : src.bounds_lon;
+      s.target.bounds_lon.insert(s.target.bounds_lon.end(), b.begin() + 2 * p, b.begin() + 2 * p + 2);
+    }
+  }
+  for (std::size_t k = 0; k < picks.size(); ++k)  // the axis's values: latitudes along j, longitudes along i
+    s.target.lon[k] =
+        along_j ? src.lat[static_cast<std::size_t>(picks[k])] : src.lon[static_cast<std::size_t>(picks[k])];
+  return s;
+}
+
+// A reduction: target point g combines the source points whose group is g.
+// group_of(global index) -> target index; group_size: points per group.
+template <class GroupOf>
+Step reduce(const config::TransformationDef& t, const Component& src, Component::Kind kind, std::int64_t n_target,
+            std::int64_t group_size, GroupOf group_of, bool whole_axis) {
+  const std::string* op_text = t.attr("operation");
+  if (!op_text) bad(t, "operation (sum, min, max or average) is required");
+  Step s;
+  s.map.op = parse_operation(*op_text);
+  const std::string* weights = t.attr("weights");
+  const bool by_area = weights && *weights == "area";
+  if (by_area && s.map.op != Operation::average && s.map.op != Operation::sum)
+    bad(t, "weights=\"area\" applies to sum and average, not to " + *op_text);
+  if (by_area && src.area.empty()) bad(t, "weights=\"area\" needs a domain whose cell areas foehn can compute");
+  // This rank's points in increasing global index: the order of every sum.
+  std::vector<std::size_t> order(src.owned.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::sort(order.begin(), order.end(), [&](auto a, auto b) { return src.owned[a] < src.owned[b]; });
+  const std::vector<std::int64_t> data = data_of_owned(src);
+  std::vector<std::int64_t> count(static_cast<std::size_t>(n_target), 0);
+  for (std::int64_t g : src.owned) ++count[static_cast<std::size_t>(group_of(g))];
+  Component& c = s.target;
+  c.kind = kind;
+  c.ni_glo = kind == Component::Kind::scalar ? 1 : n_target;
+  c.decomposed = !whole_axis;
+  for (std::int64_t g = 0; g < n_target; ++g) {
+    const std::int64_t have = count[static_cast<std::size_t>(g)];
+    if (have == 0 && kind != Component::Kind::scalar) continue;  // another rank's
+    if (have != group_size)
+      bad(t, "target point " + std::to_string(g) + " combines " + std::to_string(group_size) +
+                 " source points, of which this model rank holds " + std::to_string(have) +
+                 "; reductions need each target's points on one rank (e.g. whole rows for a zonal mean); "
+                 "combining across ranks is not supported yet");
+    c.owned.push_back(g);
+    c.data_owner.push_back(static_cast<std::int64_t>(c.data_owner.size()));
+  }
+  std::vector<std::int64_t> slot(static_cast<std::size_t>(n_target), -1);
+  for (std::size_t k = 0; k < c.owned.size(); ++k)
+    slot[static_cast<std::size_t>(c.owned[k])] = static_cast<std::int64_t>(k);
+  c.lon.assign(c.owned.size(), kind == Component::Kind::scalar ? std::nan("") : 0.0);  // a reduced scalar has no value
+  c.lat.assign(c.owned.size(), 0.0);
+  std::vector<std::vector<std::size_t>> members(c.owned.size());
+  for (std::size_t p : order)
+    members[static_cast<std::size_t>(slot[static_cast<std::size_t>(group_of(src.owned[p]))])].push_back(p);
+  s.map.start.push_back(0);
+  for (std::size_t k = 0; k < members.size(); ++k) {
+    for (std::size_t p : members[k]) {
+      s.map.source.push_back(data[p]);
+      if (by_area) s.map.weight.push_back(src.area[p]);
+    }
+    s.map.start.push_back(static_cast<std::int64_t>(s.map.source.size()));
+  }
+  s.map.n_source = src.data_size();
+  s.map.n_target = c.data_size();
+  return s;
+}
+
+}  // namespace
+
+const char* kind_name(Component::Kind kind) {
+  switch (kind) {
+    case Component::Kind::domain: return "domain";
+    case Component::Kind::axis: return "axis";
+    case Component::Kind::scalar: return "scalar";
+  }
+  return "?";
+}
+
+Component::Kind source_kind(const config::TransformationDef& t) {
+  if (t.kind == "zoom_domain" || t.kind == "extract_domain" || t.kind == "reduce_domain")
+    return Component::Kind::domain;
+  if (t.kind == "reduce_scalar") return Component::Kind::scalar;
+  return Component::Kind::axis;
+}
+
+Component::Kind target_kind(const config::TransformationDef& t) {
+  return t.target == "domain" ? Component::Kind::domain
+         : t.target == "axis" ? Component::Kind::axis
+                              : Component::Kind::scalar;
+}
+
+Step build_step(const config::TransformationDef& t, const Component& src) {
+  if (src.kind != source_kind(t))
+    bad(t, "its source at this position of the grid is " + std::string(kind_name(src.kind)) + ", not a " +
+               kind_name(source_kind(t)));
+  Step s;
+  const bool to_domain = t.target == "domain", to_axis = t.target == "axis";
+  if (to_domain) {
+    s = extract_domain(t, src);
+  } else if (to_axis && (t.kind == "zoom_axis" || t.kind == "extract_axis")) {
+    s = extract_axis(t, src);
+  } else if (to_axis && t.kind == "inverse_axis") {
+    s = inverse_axis(src);
+  } else if (to_axis && t.kind == "extract_domain") {
+    s = domain_to_axis(t, src);
+  } else if (to_axis && t.kind == "reduce_domain") {
+    const std::string* dir = t.attr("direction");
+    const bool along_j = !dir || *dir == "jDir";  // jDir keeps j: one value per row (a zonal mean)
+    const std::int64_t ni = src.ni_glo;
+    s = along_j ? reduce(
+                      t, src, Component::Kind::axis, src.nj_glo, ni, [ni](std::int64_t g) { return g / ni; }, false)
+                : reduce(
+                      t, src, Component::Kind::axis, ni, src.nj_glo, [ni](std::int64_t g) { return g % ni; }, false);
+    // The axis's values: the latitude of each row (jDir) or longitude of each column (iDir).
+    std::vector<double> value(static_cast<std::size_t>(along_j ? src.nj_glo : ni), 0.0);
+    for (std::size_t p = 0; p < src.owned.size(); ++p)
+      value[static_cast<std::size_t>(along_j ? src.owned[p] / ni : src.owned[p] % ni)] =
+          along_j ? src.lat[p] : src.lon[p];
+    for (std::size_t k = 0; k < s.target.owned.size(); ++k)
+      s.target.lon[k] = value[static_cast<std::size_t>(s.target.owned[k])];
+    s.target.axis_type = along_j ? "Y" : "X";
+    s.target.units = along_j ? "degrees_north" : "degrees_east";
+  } else if (t.kind == "extract_axis") {
+    s = axis_to_scalar(t, src);
+  } else if (t.kind == "reduce_axis") {
+    if (src.decomposed)
+      bad(t, "the source axis is decomposed among the model ranks; reducing it needs the whole axis on each rank");
+    s = reduce(
+        t, src, Component::Kind::scalar, 1, src.ni_glo, [](std::int64_t) { return std::int64_t{0}; }, true);
+  } else if (t.kind == "reduce_domain") {
+    s = reduce(
+        t, src, Component::Kind::scalar, 1, src.size(), [](std::int64_t) { return std::int64_t{0}; }, true);
+  } else {
+    bad(t, "is not supported yet");
+  }
+  s.text = t.kind + " " + size_text(src) + " -> " + size_text(s.target);
+  return s;
+}
+
+}  // namespace foehn::transform

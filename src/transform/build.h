@@ -1,0 +1,71 @@
+// Building one transformation step at close of definition: from the XML's
+// <zoom_domain .../> (config::TransformationDef) and what this model rank
+// holds of the source component, the target component this rank holds and
+// the index map (transform.h). Pure: no MPI; every rank builds its own part
+// from its own points, so nothing is exchanged.
+//
+// Reductions are computed on the model ranks: each target point must have
+// all its source points on one rank (a zonal mean: whole rows per rank);
+// its values are combined in increasing global index, so the result is the
+// same bits whatever the decomposition and the number of servers. A target
+// point split between ranks is refused (ConfigError at the transformation's
+// line) rather than combined in an order that depends on the decomposition.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "config/config.h"
+#include "transform/transform.h"
+
+namespace foehn::transform {
+
+// What one rank holds of a grid component (a domain, an axis or a scalar).
+struct Component {
+  enum class Kind { domain, axis, scalar };
+  Kind kind = Kind::domain;
+  std::string type = "rectilinear";     // domains: rectilinear, curvilinear, gaussian, unstructured
+  std::int64_t ni_glo = 1, nj_glo = 1;  // axes: n_glo x 1; scalars: 1 x 1
+  // The global index (j * ni_glo + i) of each point this rank owns, and its
+  // coordinates: lon and lat (domains), the axis value (axes; `lat` unused).
+  std::vector<std::int64_t> owned;
+  std::vector<double> lon, lat;
+  // The cell bounds of each owned point, nvertex corners each (0: none).
+  // Axes: nvertex 2, the (lower, upper) bounds of each value in bounds_lon.
+  int nvertex = 0;
+  std::vector<double> bounds_lon, bounds_lat;
+  // Position in owned of each local data value (-1: halo or left out), and
+  // for each owned point whether it has a data value (masked: no).
+  std::vector<std::int64_t> data_owner;
+  // Domains: the weight of each owned point in area-weighted averages (the
+  // cell area from bounds, else cos(latitude)); empty when not computed.
+  std::vector<double> area;
+  bool decomposed = true;  // axes: false when every rank holds the whole axis in global order
+  // Axes made from a domain: CF's axis (Y along j, X along i) and units.
+  std::string axis_type, units;
+
+  std::int64_t size() const { return ni_glo * nj_glo; }
+  std::size_t data_size() const { return data_owner.size(); }
+};
+
+const char* kind_name(Component::Kind kind);
+
+struct Step {
+  // Its data are its owned points in order: data_owner[k] is k, or -1 where
+  // the source point is masked (the value is NaN and never sent).
+  Component target;
+  Transform map;     // its outer and inner are set by the caller
+  std::string text;  // for `foehn plan`: "zoom_domain 40x20 -> 10x5"
+};
+
+// The kind of component a transformation takes as its source (a domain for
+// reduce_domain, ...).
+Component::Kind source_kind(const config::TransformationDef& t);
+Component::Kind target_kind(const config::TransformationDef& t);
+
+// Throws config::ConfigError at t.where for bad attributes and for
+// reductions whose target points are split between ranks.
+Step build_step(const config::TransformationDef& t, const Component& source);
+
+}  // namespace foehn::transform

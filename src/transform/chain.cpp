@@ -1,0 +1,131 @@
+#include "transform/chain.h"
+
+#include <numeric>
+#include <set>
+
+namespace foehn::transform {
+
+namespace {
+
+using Kind = config::GridComponent::Kind;
+
+const char* name_of(Kind k) { return k == Kind::domain ? "domain" : k == Kind::axis ? "axis" : "scalar"; }
+
+// The element's ref and transformations, whatever its kind.
+struct Element {
+  const std::string* ref = nullptr;
+  const std::vector<config::TransformationDef>* transformations = nullptr;
+  config::Location where;
+};
+
+Element element(const config::ContextDef& ctx, Kind kind, const std::string& id) {
+  if (kind == Kind::domain) {
+    if (const auto* d = ctx.find_domain(id)) return {&d->ref, &d->transformations, d->where};
+  } else if (kind == Kind::axis) {
+    if (const auto* a = ctx.find_axis(id)) return {&a->ref, &a->transformations, a->where};
+  } else if (const auto* s = ctx.find_scalar(id)) {
+    return {&s->ref, &s->transformations, s->where};
+  }
+  return {};
+}
+
+Component::Kind component_kind(Kind k) {
+  return k == Kind::domain ? Component::Kind::domain
+         : k == Kind::axis ? Component::Kind::axis
+                           : Component::Kind::scalar;
+}
+
+}  // namespace
+
+std::vector<config::GridComponent> grid_components(const config::ContextDef& ctx, const config::FieldDef& f) {
+  std::vector<config::GridComponent> out;
+  if (!f.grid_ref.empty()) {
+    if (const config::GridDef* g = ctx.find_grid(f.grid_ref)) out = g->components;
+    return out;
+  }
+  if (!f.domain_ref.empty()) out.push_back({Kind::domain, f.domain_ref, f.where});
+  if (!f.axis_ref.empty()) out.push_back({Kind::axis, f.axis_ref, f.where});
+  if (!f.scalar_ref.empty()) out.push_back({Kind::scalar, f.scalar_ref, f.where});
+  return out;
+}
+
+bool transformed(const config::ContextDef& ctx, const config::GridComponent& c) {
+  const Element e = element(ctx, c.kind, c.ref);
+  return e.transformations && !e.transformations->empty();
+}
+
+std::vector<const config::TransformationDef*> chain_between(const config::ContextDef& ctx,
+                                                            const config::GridComponent& source,
+                                                            const config::GridComponent& target) {
+  std::vector<const config::TransformationDef*> chain;
+  if (source.kind == target.kind && source.ref == target.ref) return chain;
+  // Walk the target's references back while they carry transformations.
+  std::vector<std::pair<std::string, Element>> path;  // target first
+  std::set<std::string> seen;
+  std::string id = target.ref;
+  std::string root;  // the element the chain starts from ("": the source at this position)
+  for (;;) {
+    const Element e = element(ctx, target.kind, id);
+    if (!e.transformations || e.transformations->empty()) {
+      root = id;
+      break;
+    }
+    if (!seen.insert(id).second)
+      throw config::ConfigError(e.where, std::string(name_of(target.kind)) + " '" + id + "': cycle of references");
+    path.emplace_back(id, e);
+    if (e.ref->empty()) break;
+    id = *e.ref;
+  }
+  if (path.empty())
+    throw config::ConfigError(target.where, std::string(name_of(target.kind)) + " '" + target.ref +
+                                                "' in the field's grid differs from " + name_of(source.kind) + " '" +
+                                                source.ref +
+                                                "' at the same position of its source field's grid, and has no "
+                                                "transformation to make it from that one");
+  if (!root.empty() && !(root == source.ref && source.kind == target.kind))
+    throw config::ConfigError(path.back().second.where,
+                              std::string(name_of(target.kind)) + " '" + path.back().first + "' transforms " +
+                                  name_of(target.kind) + " '" + root + "', but the source field's grid has " +
+                                  name_of(source.kind) + " '" + source.ref + "' at this position");
+  for (auto it = path.rbegin(); it != path.rend(); ++it)
+    for (const config::TransformationDef& t : *it->second.transformations) chain.push_back(&t);
+  // Kinds: each transformation takes what the previous one made.
+  Component::Kind kind = component_kind(source.kind);
+  for (const config::TransformationDef* t : chain) {
+    if (source_kind(*t) != kind)
+      throw config::ConfigError(t->where, "<" + t->kind + "> in <" + t->target + "> takes a " +
+                                              kind_name(source_kind(*t)) + ", but its source here is a " +
+                                              kind_name(kind));
+    kind = target_kind(*t);
+  }
+  return chain;
+}
+
+std::vector<std::vector<const config::TransformationDef*>> chains_between(
+    const config::ContextDef& ctx, const std::vector<config::GridComponent>& source,
+    const std::vector<config::GridComponent>& target, const config::Location& where, const std::string& field) {
+  if (source.size() != target.size())
+    throw config::ConfigError(where, "field '" + field + "': its grid has " + std::to_string(target.size()) +
+                                         " components and its source field's grid " + std::to_string(source.size()) +
+                                         "; transformations match them by position");
+  std::vector<std::vector<const config::TransformationDef*>> out;
+  for (std::size_t p = 0; p < source.size(); ++p) out.push_back(chain_between(ctx, source[p], target[p]));
+  return out;
+}
+
+Component whole_component(Component::Kind kind, std::int64_t ni_glo, std::int64_t nj_glo) {
+  Component c;
+  c.kind = kind;
+  c.ni_glo = ni_glo;
+  c.nj_glo = nj_glo;
+  c.decomposed = false;
+  c.owned.resize(static_cast<std::size_t>(ni_glo * nj_glo));
+  std::iota(c.owned.begin(), c.owned.end(), 0);
+  c.data_owner = c.owned;
+  c.lon.assign(c.owned.size(), 0.0);
+  c.lat.assign(c.owned.size(), 0.0);
+  c.area.assign(c.owned.size(), 1.0);
+  return c;
+}
+
+}  // namespace foehn::transform

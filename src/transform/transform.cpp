@@ -1,0 +1,157 @@
+#include "transform/transform.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+
+namespace foehn::transform {
+
+Operation parse_operation(const std::string& text) {
+  if (text == "sum") return Operation::sum;
+  if (text == "min") return Operation::min;
+  if (text == "max") return Operation::max;
+  if (text == "average") return Operation::average;
+  throw std::invalid_argument("unknown operation '" + text + "' (expected sum, min, max or average)");
+}
+
+const char* operation_name(Operation op) {
+  switch (op) {
+    case Operation::gather: return "gather";
+    case Operation::sum: return "sum";
+    case Operation::min: return "min";
+    case Operation::max: return "max";
+    case Operation::average: return "average";
+  }
+  return "?";
+}
+
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+void gather(const Transform& t, const double* in, double* out) {
+  for (std::size_t o = 0; o < t.outer; ++o) {
+    const double* src = in + o * t.n_source * t.inner;
+    double* dst = out + o * t.n_target * t.inner;
+    for (std::size_t k = 0; k < t.n_target; ++k) {
+      const std::int64_t p = t.source[static_cast<std::size_t>(t.start[k])];
+      double* d = dst + k * t.inner;
+      if (p < 0) {
+        for (std::size_t i = 0; i < t.inner; ++i) d[i] = kNaN;
+        continue;
+      }
+      const double* s = src + static_cast<std::size_t>(p) * t.inner;
+      for (std::size_t i = 0; i < t.inner; ++i) d[i] = s[i];
+    }
+  }
+}
+
+// One target value of a reduction over the positions [b, e) at offset i of
+// the inner dimension, in the order listed.
+template <Operation op>
+double reduce_one(const Transform& t, const double* src, std::int64_t b, std::int64_t e, std::size_t i) {
+  double acc = op == Operation::min   ? std::numeric_limits<double>::infinity()
+               : op == Operation::max ? -std::numeric_limits<double>::infinity()
+                                      : 0.0;
+  double weights = 0;
+  std::int64_t valid = 0;
+  const bool weighted = !t.weight.empty();
+  for (std::int64_t k = b; k < e; ++k) {
+    const std::int64_t p = t.source[static_cast<std::size_t>(k)];
+    if (p < 0) continue;
+    const double v = src[static_cast<std::size_t>(p) * t.inner + i];
+    if (std::isnan(v)) continue;
+    ++valid;
+    if constexpr (op == Operation::min) {
+      acc = v < acc ? v : acc;
+    } else if constexpr (op == Operation::max) {
+      acc = v > acc ? v : acc;
+    } else {
+      const double w = weighted ? t.weight[static_cast<std::size_t>(k)] : 1.0;
+      acc += w * v;
+      weights += w;
+    }
+  }
+  if (valid == 0) return kNaN;
+  if constexpr (op == Operation::average) return acc / weights;
+  return acc;
+}
+
+// inner > 1: for each target, one pass per position over the inner values
+// (contiguous, branch-free selects), each inner value's accumulation in
+// the listed order: the same bits as reduce_one.
+template <Operation op>
+void reduce_rows(const Transform& t, const double* in, double* out) {
+  constexpr std::size_t kChunk = 512;  // inner values at a time: the sums stay in L1
+  const std::size_t inner = t.inner;
+  if (t.scratch.size() != 3 * kChunk) t.scratch.assign(3 * kChunk, 0.0);
+  double* acc = t.scratch.data();
+  double* weights = acc + kChunk;
+  double* valid = weights + kChunk;
+  const bool weighted = !t.weight.empty();
+  constexpr double start = op == Operation::min   ? std::numeric_limits<double>::infinity()
+                           : op == Operation::max ? -std::numeric_limits<double>::infinity()
+                                                  : 0.0;
+  for (std::size_t o = 0; o < t.outer; ++o) {
+    const double* src = in + o * t.n_source * inner;
+    double* dst = out + o * t.n_target * inner;
+    for (std::size_t k = 0; k < t.n_target; ++k) {
+      for (std::size_t i0 = 0; i0 < inner; i0 += kChunk) {
+        const std::size_t n = std::min(kChunk, inner - i0);
+        for (std::size_t i = 0; i < n; ++i) acc[i] = start, weights[i] = 0.0, valid[i] = 0.0;
+        for (std::int64_t e = t.start[k]; e < t.start[k + 1]; ++e) {
+          const std::int64_t p = t.source[static_cast<std::size_t>(e)];
+          if (p < 0) continue;
+          const double w = weighted ? t.weight[static_cast<std::size_t>(e)] : 1.0;
+          const double* v = src + static_cast<std::size_t>(p) * inner + i0;
+#pragma omp simd
+          for (std::size_t i = 0; i < n; ++i) {
+            const bool ok = v[i] == v[i];  // not NaN
+            if constexpr (op == Operation::min) {
+              acc[i] = ok && v[i] < acc[i] ? v[i] : acc[i];
+            } else if constexpr (op == Operation::max) {
+              acc[i] = ok && v[i] > acc[i] ? v[i] : acc[i];
+            } else {
+              acc[i] += ok ? w * v[i] : 0.0;
+              weights[i] += ok ? w : 0.0;
+            }
+            valid[i] += ok ? 1.0 : 0.0;
+          }
+        }
+        double* d = dst + k * inner + i0;
+#pragma omp simd
+        for (std::size_t i = 0; i < n; ++i) {
+          const double r = op == Operation::average ? acc[i] / weights[i] : acc[i];
+          d[i] = valid[i] > 0.0 ? r : kNaN;
+        }
+      }
+    }
+  }
+}
+
+template <Operation op>
+void reduce(const Transform& t, const double* in, double* out) {
+  if (t.inner > 1) return reduce_rows<op>(t, in, out);
+  for (std::size_t o = 0; o < t.outer; ++o) {
+    const double* src = in + o * t.n_source * t.inner;
+    double* dst = out + o * t.n_target * t.inner;
+    for (std::size_t k = 0; k < t.n_target; ++k)
+      for (std::size_t i = 0; i < t.inner; ++i)
+        dst[k * t.inner + i] = reduce_one<op>(t, src, t.start[k], t.start[k + 1], i);
+  }
+}
+
+}  // namespace
+
+void Transform::apply(const double* in, double* out) const {
+  switch (op) {
+    case Operation::gather: gather(*this, in, out); return;
+    case Operation::sum: reduce<Operation::sum>(*this, in, out); return;
+    case Operation::min: reduce<Operation::min>(*this, in, out); return;
+    case Operation::max: reduce<Operation::max>(*this, in, out); return;
+    case Operation::average: reduce<Operation::average>(*this, in, out); return;
+  }
+}
+
+}  // namespace foehn::transform
