@@ -318,6 +318,15 @@ def get_routine(kind, attrs, ckind=None):
         decl, body = state_copy(kind)
         out += decl
     for a in args:
+        if a.keep and a.rank > 0:
+            # Arrays only the model gives: its values, in the shape of the argument.
+            member, _ = a.keep
+            body += [f"    if (present({a.name})) then",
+                     f'      if (.not. allocated(s%{member})) call kept_array_missing(call, {kind}_id, "{a.name}")',
+                     wrap_fortran(f'      call kept_array_size(size(s%{member}), size({a.name}), call, {kind}_id, '
+                                  f'"{a.name}")'),
+                     f"      {a.name} = reshape(s%{member}, shape({a.name}))", "    end if"]
+            continue
         if a.keep:
             member, _ = a.keep
             if a.base == "int":
@@ -415,6 +424,16 @@ def handle_files(by_kind, stamp):
             body.append(f"  end subroutine {name}_hdl")
             public.append(f"{name}_hdl")
             generic[generic_name].append(f"{name}_hdl")
+    # xios_recv_field: XIOS's signature, refused until foehn reads files (docs/xios-compatibility.md).
+    recv = []
+    for kind, real in (("r4", "real32"), ("r8", "real64")):
+        for rank in range(8):
+            recv += ["", f"  subroutine recv_{kind}_{rank}(fieldid, data_k8)", "    character(*), intent(in) :: fieldid",
+                     f"    real({real}), intent(out) :: data_k8{dims(rank)}",
+                     "    data_k8 = 0", f"    call refuse_recv(fieldid, {'size(data_k8)' if rank else '1'})",
+                     f"  end subroutine recv_{kind}_{rank}"]
+            generic.setdefault("xios_recv_field", []).append(f"recv_{kind}_{rank}")
+    body += recv
     interfaces = [stamp, "! Included by bindings/fortran/xios.f90 before contains."]
     interfaces.append(wrap_fortran("  public :: " + ", ".join(public + list(generic))))
     for g, procedures in generic.items():

@@ -12,7 +12,7 @@
 !   any attribute or call foehn does not support.
 module xios
   use, intrinsic :: iso_fortran_env, only: real32, real64, error_unit
-  use, intrinsic :: iso_c_binding, only: c_int, c_long_long, c_double
+  use, intrinsic :: iso_c_binding, only: c_int, c_long_long, c_double, c_f_pointer, c_loc
   use mpi
   use foehn
   implicit none
@@ -44,7 +44,7 @@ module xios
   include "xios_handle_public.inc"
 
   public :: xios_initialize, xios_finalize, xios_context_initialize, xios_context_finalize, xios_get_context_handle, &
-            xios_set_current_context, xios_get_current_context, xios_context_is_initialized, &
+            xios_set_current_context, xios_get_current_context, xios_context_is_initialized, xios_init_server, &
             xios_close_context_definition, xios_define_calendar, xios_set_start_date, &
             xios_set_time_origin, xios_set_timestep, xios_update_calendar, xios_get_current_date, &
             xios_get_start_date, xios_field_is_active, xios_send_field, xios_getvar, xios_setvar, &
@@ -68,8 +68,8 @@ module xios
   end interface xios_get_current_context
 
   interface xios_send_field
-    module procedure send_r4_0, send_r4_1, send_r4_2, send_r4_3, send_r4_4, send_r4_5
-    module procedure send_r8_0, send_r8_1, send_r8_2, send_r8_3, send_r8_4, send_r8_5
+    module procedure send_r4_0, send_r4_1, send_r4_2, send_r4_3, send_r4_4, send_r4_5, send_r4_6, send_r4_7
+    module procedure send_r8_0, send_r8_1, send_r8_2, send_r8_3, send_r8_4, send_r8_5, send_r8_6, send_r8_7
   end interface xios_send_field
 
   ! xios_getvar(name, value): .true. and the value when the variable exists.
@@ -126,8 +126,8 @@ module xios
 
   type :: axis_state
     character(:), allocatable :: id, unit, positive
-    integer :: n_glo = unset, begin = unset, n = unset
-    integer, allocatable :: index(:)
+    integer :: n_glo = unset, begin = unset, n = unset, data_begin = unset, data_n = unset
+    integer, allocatable :: index(:), data_index(:)
     real(real64), allocatable :: value(:), bounds(:,:)
   end type axis_state
 

@@ -178,6 +178,11 @@ int foehn_has_element(foehn_context ctx, const char* kind, const char* id, int* 
  * or "": an id is made up. The child's id is written to id_out (size bytes). */
 int foehn_add_child(foehn_context ctx, const char* parent_kind, const char* parent_id, const char* child_kind,
                     const char* child_id, char* id_out, size_t size);
+/* Runs this rank as a foehn server until the models finish (what
+ * foehn-server does; XIOS's xios_init_server): collective over `world` with
+ * the model ranks' foehn_init. FOEHN_ERR_MPI when the server failed. */
+int foehn_serve(MPI_Comm world);
+int foehn_serve_f(MPI_Fint world);
 /* A fact about `date` ("YYYY-MM-DD hh:mm:ss") in the context's calendar:
  * what = "day_length", "year_length" (of the date's year), "second_of_year",
  * "day_of_year" (0 on January 1st at 00:00), "fraction_of_year",

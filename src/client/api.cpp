@@ -12,6 +12,7 @@
 #include "calendar/calendar.h"
 #include "client/agree.h"
 #include "client/context.h"
+#include "server/server_loop.h"
 #include "client/errors.h"
 #include "client/step_driver.h"
 #include "config/config.h"
@@ -601,6 +602,13 @@ int foehn_add_child(foehn_context ctx, const char* parent_kind, const char* pare
                                    "' needs " + std::to_string(id.size() + 1));
     std::copy(id.begin(), id.end(), id_out);
     id_out[id.size()] = '\0';
+  });
+}
+
+int foehn_serve(MPI_Comm world) {
+  return api_call([&] {
+    if (foehn::server::run_server(world) != 0)
+      fail(FOEHN_ERR_MPI, "foehn_serve: the server stopped with an error (its message is on standard error)");
   });
 }
 

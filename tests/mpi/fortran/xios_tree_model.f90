@@ -23,8 +23,8 @@ program xios_tree_model
   use ivariable
   use nc_read, only: read_var, read_text_attribute
   implicit none
-  integer, parameter :: ni = 8, nj_glo = 4, nsteps = 3
-  integer :: comm, ierr, rank, nranks, nj, jbegin, i, j, step, n
+  integer, parameter :: ni = 8, nj_glo = 4, nsteps = 3, ncells = 10
+  integer :: comm, ierr, rank, nranks, nj, jbegin, i, j, step, n, cbegin, nc
   type(xios_context) :: ctx_hdl, current_hdl
   type(xios_fieldgroup) :: definitions
   type(xios_field) :: tb, anonymous
@@ -36,7 +36,7 @@ program xios_tree_model
   type(xios_duration) :: dt
   logical :: defined, flag, truth
   real(real64) :: r
-  real(real64), allocatable :: ta(:, :), v(:)
+  real(real64), allocatable :: ta(:, :), tc(:), v(:)
 
   call xios_initialize("tree", return_comm=comm)
   call MPI_Comm_rank(comm, rank, ierr)
@@ -109,6 +109,16 @@ program xios_tree_model
   call xios_get_domain_attr("dom", comment=text)
   call check(text == "set through a handle", "a stored domain attribute")
 
+  ! A domain whose XML gives no type becomes what the model says (item 8 of issue 21).
+  nc = ncells / nranks
+  cbegin = rank * nc
+  if (rank == nranks - 1) nc = ncells - cbegin
+  call xios_set_domain_attr("cells", type="unstructured", ni_glo=ncells, ibegin=cbegin, ni=nc, &
+                            lonvalue_1d=[(36.0_real64 * (cbegin + i), i = 0, nc - 1)], &
+                            latvalue_1d=[(-45.0_real64 + 10 * (cbegin + i), i = 0, nc - 1)])
+  call xios_get_domain_attr("cells", type=text)
+  call check(text == "unstructured", "the model's domain type read back")
+
   ! Variables set from code, each type.
   flag = xios_setvar("nsteps", 6)
   call check(flag, "setvar int")
@@ -179,7 +189,7 @@ program xios_tree_model
   call check(c == "108000s", "duration_convert_to_string")
 
   call xios_close_context_definition()
-  allocate(ta(ni, nj))
+  allocate(ta(ni, nj), tc(nc))
   do step = 1, nsteps
     call xios_update_calendar(step)
     do j = 1, nj
@@ -188,6 +198,8 @@ program xios_tree_model
       end do
     end do
     call xios_send_field("ta", ta)
+    tc = [(100 * step + cbegin + i, i = 0, nc - 1)]
+    call xios_send_field("tc", tc)
   end do
   call xios_context_finalize()
   call MPI_Comm_free(comm, ierr)
@@ -211,6 +223,14 @@ program xios_tree_model
                "long_name of tb_out")
     call check(read_text_attribute("tree_out.nc", "tb_out", "standard_name") == "air_temperature", &
                "standard_name of tb_out (from the group)")
+    call read_var("tree_out.nc", "tc", v)
+    call check(allocated(v), "tc in tree_out.nc")
+    call check(size(v) == ncells * nsteps, "size of tc")
+    do step = 1, nsteps
+      do i = 0, ncells - 1
+        call check(v((step - 1) * ncells + i + 1) == 100 * step + i, "a value of tc")
+      end do
+    end do
     print "(a)", "xios_tree_model: OK"
   end if
 
