@@ -45,6 +45,7 @@ module xios
 
   public :: xios_initialize, xios_finalize, xios_context_initialize, xios_context_finalize, xios_get_context_handle, &
             xios_set_current_context, xios_get_current_context, xios_context_is_initialized, xios_init_server, &
+            xios_field_get_domain, xios_field_get_axis, xios_field_get_scalar, &
             xios_close_context_definition, xios_define_calendar, xios_set_start_date, &
             xios_set_time_origin, xios_set_timestep, xios_update_calendar, xios_get_current_date, &
             xios_get_start_date, xios_field_is_active, xios_send_field, xios_getvar, xios_setvar, &
@@ -62,6 +63,16 @@ module xios
   interface xios_set_current_context
     module procedure set_current_context_handle, set_current_context_id
   end interface xios_set_current_context
+
+  interface xios_field_get_domain
+    module procedure field_get_domain_id, field_get_domain_hdl
+  end interface xios_field_get_domain
+  interface xios_field_get_axis
+    module procedure field_get_axis_id, field_get_axis_hdl
+  end interface xios_field_get_axis
+  interface xios_field_get_scalar
+    module procedure field_get_scalar_id, field_get_scalar_hdl
+  end interface xios_field_get_scalar
 
   interface xios_get_current_context
     module procedure get_current_context_handle, get_current_context_id

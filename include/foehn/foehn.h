@@ -178,6 +178,11 @@ int foehn_has_element(foehn_context ctx, const char* kind, const char* id, int* 
  * or "": an id is made up. The child's id is written to id_out (size bytes). */
 int foehn_add_child(foehn_context ctx, const char* parent_kind, const char* parent_id, const char* child_kind,
                     const char* child_id, char* id_out, size_t size);
+/* The id of the index-th (0-based) domain, axis or scalar (`kind`) of a
+ * field's grid (or of its domain_ref / axis_ref / scalar_ref), written to
+ * id_out (size bytes); FOEHN_ERR_ARGUMENT when the field has no such one. */
+int foehn_field_component(foehn_context ctx, const char* field_id, const char* kind, int index, char* id_out,
+                          size_t size);
 /* Runs this rank as a foehn server until the models finish (what
  * foehn-server does; XIOS's xios_init_server): collective over `world` with
  * the model ranks' foehn_init. FOEHN_ERR_MPI when the server failed. */

@@ -605,6 +605,20 @@ int foehn_add_child(foehn_context ctx, const char* parent_kind, const char* pare
   });
 }
 
+int foehn_field_component(foehn_context ctx, const char* field_id, const char* kind, int index, char* id_out,
+                          size_t size) {
+  return api_call([&] {
+    const std::string id = context_of(ctx, "foehn_field_component")
+                               .field_component(text(field_id, "foehn_field_component: field_id"),
+                                                text(kind, "foehn_field_component: kind"), index);
+    if (!id_out || size <= id.size())
+      fail(FOEHN_ERR_ARGUMENT, "foehn_field_component: id_out holds " + std::to_string(size) + " bytes, the id '" + id +
+                                   "' needs " + std::to_string(id.size() + 1));
+    std::copy(id.begin(), id.end(), id_out);
+    id_out[id.size()] = '\0';
+  });
+}
+
 int foehn_serve(MPI_Comm world) {
   return api_call([&] {
     if (foehn::server::run_server(world) != 0)

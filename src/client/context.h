@@ -97,6 +97,8 @@ class Context {
   bool has_element(const std::string& kind, const std::string& id);
   std::string add_child(const std::string& parent_kind, const std::string& parent_id, const std::string& child_kind,
                         const std::string& child_id);
+  // The id of the index-th domain, axis or scalar of a field's grid (context_tree.cpp).
+  std::string field_component(const std::string& field_id, const std::string& kind, int index);
   // A fact about a date (text) in the context's calendar (context_calendar.cpp):
   // day_length, year_length (of the date's year), second_of_year, day_of_year,
   // fraction_of_year, second_of_day, fraction_of_day, seconds_since_origin.

@@ -113,4 +113,29 @@ std::string Context::add_child(const std::string& parent_kind, const std::string
                                "(docs/xios-compatibility.md)");
 }
 
+std::string Context::field_component(const std::string& field_id, const std::string& kind, int index) {
+  check_open("foehn_field_component");
+  const std::string what = "foehn_field_component: field '" + field_id + "'";
+  const config::FieldDef* f = any_field(field_id);
+  if (!f) fail(FOEHN_ERR_ARGUMENT, what + ": no such field in context '" + id_ + "'");
+  using Kind = config::GridComponent::Kind;
+  const Kind wanted = kind == "domain" ? Kind::domain : kind == "axis" ? Kind::axis : Kind::scalar;
+  if (kind != "domain" && kind != "axis" && kind != "scalar")
+    fail(FOEHN_ERR_ARGUMENT, what + ": unknown kind '" + kind + "' (domain, axis or scalar)");
+  std::vector<std::string> ids;
+  if (const config::GridDef* g = f->grid_ref.empty() ? nullptr : def_.find_grid(f->grid_ref)) {
+    for (const auto& c : g->components)
+      if (c.kind == wanted) ids.push_back(c.ref);
+  } else {
+    const std::string& ref = wanted == Kind::domain ? f->domain_ref
+                             : wanted == Kind::axis ? f->axis_ref
+                                                    : f->scalar_ref;
+    if (!ref.empty()) ids.push_back(ref);
+  }
+  if (index < 0 || index >= static_cast<int>(ids.size()))
+    fail(FOEHN_ERR_ARGUMENT, what + " has " + std::to_string(ids.size()) + " " + kind + "(s); index " +
+                                 std::to_string(index) + " is out of range");
+  return ids[static_cast<std::size_t>(index)];
+}
+
 }  // namespace foehn::client

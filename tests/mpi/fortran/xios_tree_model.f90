@@ -119,6 +119,12 @@ program xios_tree_model
   call xios_get_domain_attr("cells", type=text)
   call check(text == "unstructured", "the model's domain type read back")
 
+  ! The domain of a field's grid, by handle and by id.
+  call xios_field_get_domain(tb, dom)
+  call check(dom%id == "dom", "xios_field_get_domain (handle, through field_ref)")
+  call xios_field_get_domain("tc", dom, 0)
+  call check(dom%id == "cells", "xios_field_get_domain (id)")
+
   ! Variables set from code, each type.
   flag = xios_setvar("nsteps", 6)
   call check(flag, "setvar int")
