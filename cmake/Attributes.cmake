@@ -15,7 +15,9 @@ set(FOEHN_ATTRIBUTES_DIR ${PROJECT_BINARY_DIR}/generated/attributes)
 set(foehn_attributes_outputs
     ${FOEHN_ATTRIBUTES_DIR}/schema_tables.inc ${FOEHN_ATTRIBUTES_DIR}/xios_attr_public.inc
     ${FOEHN_ATTRIBUTES_DIR}/xios_attr_set.inc ${FOEHN_ATTRIBUTES_DIR}/xios_attr_get.inc
-    ${FOEHN_ATTRIBUTES_DIR}/xios_attr_defined.inc ${FOEHN_ATTRIBUTES_DIR}/xios-attributes.md)
+    ${FOEHN_ATTRIBUTES_DIR}/xios_attr_defined.inc ${FOEHN_ATTRIBUTES_DIR}/xios-attributes.md
+    ${FOEHN_ATTRIBUTES_DIR}/xios_handle_types.inc ${FOEHN_ATTRIBUTES_DIR}/xios_handle_public.inc
+    ${FOEHN_ATTRIBUTES_DIR}/xios_handles.inc ${FOEHN_ATTRIBUTES_DIR}/xios_modules.f90)
 add_custom_command(
   OUTPUT ${foehn_attributes_outputs}
   COMMAND Python3::Interpreter ${FOEHN_ATTRIBUTES_GENERATOR} ${FOEHN_ATTRIBUTES_TABLE} ${FOEHN_ATTRIBUTES_DIR}

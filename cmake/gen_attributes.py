@@ -13,6 +13,13 @@ TABLE is src/config/xios_attributes.tsv (its header says what each column means)
     xios_attr_get.inc        Fortran: xios_get_<kind>_attr
     xios_attr_defined.inc    Fortran: xios_is_defined_<kind>_attr
     xios-attributes.md       the Markdown table of docs/xios-compatibility.md
+    xios_handle_types.inc    Fortran: the handle types of XIOS's API (xios_domain, xios_fieldgroup, ...)
+    xios_handle_public.inc   Fortran: their public statement and generic interfaces (xios_get_handle,
+                             xios_add_child, xios_set_attr, xios_get_attr, xios_is_defined_attr)
+    xios_handles.inc         Fortran: per handle kind xios_get_<kind>_handle, xios_is_valid_<kind>,
+                             the xios_add_<child>[to<parent>] routines, the _hdl attribute routines
+                             and the group attribute routines (xios_set_fieldgroup_attr, ...)
+    xios_modules.f90         Fortran: XIOS's per-kind modules (icontext, idomain, ...) over module xios
 
 Standard library only: it runs at build time wherever CMake runs.
 """
@@ -36,6 +43,31 @@ SCHEMA_OF = {"context": "context", "calendar": "calendar", "variable": "variable
 STATE_OF = {"domain": ("domain_state", "domains"), "axis": ("axis_state", "axes"),
             "scalar": ("scalar_state", "scalars")}
 FORTRAN_KINDS = ("domain", "axis", "scalar", "grid", "field", "file")
+# XIOS's handle types (xios_<name>) and the foehn element kind each names.
+HANDLES = {"domain": "domain", "domaingroup": "domain_group", "axis": "axis", "axisgroup": "axis_group",
+           "scalar": "scalar", "scalargroup": "scalar_group", "grid": "grid", "gridgroup": "grid_group",
+           "field": "field", "fieldgroup": "field_group", "file": "file", "filegroup": "file_group",
+           "variable": "variable", "variablegroup": "variable_group"}
+# xios_add_child's (parent, child) pairs, with XIOS's legacy (ixml_tree) name of each.
+CHILDREN = {("fieldgroup", "field"): "add_field", ("fieldgroup", "fieldgroup"): "add_fieldgroup",
+            ("file", "field"): "add_fieldtofile", ("file", "fieldgroup"): "add_fieldgrouptofile",
+            ("file", "variable"): "add_variabletofile", ("file", "variablegroup"): "add_variablegrouptofile",
+            ("field", "variable"): "add_variabletofield", ("field", "variablegroup"): "add_variablegrouptofield",
+            ("filegroup", "file"): "add_file", ("filegroup", "filegroup"): "add_filegroup",
+            ("domaingroup", "domain"): "add_domain", ("domaingroup", "domaingroup"): "add_domaingroup",
+            ("axisgroup", "axis"): "add_axis", ("axisgroup", "axisgroup"): "add_axisgroup",
+            ("scalargroup", "scalar"): "add_scalar", ("scalargroup", "scalargroup"): "add_scalargroup",
+            ("gridgroup", "grid"): "add_grid", ("gridgroup", "gridgroup"): "add_gridgroup",
+            ("grid", "domain"): "add_domaintogrid", ("grid", "axis"): "add_axistogrid",
+            ("grid", "scalar"): "add_scalartogrid"}
+# Group handles with attribute routines: the member kind whose attributes they take.
+GROUP_ATTRS = {"fieldgroup": "field", "filegroup": "file"}
+# XIOS's per-kind modules that models `use`; each re-exports module xios.
+MODULES = ("icontext", "idomain", "idomain_attr", "idomaingroup_attr", "iaxis", "iaxis_attr", "iaxisgroup_attr",
+           "iscalar", "iscalar_attr", "iscalargroup_attr", "igrid", "igrid_attr", "igridgroup_attr", "ifield",
+           "ifield_attr", "ifieldgroup_attr", "ifile", "ifile_attr", "ifilegroup_attr", "ivariable",
+           "ivariable_attr", "ivariablegroup_attr", "icontext_attr", "icalendar", "icalendar_wrapper",
+           "icalendar_wrapper_attr", "idate", "iduration", "ixml_tree", "idata", "itimer", "ixios_interfaces")
 
 
 @dataclass
@@ -157,6 +189,12 @@ def schema_tables(attrs):
         if a.status == "refused":
             out.append("    {%s, %s, %s}," % (cxx_string(a.kind), cxx_string(a.name), cxx_string(a.note)))
     out.append("};")
+    out += ["", "// Attributes kept and read back with no effect (the XIOS-style API may set them from code).",
+            "constexpr Refusal kStored[] = {"]
+    for a in xml:
+        if a.status == "stored":
+            out.append("    {%s, %s, %s}," % (cxx_string(a.kind), cxx_string(a.name), cxx_string(a.note)))
+    out.append("};")
     return "\n".join(out) + "\n"
 
 
@@ -178,7 +216,7 @@ FORTRAN_TYPE = {"string": "character(*)", "enum": "character(*)", "calendar": "c
                 "bool": "logical", "duration": "type(xios_duration)", "date": "type(xios_date)"}
 # How a value reaches foehn_set_attribute as text, and how the text comes back.
 TO_TEXT = {"string": "{v}", "enum": "{v}", "bool": 'merge("true ", "false", {v})', "int": "int_text(int({v}, 8))",
-           "prec": "int_text(int({v}, 8))", "duration": "xios_duration_to_string({v})"}
+           "prec": "int_text(int({v}, 8))", "duration": "xios_duration_to_string({v})", "double": "real_text({v})"}
 FROM_TEXT = {"string": "attr_text", "enum": "attr_text", "int": "attr_int", "prec": "attr_int",
              "double": "attr_real", "bool": "attr_logical", "duration": "attr_duration"}
 
@@ -238,7 +276,8 @@ def keep_assignment(a):
     fail(f"line {a.line}: cannot flatten rank {a.rank} to rank {member_rank}")
 
 
-def set_routine(kind, attrs):
+def set_routine(kind, attrs, ckind=None):
+    ckind = ckind or kind  # the kind foehn knows it as (field_group for fieldgroup)
     args = sorted((a for a in attrs if "s" in a.fortran or "x" in a.fortran), key=lambda a: a.name)
     out = header("set", kind, args) + [declaration(a, "in") for a in args]
     kept = [a for a in args if "s" in a.fortran and a.keep]
@@ -252,7 +291,7 @@ def set_routine(kind, attrs):
             if a.base not in TO_TEXT:
                 fail(f"line {a.line}: xios_set_{kind}_attr cannot pass a {a.base} to foehn yet")
             value = TO_TEXT[a.base].format(v=a.name)
-            out.append(wrap_fortran(f'    if (present({a.name})) call set_attribute(call, "{kind}", {kind}_id, '
+            out.append(wrap_fortran(f'    if (present({a.name})) call set_attribute(call, "{ckind}", {kind}_id, '
                                     f'"{a.name}", {value})'))
     if kept:
         _, plural = STATE_OF[kind]
@@ -270,7 +309,8 @@ def state_copy(kind):
     return [f"    type({state}) :: s"], [f"    s = {kind}_state_of({kind}_id, call)"]
 
 
-def get_routine(kind, attrs):
+def get_routine(kind, attrs, ckind=None):
+    ckind = ckind or kind
     args = sorted((a for a in attrs if "g" in a.fortran), key=lambda a: a.name)
     out = header("get", kind, args, any(a.keep for a in args)) + [declaration(a, "out") for a in args]
     body = []
@@ -278,6 +318,15 @@ def get_routine(kind, attrs):
         decl, body = state_copy(kind)
         out += decl
     for a in args:
+        if a.keep and a.rank > 0:
+            # Arrays only the model gives: its values, in the shape of the argument.
+            member, _ = a.keep
+            body += [f"    if (present({a.name})) then",
+                     f'      if (.not. allocated(s%{member})) call kept_array_missing(call, {kind}_id, "{a.name}")',
+                     wrap_fortran(f'      call kept_array_size(size(s%{member}), size({a.name}), call, {kind}_id, '
+                                  f'"{a.name}")'),
+                     f"      {a.name} = reshape(s%{member}, shape({a.name}))", "    end if"]
+            continue
         if a.keep:
             member, _ = a.keep
             if a.base == "int":
@@ -287,12 +336,13 @@ def get_routine(kind, attrs):
             else:
                 fail(f"line {a.line}: xios_get_{kind}_attr cannot read a kept {a.base}")
         else:
-            value = f'{FROM_TEXT[a.base]}("{kind}", {kind}_id, "{a.name}")'
+            value = f'{FROM_TEXT[a.base]}("{ckind}", {kind}_id, "{a.name}")'
         body.append(wrap_fortran(f"    if (present({a.name})) {a.name} = {value}"))
     return out + body + [f"  end subroutine xios_get_{kind}_attr"]
 
 
-def defined_routine(kind, attrs):
+def defined_routine(kind, attrs, ckind=None):
+    ckind = ckind or kind
     args = sorted((a for a in attrs if "d" in a.fortran), key=lambda a: a.name)
     out = header("is_defined", kind, args, any(a.keep for a in args)) + [declaration(a, "defined") for a in args]
     body = []
@@ -300,7 +350,7 @@ def defined_routine(kind, attrs):
         decl, body = state_copy(kind)
         out += decl
     for a in args:
-        xml = f'xml_defined("{kind}", {kind}_id, "{a.name}")'
+        xml = f'xml_defined("{ckind}", {kind}_id, "{a.name}")'
         if a.keep:
             member, _ = a.keep
             scalar_int = a.base == "int" and a.rank == 0
@@ -318,16 +368,82 @@ def fortran_files(attrs):
     stamp = "! Generated from src/config/xios_attributes.tsv by cmake/gen_attributes.py; edit the table."
     by_kind = {k: [a for a in attrs if a.kind == k and a.fortran != "-"] for k in FORTRAN_KINDS}
     files, public = {}, []
+    for group, member in GROUP_ATTRS.items():
+        by_kind[group] = by_kind[member]
     for verb, make, letters in (("set", set_routine, "sx"), ("get", get_routine, "g"),
                                 ("defined", defined_routine, "d")):
         lines = [stamp, "! Included by bindings/fortran/xios.f90 after contains."]
-        for kind in FORTRAN_KINDS:
+        for kind in FORTRAN_KINDS + tuple(GROUP_ATTRS):
             if any(set(a.fortran) & set(letters) for a in by_kind[kind]):
-                lines += [""] + make(kind, by_kind[kind])
+                lines += [""] + make(kind, by_kind[kind], HANDLES.get(kind, kind))
                 public.append(f"xios_{'is_defined' if verb == 'defined' else verb}_{kind}_attr")
         files[f"xios_attr_{verb}.inc"] = "\n".join(lines) + "\n"
     files["xios_attr_public.inc"] = stamp + "\n" + wrap_fortran("  public :: " + ", ".join(public)) + "\n"
+    files.update(handle_files(by_kind, stamp))
     return files
+
+
+def handle_files(by_kind, stamp):
+    """The handle types, xios_get_handle, xios_is_valid_*, xios_add_child and the _hdl attribute routines."""
+    types = [stamp, "! Included by bindings/fortran/xios.f90 before contains: a handle names an element by id."]
+    for h in HANDLES:
+        types += [f"  type, public :: xios_{h}", "    character(:), allocatable :: id", f"  end type xios_{h}"]
+    body = [stamp, "! Included by bindings/fortran/xios.f90 after contains."]
+    public = []
+    generic = {"xios_get_handle": ["xios_get_context_handle"], "xios_add_child": [], "xios_set_attr": [],
+               "xios_get_attr": [], "xios_is_defined_attr": []}
+    for h, kind in HANDLES.items():
+        body += ["", f"  subroutine xios_get_{h}_handle(idt, ret)", "    character(*), intent(in) :: idt",
+                 f"    type(xios_{h}), intent(out) :: ret",
+                 f'    ret%id = handle_id("{kind}", idt, "xios_get_handle")', f"  end subroutine xios_get_{h}_handle",
+                 "", f"  logical function xios_is_valid_{h}(idt) result(valid)", "    character(*), intent(in) :: idt",
+                 f'    valid = foehn_has_element(current_ctx("xios_is_valid_{h}"), "{kind}", idt)',
+                 f"  end function xios_is_valid_{h}"]
+        public += [f"xios_get_{h}_handle", f"xios_is_valid_{h}"]
+        generic["xios_get_handle"].append(f"xios_get_{h}_handle")
+    for (parent, child), name in CHILDREN.items():
+        body += ["", f"  subroutine xios_{name}(parent_hdl, child_hdl, child_id)",
+                 f"    type(xios_{parent}), intent(in) :: parent_hdl", f"    type(xios_{child}), intent(out) :: child_hdl",
+                 "    character(*), intent(in), optional :: child_id",
+                 wrap_fortran(f'    child_hdl%id = new_child("{HANDLES[parent]}", parent_hdl%id, "{HANDLES[child]}", '
+                              'child_id)'),
+                 f"  end subroutine xios_{name}"]
+        public.append(f"xios_{name}")
+        generic["xios_add_child"].append(f"xios_{name}")
+    for kind, attrs in by_kind.items():
+        for verb, letters, intent, generic_name in (("set", "sx", "in", "xios_set_attr"),
+                                                    ("get", "g", "out", "xios_get_attr"),
+                                                    ("is_defined", "d", "defined", "xios_is_defined_attr")):
+            args = sorted((a for a in attrs if set(a.fortran) & set(letters)), key=lambda a: a.name)
+            if not args:
+                continue
+            name = f"xios_{verb}_{kind}_attr"
+            body += ["", wrap_fortran(f"  subroutine {name}_hdl({', '.join([kind + '_hdl'] + [a.name for a in args])})"),
+                     f"    type(xios_{kind}), intent(in) :: {kind}_hdl"] + [declaration(a, intent) for a in args]
+            body.append(wrap_fortran(f"    call {name}({', '.join([kind + '_hdl%id'] + [a.name + '=' + a.name for a in args])})"))
+            body.append(f"  end subroutine {name}_hdl")
+            public.append(f"{name}_hdl")
+            generic[generic_name].append(f"{name}_hdl")
+    # xios_recv_field: XIOS's signature, refused until foehn reads files (docs/xios-compatibility.md).
+    recv = []
+    for kind, real in (("r4", "real32"), ("r8", "real64")):
+        for rank in range(8):
+            recv += ["", f"  subroutine recv_{kind}_{rank}(fieldid, data_k8)", "    character(*), intent(in) :: fieldid",
+                     f"    real({real}), intent(out) :: data_k8{dims(rank)}",
+                     "    data_k8 = 0", f"    call refuse_recv(fieldid, {'size(data_k8)' if rank else '1'})",
+                     f"  end subroutine recv_{kind}_{rank}"]
+            generic.setdefault("xios_recv_field", []).append(f"recv_{kind}_{rank}")
+    body += recv
+    interfaces = [stamp, "! Included by bindings/fortran/xios.f90 before contains."]
+    interfaces.append(wrap_fortran("  public :: " + ", ".join(public + list(generic))))
+    for g, procedures in generic.items():
+        interfaces += [f"  interface {g}", wrap_fortran("    module procedure " + ", ".join(procedures)),
+                       f"  end interface {g}"]
+    modules = [stamp, "! XIOS's per-kind modules: a model that uses one of them gets what module xios exports."]
+    for m in MODULES:
+        modules += [f"module {m}", "  use xios", "  implicit none", "  public", f"end module {m}", ""]
+    return {"xios_handle_types.inc": "\n".join(types) + "\n", "xios_handles.inc": "\n".join(body) + "\n",
+            "xios_handle_public.inc": "\n".join(interfaces) + "\n", "xios_modules.f90": "\n".join(modules)}
 
 
 # ---------------------------------------------------------------- Markdown

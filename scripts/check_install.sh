@@ -2,7 +2,8 @@
 # Installs foehn from a build tree and builds and runs the minimal models of
 # docs/examples against the installed files only, by each route of
 # docs/getting-started.md: CMake find_package, pkg-config with mpicc and
-# mpif90, and docs/examples/Makefile (pkg-config; modules foehn and xios). Twice:
+# mpif90, and docs/examples/Makefile (pkg-config; modules foehn and xios), and
+# XIOS's per-kind modules (icontext, idomain, ...). Twice:
 #   1. cmake --install into a fresh prefix, moved afterwards (it must be relocatable);
 #   2. the Debian package (cpack -G DEB): installed with apt-get where this
 #      runs as root with apt (CI), and removed afterwards; elsewhere unpacked
@@ -57,6 +58,16 @@ CMAKE
     mkdir -p "$dir/make"
     make -C "$dir/make" -f "$examples/Makefile" >"$dir/make.log" 2>&1 || { cat "$dir/make.log"; exit 1; }
     for program in minimal_model_c minimal_model_f minimal_model_xios; do run "$dir/make" "$program" "$server"; done
+    # XIOS's per-kind modules are installed beside xios.mod (issue 21): a model that uses them compiles.
+    printf '%s\n' 'program xios_modules' '  use icontext' '  use idomain' '  use idomain_attr' '  use iaxis' \
+      '  use iaxis_attr' '  use iscalar' '  use ifield' '  use ifield_attr' '  use ifile' '  use ifile_attr' \
+      '  use igrid' '  use idate' '  use iduration' '  use ixml_tree' '  use icalendar' '  use ivariable' \
+      '  implicit none' '  type(xios_fieldgroup) :: group' '  if (allocated(group%id)) stop 1' \
+      'end program xios_modules' >"$dir/pkg/xios_modules.f90"
+    # shellcheck disable=SC2046
+    mpif90 -o "$dir/pkg/xios_modules" "$dir/pkg/xios_modules.f90" $(pkg-config --cflags --libs foehn-fortran) ||
+      { echo "check_install: XIOS's per-kind modules (icontext, idomain, ...) are not installed"; exit 1; }
+    echo "check_install: XIOS's per-kind modules compile"
   fi
   echo "check_install: $name: OK ($(pkg-config --libs foehn))"
 }

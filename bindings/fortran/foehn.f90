@@ -31,6 +31,7 @@ module foehn
             foehn_set_domain_data_index, foehn_set_domain_coordinates, foehn_set_domain_mask
   ! Attributes, variables and dates at run time (foehn_runtime.inc)
   public :: foehn_get_attribute, foehn_set_attribute, foehn_get_variable, foehn_date_add, foehn_field_is_used
+  public :: foehn_has_element, foehn_add_child, foehn_calendar_query, foehn_serve, foehn_field_component
   ! Axis parts and scalars (foehn_axis.inc)
   public :: foehn_set_axis_decomposition, foehn_set_axis_index, foehn_set_axis_bounds, foehn_set_scalar
 
@@ -231,6 +232,44 @@ module foehn
       type(c_ptr), value :: ctx
       character(kind=c_char), intent(in) :: kind(*), id(*), name(*), value(*)
     end function c_set_attribute
+    integer(c_int) function c_has_element(ctx, kind, id, exists) bind(C, name="foehn_has_element")
+      import :: c_int, c_char, c_ptr
+      implicit none
+      type(c_ptr), value :: ctx
+      character(kind=c_char), intent(in) :: kind(*), id(*)
+      integer(c_int), intent(out) :: exists
+    end function c_has_element
+    integer(c_int) function c_add_child(ctx, parent_kind, parent_id, child_kind, child_id, id_out, size) &
+        bind(C, name="foehn_add_child")
+      import :: c_int, c_char, c_ptr, c_size_t
+      implicit none
+      type(c_ptr), value :: ctx
+      character(kind=c_char), intent(in) :: parent_kind(*), parent_id(*), child_kind(*), child_id(*)
+      character(kind=c_char), intent(out) :: id_out(*)
+      integer(c_size_t), value :: size
+    end function c_add_child
+    integer(c_int) function c_field_component(ctx, field_id, kind, index, id_out, size) &
+        bind(C, name="foehn_field_component")
+      import :: c_int, c_char, c_ptr, c_size_t
+      implicit none
+      type(c_ptr), value :: ctx
+      character(kind=c_char), intent(in) :: field_id(*), kind(*)
+      integer(c_int), value :: index
+      character(kind=c_char), intent(out) :: id_out(*)
+      integer(c_size_t), value :: size
+    end function c_field_component
+    integer(c_int) function c_serve(world) bind(C, name="foehn_serve_f")
+      import :: c_int
+      implicit none
+      integer(c_int), value :: world
+    end function c_serve
+    integer(c_int) function c_calendar_query(ctx, what, date, value) bind(C, name="foehn_calendar_query")
+      import :: c_int, c_char, c_ptr, c_double
+      implicit none
+      type(c_ptr), value :: ctx
+      character(kind=c_char), intent(in) :: what(*), date(*)
+      real(c_double), intent(out) :: value
+    end function c_calendar_query
     integer(c_int) function c_get_variable(ctx, id, value) bind(C, name="foehn_get_variable")
       import :: c_int, c_char, c_ptr
       implicit none

@@ -12,7 +12,7 @@
 !   any attribute or call foehn does not support.
 module xios
   use, intrinsic :: iso_fortran_env, only: real32, real64, error_unit
-  use, intrinsic :: iso_c_binding, only: c_int
+  use, intrinsic :: iso_c_binding, only: c_int, c_long_long, c_double, c_f_pointer, c_loc
   use mpi
   use foehn
   implicit none
@@ -38,11 +38,23 @@ module xios
     integer :: index = 0
   end type xios_context
 
-  public :: xios_initialize, xios_finalize, xios_context_initialize, xios_context_finalize, xios_get_handle, &
-            xios_set_current_context, xios_close_context_definition, xios_define_calendar, xios_set_start_date, &
+  ! Handles of every kind and group, xios_get_handle, xios_add_child, xios_set/get/is_defined_attr,
+  ! generated from the list of kinds in cmake/gen_attributes.py.
+  include "xios_handle_types.inc"
+  include "xios_handle_public.inc"
+
+  public :: xios_initialize, xios_finalize, xios_context_initialize, xios_context_finalize, xios_get_context_handle, &
+            xios_set_current_context, xios_get_current_context, xios_context_is_initialized, xios_init_server, &
+            xios_field_get_domain, xios_field_get_axis, xios_field_get_scalar, &
+            xios_close_context_definition, xios_define_calendar, xios_set_start_date, &
             xios_set_time_origin, xios_set_timestep, xios_update_calendar, xios_get_current_date, &
-            xios_get_start_date, xios_field_is_active, xios_send_field, xios_getvar, &
-            xios_solve_inheritance, xios_date_to_string, xios_duration_to_string
+            xios_get_start_date, xios_field_is_active, xios_send_field, xios_getvar, xios_setvar, &
+            xios_solve_inheritance, xios_date_to_string, xios_duration_to_string, xios_get_calendar_type, &
+            xios_get_timestep, xios_get_time_origin, xios_get_year_length_in_seconds, xios_get_day_length_in_seconds, &
+            xios_date_convert_to_seconds, xios_date_get_second_of_year, xios_date_get_day_of_year, &
+            xios_date_get_fraction_of_year, xios_date_get_second_of_day, xios_date_get_fraction_of_day, &
+            xios_date_convert_to_string, xios_date_convert_from_string, xios_duration_convert_to_string, &
+            xios_duration_convert_from_string
   ! foehn's extension, not in XIOS: exact restarts (docs/restart.md).
   public :: xios_checkpoint
   ! xios_set/get/is_defined_<kind>_attr, generated from src/config/xios_attributes.tsv.
@@ -54,9 +66,23 @@ module xios
     module procedure set_current_context_handle, set_current_context_id
   end interface xios_set_current_context
 
+  interface xios_field_get_domain
+    module procedure field_get_domain_id, field_get_domain_hdl
+  end interface xios_field_get_domain
+  interface xios_field_get_axis
+    module procedure field_get_axis_id, field_get_axis_hdl
+  end interface xios_field_get_axis
+  interface xios_field_get_scalar
+    module procedure field_get_scalar_id, field_get_scalar_hdl
+  end interface xios_field_get_scalar
+
+  interface xios_get_current_context
+    module procedure get_current_context_handle, get_current_context_id
+  end interface xios_get_current_context
+
   interface xios_send_field
-    module procedure send_r4_0, send_r4_1, send_r4_2, send_r4_3, send_r4_4, send_r4_5
-    module procedure send_r8_0, send_r8_1, send_r8_2, send_r8_3, send_r8_4, send_r8_5
+    module procedure send_r4_0, send_r4_1, send_r4_2, send_r4_3, send_r4_4, send_r4_5, send_r4_6, send_r4_7
+    module procedure send_r8_0, send_r8_1, send_r8_2, send_r8_3, send_r8_4, send_r8_5, send_r8_6, send_r8_7
   end interface xios_send_field
 
   ! xios_getvar(name, value): .true. and the value when the variable exists.
@@ -64,14 +90,20 @@ module xios
     module procedure getvar_r8, getvar_r4, getvar_int, getvar_logical, getvar_char
   end interface xios_getvar
 
+  ! xios_setvar(name, value): .true. when the variable exists (its value is then set).
+  interface xios_setvar
+    module procedure setvar_r8, setvar_r4, setvar_int, setvar_logical, setvar_char
+  end interface xios_setvar
+
   interface operator(+)
     module procedure duration_add, date_add_duration
   end interface
   interface operator(-)
-    module procedure duration_sub, duration_neg, date_sub_duration
+    module procedure duration_sub, duration_neg, date_sub_duration, date_sub
   end interface
   interface operator(*)
     module procedure duration_times_real, real_times_duration, duration_times_int, int_times_duration
+    module procedure duration_times_real4, real4_times_duration
   end interface
   interface operator(==)
     module procedure duration_eq, date_eq
@@ -107,8 +139,8 @@ module xios
 
   type :: axis_state
     character(:), allocatable :: id, unit, positive
-    integer :: n_glo = unset, begin = unset, n = unset
-    integer, allocatable :: index(:)
+    integer :: n_glo = unset, begin = unset, n = unset, data_begin = unset, data_n = unset
+    integer, allocatable :: index(:), data_index(:)
     real(real64), allocatable :: value(:), bounds(:,:)
   end type axis_state
 
@@ -200,11 +232,11 @@ contains
     call check(status, "xios_context_finalize")
   end subroutine xios_context_finalize
 
-  subroutine xios_get_handle(context_id, handle)
+  subroutine xios_get_context_handle(context_id, handle)
     character(*), intent(in) :: context_id
     type(xios_context), intent(out) :: handle
     handle%index = find_context(context_id, "xios_get_handle")
-  end subroutine xios_get_handle
+  end subroutine xios_get_context_handle
 
   subroutine set_current_context_handle(handle)
     type(xios_context), intent(in) :: handle
@@ -422,6 +454,9 @@ contains
   include "xios_attr_get.inc"
   include "xios_attr_defined.inc"
   include "xios_dates.inc"
+  include "xios_handles.inc"
+  include "xios_tree.inc"
+  include "xios_calendar.inc"
 
   ! ---------------------------------------------------------------- helpers
 

@@ -166,13 +166,42 @@ int foehn_set_domain_mask(foehn_context ctx, const char* domain_id, int n, const
  * ignored; type, start_date, time_origin, timestep as the XML and
  * foehn_set_calendar left them). *value stays valid until the next call. */
 int foehn_get_attribute(foehn_context ctx, const char* kind, const char* id, const char* name, const char** value);
-/* Before foehn_close_definition: an attribute of a field of field_definition
- * or of a file, as if written in the XML. Fields: enabled, long_name,
- * standard_name, unit, operation, freq_op, prec; the value also reaches the
- * fields that take it by field_ref (unless they, or a group around them, set
- * it). Files: enabled, name, output_freq, type, split_freq, sync_freq,
- * name_suffix, output_level. Anything else is refused. */
+/* Before foehn_close_definition: an attribute of a field (of field_definition
+ * or of a file), a field_group, a file, a domain, axis, scalar or grid, as if
+ * written in the XML. A field's value also reaches the fields that take it
+ * by field_ref (unless they, or a group around them, set it); field_ref set
+ * here gives the field every attribute of its target it does not set. A
+ * field_group passes it to its fields that do not set it themselves.
+ * Domain, axis, scalar and grid attributes set here are kept and read back
+ * with no effect (what foehn acts on comes through foehn_set_domain_* and
+ * foehn_set_axis*). */
 int foehn_set_attribute(foehn_context ctx, const char* kind, const char* id, const char* name, const char* value);
+/* *exists = 1 when the context has an element or group of `kind` ("field",
+ * "file", "domain", "axis", "scalar", "grid", "variable", or one of these
+ * with "_group"; a group kind knows its root, e.g. "field_definition"). */
+int foehn_has_element(foehn_context ctx, const char* kind, const char* id, int* exists);
+/* Before foehn_close_definition: a new child of kind child_kind under a
+ * parent (fields in a field_group or a file, files in a file_group, groups
+ * in groups of their kind), as if written in the XML. child_id may be NULL
+ * or "": an id is made up. The child's id is written to id_out (size bytes). */
+int foehn_add_child(foehn_context ctx, const char* parent_kind, const char* parent_id, const char* child_kind,
+                    const char* child_id, char* id_out, size_t size);
+/* The id of the index-th (0-based) domain, axis or scalar (`kind`) of a
+ * field's grid (or of its domain_ref / axis_ref / scalar_ref), written to
+ * id_out (size bytes); FOEHN_ERR_ARGUMENT when the field has no such one. */
+int foehn_field_component(foehn_context ctx, const char* field_id, const char* kind, int index, char* id_out,
+                          size_t size);
+/* Runs this rank as a foehn server until the models finish (what
+ * foehn-server does; XIOS's xios_init_server): collective over `world` with
+ * the model ranks' foehn_init. FOEHN_ERR_MPI when the server failed. */
+int foehn_serve(MPI_Comm world);
+int foehn_serve_f(MPI_Fint world);
+/* A fact about `date` ("YYYY-MM-DD hh:mm:ss") in the context's calendar:
+ * what = "day_length", "year_length" (of the date's year), "second_of_year",
+ * "day_of_year" (0 on January 1st at 00:00), "fraction_of_year",
+ * "second_of_day", "fraction_of_day", "seconds_since_origin" (from
+ * time_origin, else start_date); lengths in seconds. */
+int foehn_calendar_query(foehn_context ctx, const char* what, const char* date, double* value);
 /* The text of a <variable> of the context, or *value = NULL when absent. */
 int foehn_get_variable(foehn_context ctx, const char* variable_id, const char** value);
 /* After close of definition: *used = 1 if some enabled output (or an

@@ -1,5 +1,6 @@
 // The C API: argument checks, error codes and messages, and the time spent
 // inside foehn. Everything else is delegated to the runtime and contexts.
+#include <algorithm>
 #include <cstring>
 #include <fstream>
 #include <iostream>
@@ -11,6 +12,7 @@
 #include "calendar/calendar.h"
 #include "client/agree.h"
 #include "client/context.h"
+#include "server/server_loop.h"
 #include "client/errors.h"
 #include "client/step_driver.h"
 #include "config/config.h"
@@ -588,6 +590,58 @@ int foehn_set_attribute(foehn_context ctx, const char* kind, const char* id, con
     context_of(ctx, "foehn_set_attribute")
         .set_attribute(text(kind, "foehn_set_attribute: kind"), text(id, "foehn_set_attribute: id"),
                        text(name, "foehn_set_attribute: name"), text(value, "foehn_set_attribute: value"));
+  });
+}
+
+int foehn_has_element(foehn_context ctx, const char* kind, const char* id, int* exists) {
+  return api_call([&] {
+    Context& c = context_of(ctx, "foehn_has_element");
+    if (!exists) fail(FOEHN_ERR_ARGUMENT, "foehn_has_element: exists is NULL");
+    *exists = c.has_element(text(kind, "foehn_has_element: kind"), text(id, "foehn_has_element: id")) ? 1 : 0;
+  });
+}
+
+int foehn_add_child(foehn_context ctx, const char* parent_kind, const char* parent_id, const char* child_kind,
+                    const char* child_id, char* id_out, size_t size) {
+  return api_call([&] {
+    Context& c = context_of(ctx, "foehn_add_child");
+    const std::string id =
+        c.add_child(text(parent_kind, "foehn_add_child: parent_kind"), text(parent_id, "foehn_add_child: parent_id"),
+                    text(child_kind, "foehn_add_child: child_kind"), child_id ? child_id : "");
+    if (!id_out || size <= id.size())
+      fail(FOEHN_ERR_ARGUMENT, "foehn_add_child: id_out holds " + std::to_string(size) + " bytes, the id '" + id +
+                                   "' needs " + std::to_string(id.size() + 1));
+    std::copy(id.begin(), id.end(), id_out);
+    id_out[id.size()] = '\0';
+  });
+}
+
+int foehn_field_component(foehn_context ctx, const char* field_id, const char* kind, int index, char* id_out,
+                          size_t size) {
+  return api_call([&] {
+    const std::string id = context_of(ctx, "foehn_field_component")
+                               .field_component(text(field_id, "foehn_field_component: field_id"),
+                                                text(kind, "foehn_field_component: kind"), index);
+    if (!id_out || size <= id.size())
+      fail(FOEHN_ERR_ARGUMENT, "foehn_field_component: id_out holds " + std::to_string(size) + " bytes, the id '" + id +
+                                   "' needs " + std::to_string(id.size() + 1));
+    std::copy(id.begin(), id.end(), id_out);
+    id_out[id.size()] = '\0';
+  });
+}
+
+int foehn_serve(MPI_Comm world) {
+  return api_call([&] {
+    if (foehn::server::run_server(world) != 0)
+      fail(FOEHN_ERR_MPI, "foehn_serve: the server stopped with an error (its message is on standard error)");
+  });
+}
+
+int foehn_calendar_query(foehn_context ctx, const char* what, const char* date, double* value) {
+  return api_call([&] {
+    Context& c = context_of(ctx, "foehn_calendar_query");
+    if (!value) fail(FOEHN_ERR_ARGUMENT, "foehn_calendar_query: value is NULL");
+    *value = c.calendar_query(text(what, "foehn_calendar_query: what"), date ? date : "");
   });
 }
 

@@ -17,4 +17,6 @@ int foehn_context_open_f(const char* context_id, MPI_Fint comm, foehn_context* c
   return foehn_context_open(context_id, MPI_Comm_f2c(comm), ctx);
 }
 
+int foehn_serve_f(MPI_Fint world) { return foehn_serve(MPI_Comm_f2c(world)); }
+
 }  // extern "C"

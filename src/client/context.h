@@ -13,6 +13,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -100,6 +101,20 @@ class Context {
   const std::string* attribute(const std::string& kind, const std::string& id, const std::string& name);
   void set_attribute(const std::string& kind, const std::string& id, const std::string& name, const std::string& value);
   const std::string* variable(const std::string& id) const;
+  // The tree from code (context_tree.cpp), for xios_get_handle,
+  // xios_is_valid_* and xios_add_child: whether an element or group of a
+  // kind exists ("field", "field_group", ...; a group kind also knows its
+  // *_definition root), and a new child under a parent before close of
+  // definition, returning its id (made up when child_id is empty).
+  bool has_element(const std::string& kind, const std::string& id);
+  std::string add_child(const std::string& parent_kind, const std::string& parent_id, const std::string& child_kind,
+                        const std::string& child_id);
+  // The id of the index-th domain, axis or scalar of a field's grid (context_tree.cpp).
+  std::string field_component(const std::string& field_id, const std::string& kind, int index);
+  // A fact about a date (text) in the context's calendar (context_calendar.cpp):
+  // day_length, year_length (of the date's year), second_of_year, day_of_year,
+  // fraction_of_year, second_of_day, fraction_of_day, seconds_since_origin.
+  double calendar_query(const std::string& what, const std::string& date) const;
   // Whether any enabled output or expression ever needs the field's data.
   bool is_used(int handle) const;
 
@@ -131,6 +146,11 @@ class Context {
   BuiltPlan built_;  // during close of definition: the plan builder's result, completed by the exchanges
   std::unique_ptr<StepDriver> driver_;  // from close of definition on
   std::string attribute_text_;          // the value attribute() last returned
+  int anonymous_children_ = 0;          // ids made up by add_child
+  // "<kind> <id>" of a group -> the attributes the model set on it.
+  std::map<std::string, config::AttributeOrigins> group_attributes_;
+  // A field of field_definition or of a file by id (null when none).
+  config::FieldDef* any_field(const std::string& id);
 };
 
 }  // namespace foehn::client

@@ -1,7 +1,8 @@
 // Attributes and variables at run time, for the XIOS-style calls
-// (xios_set_field_attr, xios_is_defined_*_attr, xios_getvar): read the
-// resolved definitions, and change a few field and file attributes before
-// close of definition as if the XML had said so.
+// (xios_set_attr, xios_set_*_attr, xios_is_defined_*_attr, xios_getvar):
+// read the resolved definitions, and change field, field group and file
+// attributes before close of definition as if the XML had said so (domain,
+// axis, scalar and grid attributes set here are kept, with no effect).
 #include <algorithm>
 #include <string>
 
@@ -15,40 +16,98 @@ namespace foehn::client {
 
 namespace {
 
-const std::vector<std::string> kFieldAttributes = {"enabled",   "long_name", "standard_name", "unit",
-                                                   "operation", "freq_op",   "prec"};
-const std::vector<std::string> kFileAttributes = {"enabled",    "name",      "output_freq", "type",
-                                                  "split_freq", "sync_freq", "name_suffix", "output_level"};
-
-std::string joined(const std::vector<std::string>& names) {
-  std::string out;
-  for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
-  return out;
-}
-
 bool parse_enabled(const std::string& what, const std::string& value) {
   const auto b = config::detail::parse_bool(value);
   if (!b) fail(FOEHN_ERR_ARGUMENT, what + ": '" + value + "' is not a boolean (true or false)");
   return *b;
 }
 
-// Sets one attribute of a field definition (a name of kFieldAttributes, checked).
+int parse_whole(const std::string& what, const std::string& value) {
+  const auto v = config::detail::parse_int(value);
+  if (!v) fail(FOEHN_ERR_ARGUMENT, what + ": '" + value + "' is not an integer");
+  return static_cast<int>(*v);
+}
+
+double parse_real(const std::string& what, const std::string& value) {
+  const auto v = config::detail::parse_double(value);
+  if (!v) fail(FOEHN_ERR_ARGUMENT, what + ": '" + value + "' is not a number");
+  return *v;
+}
+
+// Sets one attribute of a field definition as the reader would have; an
+// attribute without a member of its own is kept in `extra` (read back, no effect).
 void apply_field_attribute(config::FieldDef& f, const std::string& what, const std::string& name,
                            const std::string& value) {
   if (name == "enabled")
     f.enabled = parse_enabled(what, value);
+  else if (name == "name")
+    f.name = value;
   else if (name == "long_name")
     f.long_name = value;
   else if (name == "standard_name")
     f.standard_name = value;
   else if (name == "unit")
     f.unit = value;
+  else if (name == "comment")
+    f.comment = value;
   else if (name == "freq_op")
     f.freq_op = value;
+  else if (name == "freq_offset")
+    f.freq_offset = value;
   else if (name == "operation")
     f.operation = value;
   else if (name == "prec")
     f.prec = value == "8" ? 8 : 4;
+  else if (name == "grid_ref")
+    f.grid_ref = value;
+  else if (name == "domain_ref")
+    f.domain_ref = value;
+  else if (name == "axis_ref")
+    f.axis_ref = value;
+  else if (name == "scalar_ref")
+    f.scalar_ref = value;
+  else if (name == "default_value")
+    f.default_value = parse_real(what, value);
+  else if (name == "valid_min")
+    f.valid_min = parse_real(what, value);
+  else if (name == "valid_max")
+    f.valid_max = parse_real(what, value);
+  else if (name == "add_offset")
+    f.add_offset = parse_real(what, value);
+  else if (name == "scale_factor")
+    f.scale_factor = parse_real(what, value);
+  else if (name == "detect_missing_value")
+    f.detect_missing_value = parse_enabled(what, value);
+  else if (name == "check_if_active")
+    f.check_if_active = parse_enabled(what, value);
+  else if (name == "compression_level")
+    f.compression_level = parse_whole(what, value);
+  else if (name == "level")
+    f.level = parse_whole(what, value);
+  else if (name == "cell_methods")
+    f.cell_methods = value;
+  else if (name == "cell_methods_mode")
+    f.cell_methods_mode = value;
+  else if (config::stored_only("field", name))
+    f.extra[name] = value;
+  else
+    fail(FOEHN_ERR_ARGUMENT, what + " cannot be set at run time (docs/xios-compatibility.md)");
+}
+
+// field_ref set from code: the field takes every attribute of its target
+// that it does not set itself, as the reader does for a field_ref in the XML.
+void take_from_target(config::FieldDef& f, const config::FieldDef& target, const std::string& what) {
+  f.field_ref = target.id;
+  for (const auto& [name, origin] : target.origins) {
+    if (name == "id" || name == "field_ref" || name == "expr" || f.origins.count(name) ||
+        !config::refusal("field", name).empty())
+      continue;
+    apply_field_attribute(f, what, name, origin.value);
+    config::AttributeOrigin inherited = origin;
+    inherited.via = "field_ref '" + target.id + "'" + (origin.via.empty() ? "" : " <- " + origin.via);
+    f.origins[name] = inherited;
+  }
+  if (f.expression.empty()) f.expression = target.expression;
 }
 
 // Whether `f` gets `name` from the field `id` by its field_ref chain (and
@@ -83,7 +142,7 @@ const std::string* Context::attribute(const std::string& kind, const std::string
     return v->empty() ? nullptr : v;
   }
   if (kind == "field") {
-    if (const auto* f = def_.find_field(id)) origins = &f->origins;
+    if (const auto* f = any_field(id)) origins = &f->origins;
   } else if (kind == "file") {
     if (const auto* f = def_.find_file(id)) origins = &f->origins;
   } else if (kind == "domain") {
@@ -94,9 +153,18 @@ const std::string* Context::attribute(const std::string& kind, const std::string
     if (const auto* g = def_.find_grid(id)) origins = &g->origins;
   } else if (kind == "scalar") {
     if (const auto* s = def_.find_scalar(id)) origins = &s->origins;
+  } else if (kind == "field_group" || kind == "file_group") {
+    // What the model set on the group (the XML's group attributes live on in their members).
+    const auto group = group_attributes_.find(kind + " " + id);
+    if (group == group_attributes_.end()) {
+      if (!has_element(kind, id))
+        fail(FOEHN_ERR_ARGUMENT, "foehn_get_attribute: no " + kind + " '" + id + "' in context '" + id_ + "'");
+      return nullptr;
+    }
+    origins = &group->second;
   } else {
-    fail(FOEHN_ERR_ARGUMENT,
-         "foehn_get_attribute: unknown kind '" + kind + "' (field, file, domain, axis, grid, scalar, calendar)");
+    fail(FOEHN_ERR_ARGUMENT, "foehn_get_attribute: unknown kind '" + kind +
+                                 "' (field, field_group, file, file_group, domain, axis, grid, scalar, calendar)");
   }
   if (!origins) fail(FOEHN_ERR_ARGUMENT, "foehn_get_attribute: no " + kind + " '" + id + "' in context '" + id_ + "'");
   const auto o = origins->find(name);
@@ -111,19 +179,61 @@ void Context::set_attribute(const std::string& kind, const std::string& id, cons
   const std::string what = "foehn_set_attribute: " + kind + " '" + id + "' attribute '" + name + "'";
   if (closed_definition_) fail(FOEHN_ERR_STATE, what + ": context '" + id_ + "' is already defined");
   const config::AttributeOrigin origin{value, {"(set by the model)", 0, {}}, "the model"};
+  if (kind == "variable") {
+    // xios_setvar: the text of a <variable> of the context, checked against its type.
+    auto it = std::find_if(def_.variables.begin(), def_.variables.end(), [&](const auto& v) { return v.id == id; });
+    if (it == def_.variables.end()) fail(FOEHN_ERR_ARGUMENT, what + ": no such variable in context '" + id_ + "'");
+    if (name != "value") fail(FOEHN_ERR_ARGUMENT, what + ": a variable takes only its value from code");
+    const bool fits = it->type == "bool"     ? config::detail::parse_bool(value).has_value()
+                      : it->type == "int"    ? config::detail::parse_int(value).has_value()
+                      : it->type == "double" ? config::detail::parse_double(value).has_value()
+                                             : true;
+    if (!fits) fail(FOEHN_ERR_ARGUMENT, what + ": '" + value + "' is not a " + it->type);
+    it->value = value;
+    return;
+  }
+  if (kind == "field_group") {
+    // A group passes the attribute to each of its fields that does not set it itself.
+    const auto members = def_.field_group_members.find(id);
+    if (members == def_.field_group_members.end() && id != "field_definition")
+      fail(FOEHN_ERR_ARGUMENT, what + ": no such field_group in field_definition of context '" + id_ + "'");
+    std::vector<std::string> ids;
+    if (members != def_.field_group_members.end())
+      ids = members->second;
+    else
+      for (const auto& f : def_.fields) ids.push_back(f.id);
+    group_attributes_["field_group " + id][name] = origin;
+    for (const auto& field_id : ids) {
+      const config::FieldDef* f = def_.find_field(field_id);
+      if (!f) continue;
+      const auto own = f->origins.find(name);
+      if (own == f->origins.end() || !own->second.via.empty()) set_attribute("field", field_id, name, value);
+    }
+    return;
+  }
   if (kind == "field") {
-    if (std::find(kFieldAttributes.begin(), kFieldAttributes.end(), name) == kFieldAttributes.end())
-      fail(FOEHN_ERR_ARGUMENT, what + " cannot be set at run time (fields: " + joined(kFieldAttributes) + ")");
-    if (!def_.find_field(id))
-      fail(FOEHN_ERR_ARGUMENT, what + ": no such field in field_definition of context '" + id_ + "'");
+    config::FieldDef* self = any_field(id);
+    if (!self) fail(FOEHN_ERR_ARGUMENT, what + ": no such field in context '" + id_ + "'");
+    if (name == "id") fail(FOEHN_ERR_ARGUMENT, what + ": an id cannot change");
+    if (const auto why = config::refusal("field", name); !why.empty())
+      fail(FOEHN_ERR_ARGUMENT, what + " is refused: " + std::string(why));
     if (name == "operation" && value != "instant" && value != "average" && value != "accumulate" &&
         value != "minimum" && value != "maximum" && value != "once")
       fail(FOEHN_ERR_ARGUMENT,
            what + ": '" + value + "' is not one of instant, average, accumulate, minimum, maximum, once");
     if (name == "prec" && value != "4" && value != "8")
       fail(FOEHN_ERR_ARGUMENT, what + ": '" + value + "' is not 4 or 8");
-    if (name == "freq_op") calendar::parse_duration(value);
+    if (name == "freq_op" || name == "freq_offset") calendar::parse_duration(value);
     if (name == "enabled") parse_enabled(what, value);
+    if (name == "field_ref") {
+      const config::FieldDef* target = any_field(value);
+      if (!target || target == self)
+        fail(FOEHN_ERR_ARGUMENT, what + ": no other field '" + value + "' in context '" + id_ + "'");
+      const config::FieldDef copy = *target;  // the target may move when fields are added
+      take_from_target(*self, copy, what);
+      self->origins[name] = origin;
+      return;
+    }
     // The field itself, then every field (definitions and file fields) that takes it by reference.
     std::vector<config::FieldDef*> targets;
     for (auto& f : def_.fields) targets.push_back(&f);
@@ -139,32 +249,78 @@ void Context::set_attribute(const std::string& kind, const std::string& id, cons
     return;
   }
   if (kind == "file") {
-    if (std::find(kFileAttributes.begin(), kFileAttributes.end(), name) == kFileAttributes.end())
-      fail(FOEHN_ERR_ARGUMENT, what + " cannot be set at run time (files: " + joined(kFileAttributes) + ")");
     auto it = std::find_if(def_.files.begin(), def_.files.end(), [&](const config::FileDef& f) { return f.id == id; });
     if (it == def_.files.end()) fail(FOEHN_ERR_ARGUMENT, what + ": no such file in context '" + id_ + "'");
+    if (name == "id") fail(FOEHN_ERR_ARGUMENT, what + ": an id cannot change");
+    if (const auto why = config::refusal("file", name); !why.empty())
+      fail(FOEHN_ERR_ARGUMENT, what + " is refused: " + std::string(why));
     if (name == "enabled") it->enabled = parse_enabled(what, value);
-    if (name == "name") it->name = value;
+    if (name == "append") it->append = parse_enabled(what, value);
     if (name == "output_freq" || name == "split_freq" || name == "sync_freq") calendar::parse_duration(value);
-    if (name == "output_freq") it->output_freq = value;
-    if (name == "split_freq") it->split_freq = value;
-    if (name == "sync_freq") it->sync_freq = value;
-    if (name == "name_suffix") it->name_suffix = value;
-    if (name == "output_level") {
-      const auto level = config::detail::parse_int(value);
-      if (!level || *level < 0) fail(FOEHN_ERR_ARGUMENT, what + ": '" + value + "' is not a level (0 or more)");
-      it->output_level = static_cast<int>(*level);
+    if (name == "output_level" || name == "compression_level" || name == "min_digits") {
+      const int level = parse_whole(what, value);
+      if (level < 0) fail(FOEHN_ERR_ARGUMENT, what + ": '" + value + "' is not 0 or more");
+      (name == "output_level"        ? it->output_level
+       : name == "compression_level" ? it->compression_level
+                                     : it->min_digits) = level;
     }
-    if (name == "type") {
-      if (value != "one_file" && value != "multiple_file")
-        fail(FOEHN_ERR_ARGUMENT, what + ": '" + value + "' is not one_file or multiple_file");
-      it->type = value;
-    }
+    if (name == "type" && value != "one_file" && value != "multiple_file")
+      fail(FOEHN_ERR_ARGUMENT, what + ": '" + value + "' is not one_file or multiple_file");
+    // Text members as the reader keeps them; anything else is kept in `extra`.
+    std::string* text = name == "name"                ? &it->name
+                        : name == "name_suffix"       ? &it->name_suffix
+                        : name == "description"       ? &it->description
+                        : name == "output_freq"       ? &it->output_freq
+                        : name == "split_freq"        ? &it->split_freq
+                        : name == "split_freq_format" ? &it->split_freq_format
+                        : name == "sync_freq"         ? &it->sync_freq
+                        : name == "type"              ? &it->type
+                        : name == "format"            ? &it->format
+                        : name == "par_access"        ? &it->par_access
+                        : name == "comment"           ? &it->comment
+                        : name == "mode"              ? &it->mode
+                        : name == "convention"        ? &it->convention
+                        : name == "time_counter"      ? &it->time_counter
+                        : name == "time_units"        ? &it->time_units
+                        : name == "timeseries"        ? &it->timeseries
+                                                      : nullptr;
+    const bool typed = name == "enabled" || name == "append" || name == "output_level" || name == "compression_level" ||
+                       name == "min_digits";
+    if (text)
+      *text = value;
+    else if (config::stored_only("file", name))
+      it->extra[name] = value;
+    else if (!typed)
+      fail(FOEHN_ERR_ARGUMENT, what + " cannot be set at run time (docs/xios-compatibility.md)");
     it->origins[name] = origin;
     return;
   }
-  fail(FOEHN_ERR_ARGUMENT, what + ": only field and file attributes can be set at run time; " + kind +
-                               " attributes come from the XML or the foehn_set_domain_* / foehn_set_axis calls");
+  // Domains, axes, scalars and grids take their acted-on attributes through
+  // the foehn_set_domain_* / foehn_set_axis* calls; what comes here is kept
+  // and read back (the table's "stored" attributes), with no effect.
+  config::ExtraAttributes* extra = nullptr;
+  config::AttributeOrigins* origins = nullptr;
+  auto pick = [&](auto& items) {
+    for (auto& x : items)
+      if (x.id == id) {
+        extra = &x.extra;
+        origins = &x.origins;
+      }
+  };
+  if (kind == "domain") pick(def_.domains);
+  if (kind == "axis") pick(def_.axes);
+  if (kind == "scalar") pick(def_.scalars);
+  if (kind == "grid") pick(def_.grids);
+  if (kind != "domain" && kind != "axis" && kind != "scalar" && kind != "grid")
+    fail(FOEHN_ERR_ARGUMENT, what + ": unknown kind (field, field_group, file, domain, axis, scalar, grid)");
+  if (!extra) fail(FOEHN_ERR_ARGUMENT, what + ": no such " + kind + " in context '" + id_ + "'");
+  if (!config::stored_only(kind, name))
+    fail(FOEHN_ERR_ARGUMENT,
+         what + ": only attributes foehn keeps without acting on them can be set at run time on a " + kind +
+             "; the others come from the XML or the foehn_set_domain_* / foehn_set_axis* "
+             "calls (docs/xios-compatibility.md)");
+  (*extra)[name] = value;
+  (*origins)[name] = origin;
 }
 
 const std::string* Context::variable(const std::string& id) const {

@@ -131,10 +131,16 @@ void Context::set_domain_type(const std::string& id, const char* type, std::int6
   if (!t.empty() && t != "rectilinear" && t != "curvilinear" && t != "gaussian" && t != "unstructured")
     fail(FOEHN_ERR_ARGUMENT,
          "domain '" + id + "': unknown type '" + t + "' (rectilinear, curvilinear, gaussian or unstructured)");
-  if (!t.empty() && !d->type.empty() && t != d->type)
+  // The XML's type when it gives one (the reader defaults it to rectilinear
+  // otherwise, and then the model's type wins, as in XIOS).
+  const bool xml_type = d->origins.count("type") > 0;
+  if (!t.empty() && xml_type && t != d->type)
     fail(FOEHN_ERR_ARGUMENT, location_prefix(d->where) + "domain '" + id + "': the XML says type '" + d->type +
                                  "', the model gives '" + t + "'");
   const std::string effective = t.empty() ? (d->type.empty() ? "rectilinear" : d->type) : t;
+  if (!xml_type)  // the definition takes the model's type, as if the XML had said it
+    for (auto& domain : def_.domains)
+      if (domain.id == id) domain.type = effective;
   const bool one_d = effective == "gaussian" || effective == "unstructured";
   if (one_d && nj_glo == 0) nj_glo = 1;
   if (ni_glo <= 0 || nj_glo <= 0 || (one_d && nj_glo != 1))

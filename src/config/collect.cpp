@@ -88,6 +88,10 @@ class Collector {
     for (const Node* n : parts["grid_definition"]) walk(*n, {}, kGrid, raw_.grids);
     for (const Node* n : parts["field_definition"]) walk(*n, {}, kField, raw_.fields);
     for (const Node* n : parts["file_definition"]) walk_files(*n, {});
+    for (const auto& [kind, ids] : ids_)
+      if (kind.ends_with("_group"))
+        for (const auto& [id, where] : ids) raw_.group_ids[kind].push_back(id);
+    raw_.field_group_members = group_fields_;
     return std::move(raw_);
   }
 

@@ -242,6 +242,11 @@ struct ContextDef {
   std::vector<FieldDef> fields;  // field_definition, resolved
   std::vector<FileDef> files;
   Location where;
+  // The XIOS-style API's group handles: the ids of the groups per group
+  // element ("field_group", "file_group", "axis_group", ...), and the ids of
+  // the fields inside each field_group of field_definition, at any depth.
+  std::map<std::string, std::vector<std::string>, std::less<>> group_ids;
+  std::map<std::string, std::vector<std::string>, std::less<>> field_group_members;
 
   const AxisDef* find_axis(std::string_view id) const;
   const DomainDef* find_domain(std::string_view id) const;
@@ -280,6 +285,9 @@ Simulation parse_string(std::string_view xml, const std::string& name, const std
 // "file", "scalar", ...) that the reader accepts, or "" when foehn acts on it
 // or keeps it (src/config/xios_attributes.tsv).
 std::string_view refusal(std::string_view kind, std::string_view name);
+// Whether foehn keeps an attribute of an element kind and reads it back with
+// no effect ("stored" in src/config/xios_attributes.tsv).
+bool stored_only(std::string_view kind, std::string_view name);
 
 // Typed access to variables; throw ConfigError (at the variable's line) when
 // the value does not fit the type. Return the fallback when absent.

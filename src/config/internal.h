@@ -131,6 +131,8 @@ struct RawContext {
   std::vector<Element> axes, domains, scalars, grids, fields;
   std::vector<RawFile> files;
   std::vector<ConfigWarning> warnings;  // added to by resolve (references)
+  // Passed on to ContextDef as they are (config.h).
+  std::map<std::string, std::vector<std::string>, std::less<>> group_ids, field_group_members;
 };
 
 RawContext collect_context(const Node& context);

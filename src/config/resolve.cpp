@@ -177,6 +177,8 @@ class Resolver {
     for (const Element& e : raw_.grids) ctx.grids.push_back(grid(e, ctx));
     for (const Element& e : raw_.fields) ctx.fields.push_back(field(e));
     for (const RawFile& f : raw_.files) ctx.files.push_back(file(f));
+    ctx.group_ids = raw_.group_ids;
+    ctx.field_group_members = raw_.field_group_members;
     return ctx;
   }
 

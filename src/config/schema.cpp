@@ -51,7 +51,7 @@ struct Refusal {
   std::string_view kind, name, why;
 };
 
-// table_of(Schema) and kRefused, from src/config/xios_attributes.tsv.
+// table_of(Schema), kRefused and kStored, from src/config/xios_attributes.tsv.
 #include "schema_tables.inc"
 
 std::vector<std::string_view> split_choices(std::string_view choices) {
@@ -251,6 +251,12 @@ std::string_view refusal(std::string_view kind, std::string_view name) {
   for (const detail::Refusal& r : detail::kRefused)
     if (r.kind == kind && r.name == name) return r.why;
   return {};
+}
+
+bool stored_only(std::string_view kind, std::string_view name) {
+  for (const detail::Refusal& r : detail::kStored)
+    if (r.kind == kind && r.name == name) return true;
+  return false;
 }
 
 }  // namespace foehn::config
