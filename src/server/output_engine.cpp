@@ -652,14 +652,13 @@ bool OutputEngine::write_front_unguarded(bool closing) {
   if (next_in_file_ < 0 && role_.forward) {
     next_in_file_ = 0;  // level 1: no file, no time
   } else if (next_in_file_ < 0) {
+    if (!peers_ready(a, closing)) return false;
     start_and_agree(a);
     next_in_file_ = 0;
   }
   while (next_in_file_ < static_cast<int>(vars.size())) {
     const int var = vars[next_in_file_];
-    const bool skip =
-        vars_[var].op == filters::TemporalOp::once && (a.record > 0 || plan_.files[a.file].resume_records > 0);
-    if (!skip && !closing && !ready(var, a.record)) return false;  // wait for more data
+    if (!written_once(var, a) && !closing && !ready(var, a.record)) return false;  // wait for more data
     write_record_of(var, a.record, closing);
     ++next_in_file_;
   }
@@ -667,6 +666,34 @@ bool OutputEngine::write_front_unguarded(bool closing) {
   announced_.pop_front();
   next_in_file_ = -1;
   return true;
+}
+
+bool OutputEngine::written_once(int var, const Announce& a) const {
+  return vars_[var].op == filters::TemporalOp::once && (a.record > 0 || plan_.files[a.file].resume_records > 0);
+}
+
+// A writer inside a record's collective writes receives nothing; if another
+// writer of the file still waits for data of that record, the data may sit
+// behind messages to the first, and both wait for ever (it happened with 2
+// servers in one run of 3 of tests/python/transform_model.py). So the
+// writers of a shared file enter a record together: once every variable of
+// it is complete here, a non-blocking barrier, and the writes when all have
+// arrived, receiving meanwhile. Closing, nothing more can come: wait.
+// Attached writers hold their data already and need no transport.
+bool OutputEngine::peers_ready(const Announce& a, bool closing) {
+  if (role_.attached || !plan_.files[a.file].one_file || writers_ <= 1) return true;
+  if (peers_ == MPI_REQUEST_NULL) {
+    if (!closing)
+      for (const int var : plan_.files[a.file].variables)
+        if (!written_once(var, a) && !ready(var, a.record)) return false;
+    MPI_Ibarrier(role_.comm, &peers_);
+  }
+  int done = 1;
+  if (closing)
+    MPI_Wait(&peers_, MPI_STATUS_IGNORE);
+  else
+    MPI_Test(&peers_, &done, MPI_STATUS_IGNORE);
+  return done != 0;
 }
 
 void OutputEngine::advance(bool closing) {

@@ -90,6 +90,9 @@ class OutputEngine {
   // records are dropped, and close() throws it again.
   bool write_front(bool closing);
   bool failed() const { return !failure_.empty(); }
+  // The front record waits for the other writers of its file (peers_ready):
+  // the caller must call write_front again without a new message.
+  bool waiting_for_peers() const { return peers_ != MPI_REQUEST_NULL; }
   bool has_announced() const { return !announced_.empty(); }
   bool all_clients_closed() const { return closed_clients_ == plan_.client_ranks.size(); }
   // Writes the remaining records (incomplete ones as fill values, with a
@@ -168,6 +171,8 @@ class OutputEngine {
   bool writes(int file) const { return files_[file] != nullptr; }
   bool write_front_unguarded(bool closing);
   void start_and_agree(const Announce& a);
+  bool peers_ready(const Announce& a, bool closing);    // the file's writers all enter the record
+  bool written_once(int var, const Announce& a) const;  // a once field after its record: nothing to write
   [[noreturn]] void fail_writing(const formats::IoError& e);
   void init_periods();
   void open_file(int file);
@@ -194,7 +199,8 @@ class OutputEngine {
   // write error in one of its own files must end the shared ones on every
   // writer together (start_and_agree).
   bool mixed_ = false;
-  int writers_ = 1;  // ranks of role_.comm: the writers of each shared file
+  int writers_ = 1;                       // ranks of role_.comm: the writers of each shared file
+  MPI_Request peers_ = MPI_REQUEST_NULL;  // the barrier before the front record of a shared file
   std::size_t closed_clients_ = 0;
   std::vector<std::string> warnings_;
   std::string failure_;  // the write error that ended writing (write_front)

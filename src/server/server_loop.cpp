@@ -88,6 +88,7 @@ class Server {
         // (a sleep on a busy node can cost a whole time slice).
         if (MPI_Wtime() - last_message < kPollAfterMessage) continue;
         reap_credits();
+        if (waiting_for_peers()) drive();
         std::this_thread::sleep_for(idle);
         // Payloads on their way are checked for at least every 100 us.
         idle = std::min(idle * 2, std::chrono::microseconds(directs_.empty() ? 1000 : 100));
@@ -415,6 +416,12 @@ class Server {
     order_.push_back(o);
     for (int s = 1; s < count_; ++s)
       MPI_Send(&o, sizeof o, MPI_BYTE, w_.server_ranks[s], transport::kTagOrder, w_.comm);
+  }
+
+  bool waiting_for_peers() const {
+    for (const auto& [key, slot] : contexts_)
+      if (slot->engine && slot->engine->waiting_for_peers()) return true;
+    return false;
   }
 
   // Carries out the orders whose work can be done now, in order.
