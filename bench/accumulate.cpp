@@ -29,10 +29,14 @@
 #include <limits>
 #include <vector>
 
+#include "bench_stats.h"
+
 #include "filters/temporal.h"
 
 namespace {
-using Clock = std::chrono::steady_clock;
+using foehn::bench::Clock;
+using foehn::bench::median;
+const auto seconds = foehn::bench::seconds_since;
 using foehn::filters::Accumulator;
 using foehn::filters::TemporalOp;
 
@@ -51,12 +55,6 @@ struct PreviousAverage {
   }
 };
 
-double seconds(const Clock::time_point& t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
-
-double median(std::vector<double> t) {
-  std::nth_element(t.begin(), t.begin() + static_cast<std::ptrdiff_t>(t.size() / 2), t.end());
-  return t[t.size() / 2];
-}
 }  // namespace
 
 int main(int argc, char** argv) {

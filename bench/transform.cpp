@@ -19,17 +19,15 @@
 #include <numeric>
 #include <vector>
 
+#include "bench_stats.h"
 #include "transform/transform.h"
 
 namespace {
-using Clock = std::chrono::steady_clock;
+using foehn::bench::Clock;
 using foehn::transform::Operation;
 using foehn::transform::Transform;
 
-double median(std::vector<double> t) {
-  std::sort(t.begin(), t.end());
-  return t[t.size() / 2];
-}
+using foehn::bench::median;
 
 template <class F>
 double seconds(F&& f) {

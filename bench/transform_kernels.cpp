@@ -25,6 +25,8 @@
 #include <iostream>
 #include <vector>
 
+#include "bench_stats.h"
+
 #include "transform/remap/conservative.h"
 #include "transform/vertical/vertical_interpolation.h"
 
@@ -48,15 +50,12 @@ void operator delete(void* p) noexcept {
 void operator delete(void* p, std::size_t) noexcept { operator delete(p); }
 
 namespace {
-using Clock = std::chrono::steady_clock;
+using foehn::bench::Clock;
+using foehn::bench::median;
+const auto seconds = foehn::bench::seconds_since;
 namespace remap = foehn::transform::remap;
 namespace vertical = foehn::transform::vertical;
 
-double seconds(const Clock::time_point& t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
-double median(std::vector<double> t) {
-  std::nth_element(t.begin(), t.begin() + static_cast<std::ptrdiff_t>(t.size() / 2), t.end());
-  return t[t.size() / 2];
-}
 }  // namespace
 
 int main(int argc, char** argv) {

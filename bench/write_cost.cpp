@@ -17,12 +17,10 @@
 #include <unistd.h>
 
 #include "foehn/foehn.h"
+#include "bench_stats.h"
 
 namespace {
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
+using foehn::bench::median;
 void must(int status, const char* what) {
   if (status != FOEHN_OK) {
     std::fprintf(stderr, "%s: %s\n", what, foehn_last_error());
