@@ -84,7 +84,7 @@ class StepDriver {
   };
   struct OutputVar : OutputDef {
     std::vector<Destination> dest;  // by server (one entry when attached)
-    grid::PackPlan pack;            // the same streams, by gathers or one staging pass (see prepare)
+    std::shared_ptr<const grid::PackPlan> pack;  // the same streams, by gathers or one staging pass (see prepare)
     std::int64_t last_record = -1;  // to refuse a second write in one step
     std::int64_t last_sample_step = -1;
     // Samples taken since the last record of a reduction, and the step of
