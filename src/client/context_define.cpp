@@ -11,6 +11,7 @@
 
 #include "client/agree.h"
 #include "client/context.h"
+#include "client/definition_memory.h"
 #include "client/restart_state.h"
 #include "client/errors.h"
 #include "client/plan_builder.h"
@@ -513,6 +514,10 @@ const output::ContextPlan* Context::plan() const { return driver_ ? &driver_->pl
 void Context::close_definition(const std::vector<const Context*>& others) {
   check_open("foehn_close_definition");
   if (closed_definition_) fail(FOEHN_ERR_STATE, "foehn_close_definition: context '" + id_ + "' is already defined");
+  // Before any per-point list exists: a definition the node cannot hold
+  // is refused with both figures, the same message on every rank.
+  if (std::string e = check_definition_memory(id_, settings_, world_->attached() || rank_ == 0, comm_); !e.empty())
+    fail(FOEHN_ERR_ARGUMENT, e);
   // Every rank resolves the same XML; an error on one is an error on all.
   // Collective exchanges happen only between the agreements, so a rank that
   // failed never leaves the others waiting in a collective.

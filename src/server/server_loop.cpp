@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "formats/registry.h"
+#include "report/memory_available.h"
 #include "report/report.h"
 #include "server/direct_receives.h"
 #include "server/output_engine.h"
@@ -59,6 +60,10 @@ class Server {
   Server(transport::World& w, const ServerOptions& options) : w_(w), options_(options), directs_(w.direct) {
     MPI_Comm_rank(w_.local, &index_);
     MPI_Comm_size(w_.local, &count_);
+    MPI_Comm node;
+    MPI_Comm_split_type(w_.local, MPI_COMM_TYPE_SHARED, index_, MPI_INFO_NULL, &node);
+    MPI_Comm_size(node, &servers_on_node_);
+    MPI_Comm_free(&node);
   }
 
   int run() {
@@ -493,7 +498,8 @@ class Server {
       role.count = count_;
       role.comm = w_.local;
       role.discard = options_.discard_output;
-      if (plan.level2_ranks > 0) two_level_role(*slot, plan, role);
+      if (plan.level2_ranks > 0) two_level_role(*slot, plan, role);  // collective: before anything that may throw here
+      check_memory(plan);
       slot->engine = std::make_unique<OutputEngine>(std::move(plan), role);
       slot->engine->set_external_order(true);
     } catch (const std::exception& e) {
@@ -502,6 +508,32 @@ class Server {
     }
     send_ack(w_.comm, source, slot->error);
     contexts_[key] = std::move(slot);
+  }
+
+  // Before the engine allocates anything: the records this server
+  // assembles (two of each variable's block in flight, its accumulators
+  // when it reduces) against the node's memory, the servers on the node
+  // having balanced blocks alike. The model hears the refusal at its close
+  // of definition.
+  void check_memory(const output::ContextPlan& plan) const {
+    double need = 0;
+    for (const output::VariableInfo& v : plan.variables) {
+      const double points = static_cast<double>(plan.server_block(v, index_, count_).size());
+      need += points * (2.0 * (v.prec == 8 ? 8 : 4) + (v.reduce_on_server ? 16.0 : 0.0));
+    }
+    const report::MemoryAvailable have = report::memory_available();
+    const double node_need = need * servers_on_node_;
+    if (have.node_bytes >= 0 && node_need > have.node_bytes)
+      throw std::runtime_error("foehn-server " + std::to_string(index_) + ": the records of the context's " +
+                               std::to_string(plan.variables.size()) + " variables need about " +
+                               report::gib(node_need) + " on its node (" + std::to_string(servers_on_node_) +
+                               " servers), " + report::gib(have.node_bytes) + " available (" + have.node_source +
+                               "): use more server nodes");
+    if (have.process_bytes >= 0 && need > have.process_bytes)
+      throw std::runtime_error("foehn-server " + std::to_string(index_) + ": the records of the context's " +
+                               std::to_string(plan.variables.size()) + " variables need about " + report::gib(need) +
+                               ", " + report::gib(have.process_bytes) +
+                               " left under the process's address-space limit (ulimit -v)");
   }
 
   // Splits the servers into level 1 and the level-2 pools (collective over
@@ -691,6 +723,7 @@ class Server {
   std::map<std::pair<int, std::uint16_t>, std::int64_t> held_;  // (client rank, channel) -> space held
   std::int64_t held_bytes_ = 0;
   int index_ = 0, count_ = 1;
+  int servers_on_node_ = 1;  // server ranks sharing this one's node
   std::size_t finalized_ = 0;
   bool failed_ = false;
   std::map<std::uint32_t, std::unique_ptr<ContextSlot>> contexts_;
