@@ -1,0 +1,108 @@
+"""Definitions that scale (issue 18 item 14, issue 19 item 3): close of
+definition with 20,000 fields in 20 files, each field with its metadata,
+1 model rank + 1 foehn-server; the time of foehn_close_definition (model
+rank 0, after a barrier), and the peak memory (VmHWM) of the model and the
+server from foehn's report. The same run with 200 fields is the baseline in
+the same run (interleaved, median of --reps). Targets: <= 2 s and <= 200 MB.
+
+  .venv/bin/python bench/definition_scale.py            # 20,000 fields
+  .venv/bin/python bench/definition_scale.py --fields 5000 --reps 1
+Writes definition_scale.{json,md} into --out."""
+import argparse
+import json
+import os
+import pathlib
+import statistics
+import subprocess
+import sys
+
+import miniapp_runs
+
+HERE = pathlib.Path(__file__).resolve().parent
+TARGET_SECONDS, TARGET_MB = 2.0, 200.0
+
+
+def parse_args():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--build", default=str(miniapp_runs.ROOT / "build"))
+    p.add_argument("--out", default=str(HERE / "results"))
+    p.add_argument("--workdir", default=str(miniapp_runs.ROOT / "out/definition_scale"))
+    p.add_argument("--fields", type=int, default=20_000)
+    p.add_argument("--files", type=int, default=20)
+    p.add_argument("--grid", type=int, nargs=2, default=(72, 36))
+    p.add_argument("--reps", type=int, default=3)
+    return p.parse_args()
+
+
+def write_xml(path, nfields, nfiles):
+    fields = "".join(
+        f'<field id="f{f}" domain_ref="dom" prec="4" long_name="diagnostic number {f} of the scaling test" '
+        f'standard_name="air_temperature" unit="K" operation="{"average" if f % 2 else "instant"}"/>'
+        for f in range(nfields))
+    per_file = -(-nfields // nfiles)
+    files = "".join(
+        f'<file id="out{k}" name="scale_{k}" output_freq="1ts">'
+        + "".join(f'<field field_ref="f{f}"/>' for f in range(k * per_file, min(nfields, (k + 1) * per_file)))
+        + "</file>" for k in range(nfiles) if k * per_file < nfields)
+    path.write_text(f"""<?xml version="1.0"?>
+<simulation><context id="scale">
+  <variable_definition><variable id="report_file" type="string">report.json</variable></variable_definition>
+  <calendar type="gregorian" start_date="2000-01-01" timestep="1h"/>
+  <domain_definition><domain id="dom"/></domain_definition>
+  <field_definition>{fields}</field_definition>
+  <file_definition>{files}</file_definition>
+</context></simulation>""")
+
+
+def run_once(build, work, nfields, nfiles, grid):
+    work.mkdir(parents=True, exist_ok=True)
+    for f in work.glob("*.nc"):
+        f.unlink()
+    write_xml(work / "iodef.xml", nfields, nfiles)
+    env = dict(os.environ, **miniapp_runs.MPI_ENV, PYTHONPATH=str(build / "python"))
+    cmd = ["mpiexec", "-n", "1", sys.executable, str(HERE / "definition_scale_model.py"), "iodef.xml", str(nfields),
+           "2", str(grid[0]), str(grid[1]), ":", "-n", "1", str(build / "apps/foehn-server/foehn-server")]
+    proc = subprocess.run(cmd, cwd=work, env=env, capture_output=True, text=True, timeout=1800)
+    if proc.returncode != 0:
+        sys.exit(f"run failed ({proc.returncode}):\n{proc.stdout[-2000:]}\n{proc.stderr[-3000:]}")
+    times = json.loads(next(l for l in proc.stdout.splitlines() if l.startswith("{")))
+    report = json.loads((work / "report.json").read_text())
+    return {**times, "model_peak_mb": report["clients"][0]["peak_rss_bytes"] / 1e6,
+            "server_peak_mb": report["servers"][0]["peak_rss_bytes"] / 1e6}
+
+
+def main():
+    a = parse_args()
+    build, work = pathlib.Path(a.build).resolve(), pathlib.Path(a.workdir).resolve()
+    load_before = os.getloadavg()[0]
+    runs = {"baseline": [], "full": []}
+    for _ in range(a.reps):  # interleaved: the machine's noise hits both alike
+        runs["baseline"].append(run_once(build, work / "baseline", a.fields // 100, a.files, a.grid))
+        runs["full"].append(run_once(build, work / "full", a.fields, a.files, a.grid))
+    med = {k: {m: statistics.median(r[m] for r in v) for m in v[0]} for k, v in runs.items()}
+    full = med["full"]
+    result = {"fields": a.fields, "baseline_fields": a.fields // 100, "files": a.files, "grid": list(a.grid),
+              "reps": a.reps, "load_before": load_before, "load_after": os.getloadavg()[0], "median": med,
+              "runs": runs,
+              "met_seconds": full["close_definition_seconds"] <= TARGET_SECONDS,
+              "met_memory": max(full["model_peak_mb"], full["server_peak_mb"]) <= TARGET_MB}
+    out = pathlib.Path(a.out)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "definition_scale.json").write_text(json.dumps(result, indent=1))
+    lines = [f"{a.fields:,} fields (half averaged) in {a.files} files on a {a.grid[0]} x {a.grid[1]} domain, 1 model "
+             f"rank + 1 foehn-server, median of {a.reps} interleaved runs; load average {load_before:.1f} before, "
+             f"{result['load_after']:.1f} after.", "",
+             "| run | fields | foehn_init [s] | close_definition [s] | 2 steps [s] | model peak [MB] | server peak [MB] |",
+             "|---|---|---|---|---|---|---|"]
+    for k, n in (("baseline", a.fields // 100), ("full", a.fields)):
+        m = med[k]
+        lines.append(f"| {k} | {n:,} | {m['init_seconds']:.2f} | {m['close_definition_seconds']:.2f} | "
+                     f"{m['steps_seconds']:.2f} | {m['model_peak_mb']:.0f} | {m['server_peak_mb']:.0f} |")
+    lines += ["", f"targets: close of definition <= {TARGET_SECONDS} s: {'met' if result['met_seconds'] else 'NOT met'}; "
+              f"peak memory <= {TARGET_MB:.0f} MB: {'met' if result['met_memory'] else 'NOT met'}"]
+    (out / "definition_scale.md").write_text("\n".join(lines) + "\n")
+    print("\n".join(lines))
+
+
+if __name__ == "__main__":
+    main()
