@@ -492,10 +492,9 @@ contains
   subroutine foehn_context_close(ctx, status)
     type(foehn_context), intent(inout) :: ctx
     integer, intent(out), optional :: status
-    integer(c_int) :: code
-    code = c_context_close(ctx%ptr)
-    ctx%ptr = c_null_ptr
-    call finish(code, "foehn_context_close", status)
+    ! The handle is kept, as in C: a later call with it is FOEHN_ERR_STATE
+    ! naming the closed context (a null handle would only say "null context").
+    call finish(c_context_close(ctx%ptr), "foehn_context_close", status)
   end subroutine foehn_context_close
 
   ! Hands `code` back in status, or stops with the message when status is absent.
