@@ -186,3 +186,36 @@ def test_direct_payloads_by_level_and_through_staging(tmp_path, mpmd):
     server = report["servers"][0]
     assert (server["direct_bytes"], server["staged_bytes"]) == (in_place, staged)
     assert server["bytes_received"] == sum(c["bytes_sent"] for c in report["clients"])
+
+
+@pytest.mark.parametrize("nfields", [100, 1100])
+def test_small_records_are_chunked_within_a_budget(tmp_path, mpmd, monkeypatch, nfields):
+    # Small records are chunked along time, 64 KiB a chunk (HDF5's chunk
+    # index stays small over long runs), less when the context's variables
+    # would hold more than 64 MiB of filling chunks in all (netcdf_writer.h):
+    # 96-byte records, 682 or 635 records a chunk. Values exact.
+    import netCDF4
+    import numpy as np
+    import sys
+    monkeypatch.setenv("PYTHONPATH", str(BUILD / "python"))
+    steps = 2
+    xml = tmp_path / "iodef.xml"
+    xml.write_text(f"""<?xml version="1.0"?>
+<simulation><context id="many">
+  <calendar type="gregorian" start_date="2000-01-01" timestep="1h"/>
+  <domain_definition><domain id="dom"/></domain_definition>
+  <field_definition>{"".join(f'<field id="f{f}" domain_ref="dom" prec="4"/>' for f in range(nfields))}</field_definition>
+  <file_definition><file id="out" name="many" output_freq="1ts">
+    {"".join(f'<field field_ref="f{f}"/>' for f in range(nfields))}
+  </file></file_definition>
+</context></simulation>""")
+    run = mpmd(tmp_path, 1, 1, [sys.executable, ROOT / "tests/python/many_fields_model.py", xml, nfields, steps])
+    assert run.returncode == 0, run.stdout + run.stderr
+    sys.path.insert(0, str(ROOT / "tests/python"))
+    from many_fields_model import values
+    records_per_chunk = min(64 << 10, (64 << 20) // nfields) // (6 * 4 * 4)
+    with netCDF4.Dataset(tmp_path / "many.nc") as ds:
+        for f in (0, nfields - 1):
+            assert ds[f"f{f}"].chunking() == [records_per_chunk, 4, 6]
+            for s in range(1, steps + 1):
+                np.testing.assert_array_equal(ds[f"f{f}"][s - 1], values(f, s, 0, 4))

@@ -293,8 +293,9 @@ void NetcdfWriter::define_variable(const ContextPlan& plan, int vi) {
       sizes.push_back(ds_.dim_length(dims[d]));
       record_bytes *= sizes.back();
     }
-    if (record_bytes > 0 && record_bytes <= kSmallChunkBytes / 2) {
-      sizes[0] = kSmallChunkBytes / record_bytes;
+    const std::size_t chunk_bytes = std::min(kSmallChunkBytes, kSmallChunkBudget / plan.variables.size());
+    if (record_bytes > 0 && record_bytes <= chunk_bytes / 2) {
+      sizes[0] = chunk_bytes / record_bytes;
       ds_.def_chunking(var, sizes);
     }
   }

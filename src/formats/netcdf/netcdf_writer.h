@@ -31,6 +31,10 @@ constexpr std::size_t kChunkCacheBytes = 1 << 20;
 // Variables whose record is at most half this size get chunks of this size
 // (or just under) along time; they fit the chunk cache.
 constexpr std::size_t kSmallChunkBytes = 64 << 10;
+// What those chunks, each held in the chunk cache while it fills, may take
+// in all for a context's variables: with thousands of variables each gets
+// a smaller chunk (20,000 variables of 64 KiB held 1.3 GB of a server).
+constexpr std::size_t kSmallChunkBudget = 64 << 20;
 
 class NetcdfWriter final : public Writer {
  public:
