@@ -13,10 +13,12 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "client/agree.h"
+#include "calendar/calendar.h"
 #include "client/plan_builder.h"
 #include "config/config.h"
 #include "filters/graph.h"
@@ -79,6 +81,7 @@ class StepDriver {
   void drain_sends();
 
  private:
+  LocalFailure wait_for_servers_synced();  // a checkpoint in server mode, rank 0
   struct Destination {       // one server (or this client itself, attached)
     std::int64_t total = 0;  // values of this client's stream for it (out.pack packs them)
   };
@@ -157,6 +160,7 @@ class StepDriver {
   std::string restart_dir_;
   const ModelSettings* settings_ = nullptr;
   std::vector<std::int64_t> file_base_;
+  std::vector<std::optional<calendar::SplitPeriods>> split_;  // by file: the periods of split_freq
   std::map<std::string, GlobalMap> global_maps_;
   // Records due this step, announced to the servers at its end, after the
   // step's data and results, when other contexts are open: an announced
