@@ -30,6 +30,10 @@
 #include "transport/send_channel.h"
 #include "transport/world.h"
 
+namespace foehn::restart {
+class ByGlobalIndex;
+}
+
 namespace foehn::client {
 
 class StepDriver {
@@ -99,8 +103,11 @@ class StepDriver {
   struct GlobalMap {
     std::vector<std::int64_t> give, take;  // writing (one copy of each point), reading (every local value)
     std::int64_t size = 0;
+    // The exchanges for `give` and `take`, made once per grid: every
+    // variable of the grid moves through the same.
+    std::shared_ptr<const restart::ByGlobalIndex> giving, taking;
   };
-  const GlobalMap& global_map(const std::vector<output::Dim>& dims);
+  GlobalMap& global_map(const std::vector<output::Dim>& dims);
   const std::vector<output::Dim>& node_dims(int node) const;
   bool windows_open() const;
   std::string configuration_text() const;

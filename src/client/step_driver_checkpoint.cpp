@@ -10,6 +10,7 @@
 // weights (per point when some samples skipped points, else one for all);
 // for each file, its schedule, the records written and the start of the
 // next record's interval; for each output, the samples of its open window.
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <filesystem>
@@ -73,7 +74,7 @@ const std::vector<output::Dim>& StepDriver::node_dims(int node) const {
 
 // The grid's local values in data order: the dimensions slowest first, the
 // domain's two as one (its data points), each axis this rank's part.
-const StepDriver::GlobalMap& StepDriver::global_map(const std::vector<output::Dim>& dims) {
+StepDriver::GlobalMap& StepDriver::global_map(const std::vector<output::Dim>& dims) {
   std::string key;
   for (const output::Dim& d : dims) key += std::to_string(d.kind) + ":" + std::to_string(d.index) + " ";
   auto [it, fresh] = global_maps_.try_emplace(key);
@@ -269,12 +270,14 @@ void StepDriver::checkpoint() {
     std::vector<double> slab, local;
     for (int k : kept) {
       const filters::Accumulator& acc = graph_.node(k).stage.accumulator();
-      const GlobalMap& m = global_map(node_dims(k));
+      GlobalMap& m = global_map(node_dims(k));
       if (m.take.size() != acc.size())
         throw restart::StateError("node " + std::to_string(k) + ": " + std::to_string(acc.size()) +
                                   " values, its grid has " + std::to_string(m.take.size()) + " here");
-      const ByGlobalIndex by(comm_, m.give, m.size);
-      slab.assign(static_cast<std::size_t>(by.slab_count()), std::nan(""));
+      if (!m.giving) m.giving = std::make_shared<const ByGlobalIndex>(comm_, m.give, m.size);
+      const ByGlobalIndex& by = *m.giving;
+      slab.resize(static_cast<std::size_t>(by.slab_count()));
+      if (!by.fills_slab()) std::fill(slab.begin(), slab.end(), std::nan(""));  // points no rank has
       by.to_slab(acc.values(), slab.data());
       st.put_slab(node_var(k, "value"), by.slab_begin(), by.slab_count(), slab.data());
       if (!per_point[static_cast<std::size_t>(k)]) continue;
@@ -368,10 +371,11 @@ void StepDriver::resume(const ModelSettings& settings, const std::string& state_
       n.stage.restore_sampling(row[2], row[3] != 0);
       if (!n.stage.reduces() || n.stage.size() == 0) continue;
       const int node = static_cast<int>(k);
-      const GlobalMap& m = global_map(node_dims(node));
+      GlobalMap& m = global_map(node_dims(node));
       if (st.points(node_var(node, "value")) != m.size)
         fail(FOEHN_ERR_CONFIG, where + "node " + std::to_string(k) + " has another grid size");
-      const ByGlobalIndex by(comm_, m.take, m.size);
+      if (!m.taking) m.taking = std::make_shared<const ByGlobalIndex>(comm_, m.take, m.size);
+      const ByGlobalIndex& by = *m.taking;
       slab.resize(static_cast<std::size_t>(by.slab_count()));
       values.assign(n.stage.size(), std::nan(""));
       st.get_slab(node_var(node, "value"), by.slab_begin(), by.slab_count(), slab.data());
