@@ -402,7 +402,11 @@ int foehn_set_model_time(foehn_context ctx, double seconds) {
 }
 
 int foehn_checkpoint(foehn_context ctx) {
-  return api_call([&] { context_of(ctx, "foehn_checkpoint").checkpoint(); });
+  return api_call([&] {
+    Context& c = context_of(ctx, "foehn_checkpoint");
+    drain_others(c);  // with servers, it waits for them to write the records before it
+    c.checkpoint();
+  });
 }
 
 int foehn_field_handle(foehn_context ctx, const char* field_id, int* handle) {

@@ -112,6 +112,9 @@ struct FileSchedule {
   std::int64_t records = 0;
   std::int64_t record = -1;       // the record due now
   std::int64_t record_start = 0;  // start of the record's interval (instant, microseconds)
+  // split_freq (restarts): the period of the last record (-1: none yet) and
+  // the records in it, as the writers count them.
+  std::int64_t period = -1, period_records = 0;
 };
 
 // What close of definition builds before the exchanges.

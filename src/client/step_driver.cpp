@@ -51,6 +51,11 @@ StepDriver::StepDriver(const std::string& id, MPI_Comm comm, const config::Conte
       segment_start_(built.start) {
   MPI_Comm_rank(comm_, &rank_);
   MPI_Comm_size(comm_, &size_);
+  split_.resize(files_.size());
+  for (std::size_t f = 0; f < files_.size(); ++f)
+    if (!plan_.files[f].split_freq.empty())
+      split_[f].emplace(*calendar_, start_, calendar::parse_duration(plan_.files[f].split_freq), timestep_us_,
+                        plan_.files[f].split_format);
   for (const OutputDef& d : built.outputs) {
     OutputVar out;
     static_cast<OutputDef&>(out) = d;
@@ -184,6 +189,11 @@ void StepDriver::advance_time(std::int64_t now) {
     const double start =
         static_cast<double>(fs.record_start - origin_) / static_cast<double>(calendar::kMicrosPerSecond);
     fs.record_start = now;
+    if (split_[f]) {  // as the writers split (OutputEngine::start_record)
+      const std::int64_t period = split_[f]->period_of(now);
+      if (period != fs.period) fs.period = period, fs.period_records = 0;
+      ++fs.period_records;
+    }
     if (attached_)
       attached_->on_announce(static_cast<int>(f), fs.record, now_seconds_, start);
     else if (rank_ == 0 && shared_)

@@ -13,10 +13,12 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "client/agree.h"
+#include "calendar/calendar.h"
 #include "client/plan_builder.h"
 #include "config/config.h"
 #include "filters/graph.h"
@@ -27,6 +29,10 @@
 #include "transport/progress_thread.h"
 #include "transport/send_channel.h"
 #include "transport/world.h"
+
+namespace foehn::restart {
+class ByGlobalIndex;
+}
 
 namespace foehn::client {
 
@@ -79,6 +85,7 @@ class StepDriver {
   void drain_sends();
 
  private:
+  LocalFailure wait_for_servers_synced();  // a checkpoint in server mode, rank 0
   struct Destination {       // one server (or this client itself, attached)
     std::int64_t total = 0;  // values of this client's stream for it (out.pack packs them)
   };
@@ -96,8 +103,11 @@ class StepDriver {
   struct GlobalMap {
     std::vector<std::int64_t> give, take;  // writing (one copy of each point), reading (every local value)
     std::int64_t size = 0;
+    // The exchanges for `give` and `take`, made once per grid: every
+    // variable of the grid moves through the same.
+    std::shared_ptr<const restart::ByGlobalIndex> giving, taking;
   };
-  const GlobalMap& global_map(const std::vector<output::Dim>& dims);
+  GlobalMap& global_map(const std::vector<output::Dim>& dims);
   const std::vector<output::Dim>& node_dims(int node) const;
   bool windows_open() const;
   std::string configuration_text() const;
@@ -157,6 +167,7 @@ class StepDriver {
   std::string restart_dir_;
   const ModelSettings* settings_ = nullptr;
   std::vector<std::int64_t> file_base_;
+  std::vector<std::optional<calendar::SplitPeriods>> split_;  // by file: the periods of split_freq
   std::map<std::string, GlobalMap> global_maps_;
   // Records due this step, announced to the servers at its end, after the
   // step's data and results, when other contexts are open: an announced

@@ -10,16 +10,20 @@
 // weights (per point when some samples skipped points, else one for all);
 // for each file, its schedule, the records written and the start of the
 // next record's interval; for each output, the samples of its open window.
+#include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <filesystem>
 #include <iostream>
 #include <sstream>
+#include <thread>
 
 #include "client/errors.h"
 #include "client/restart_state.h"
 #include "client/step_driver.h"
 #include "restart/by_global_index.h"
 #include "restart/state_file.h"
+#include "transport/liveness.h"
 
 namespace foehn::client {
 
@@ -29,7 +33,9 @@ using restart::StateFile;
 namespace {
 
 constexpr int kNodeColumns = 5;    // kind, sampler's next instant, last sample time, once done, per-point weights
-constexpr int kFileColumns = 3;    // schedule's next instant, records written, start of the next record
+// schedule's next instant, records written, start of the next record; split_freq: the last record's period and
+// the records in it
+constexpr int kFileColumns = 5;
 constexpr int kOutputColumns = 2;  // samples in the open window, step of the first
 
 std::string node_var(int node, const char* what) { return "node" + std::to_string(node) + "_" + what; }
@@ -68,7 +74,7 @@ const std::vector<output::Dim>& StepDriver::node_dims(int node) const {
 
 // The grid's local values in data order: the dimensions slowest first, the
 // domain's two as one (its data points), each axis this rank's part.
-const StepDriver::GlobalMap& StepDriver::global_map(const std::vector<output::Dim>& dims) {
+StepDriver::GlobalMap& StepDriver::global_map(const std::vector<output::Dim>& dims) {
   std::string key;
   for (const output::Dim& d : dims) key += std::to_string(d.kind) + ":" + std::to_string(d.index) + " ";
   auto [it, fresh] = global_maps_.try_emplace(key);
@@ -143,9 +149,18 @@ std::string StepDriver::configuration_text() const {
   for (const auto& d : plan_.domains)
     t << "domain " << d.id << ": " << d.type << " " << d.ni_glo << " x " << d.nj_glo << "\n";
   for (const auto& a : plan_.axes) t << "axis " << a.id << ": " << a.size() << " values\n";
-  for (const auto& f : plan_.files)
+  for (const auto& f : plan_.files) {
     t << "file " << f.id << ": " << f.base_path << ", output_freq " << f.output_freq << ", split_freq '" << f.split_freq
-      << "', " << (f.one_file ? "one_file" : "multiple_file") << ", " << f.format << "\n";
+      << "', " << f.format << ", ";
+    // One part per writer: a multiple_file file continues with as many.
+    if (f.one_file)
+      t << "one_file\n";
+    else if (world_->attached())
+      t << "multiple_file in " << size_ << " parts (attached: one per model rank)\n";
+    else
+      t << "multiple_file in parts of " << world_->server_ranks.size() << " servers (level 2: " << plan_.level2_ranks
+        << " ranks in " << plan_.level2_pools << " pools)\n";
+  }
   for (const auto& v : plan_.variables) {
     t << "variable " << plan_.files[v.file].id << "/" << v.name << ": field " << v.field_id << ", operation "
       << v.operation << ", " << v.cell_methods << ", prec " << v.prec << ", placement "
@@ -174,19 +189,19 @@ void StepDriver::checkpoint() {
                                  "': exact restarts of reductions on the servers (temporal_placement=server) are "
                                  "not built yet; use temporal_placement=client (the default)");
   end_step();  // this step's records end now, not at the next update_calendar
-  // The records before the checkpoint reach the disk, so that a run killed
-  // later keeps them: attached, now; the servers, once they are written
-  // (rank 0 speaks for all, after its announces).
+  // The records before the checkpoint reach the disk before the state says
+  // they did, so that a run killed after the call keeps them.
+  LocalFailure made;
   if (attached_) {
     attached_->sync_files();
-  } else if (rank_ == 0) {
-    send_event_to_all(transport::EventType::sync, 0, 0, 0, 0);
-    for (auto& ch : channels_) ch.send_current();
+  } else {
+    if (rank_ == 0) send_event_to_all(transport::EventType::sync, 0, 0, 0, 0);  // after its announces
+    for (auto& ch : channels_) ch.drain();  // every rank's data for those records
+    if (rank_ == 0) made = wait_for_servers_synced();
   }
   const calendar::Date date = calendar_->to_date(now_);
   const std::string path = state_path(restart_dir_, date, id_);
-  LocalFailure made;
-  if (rank_ == 0) {
+  if (rank_ == 0 && !made.failed) {
     std::error_code ec;
     std::filesystem::create_directories(std::filesystem::path(path).parent_path(), ec);
     if (ec) made = {true, FOEHN_ERR_IO, path + ": cannot create the checkpoint's directory: " + ec.message()};
@@ -213,6 +228,8 @@ void StepDriver::checkpoint() {
     file_table[f * kFileColumns] = files_[f].sampler.next_k;
     file_table[f * kFileColumns + 1] = file_base_[f] + files_[f].records;
     file_table[f * kFileColumns + 2] = files_[f].record_start;
+    file_table[f * kFileColumns + 3] = files_[f].period;
+    file_table[f * kFileColumns + 4] = files_[f].period_records;
   }
   std::vector<std::int64_t> output_table(outputs_.size() * kOutputColumns);
   for (std::size_t o = 0; o < outputs_.size(); ++o) {
@@ -253,12 +270,14 @@ void StepDriver::checkpoint() {
     std::vector<double> slab, local;
     for (int k : kept) {
       const filters::Accumulator& acc = graph_.node(k).stage.accumulator();
-      const GlobalMap& m = global_map(node_dims(k));
+      GlobalMap& m = global_map(node_dims(k));
       if (m.take.size() != acc.size())
         throw restart::StateError("node " + std::to_string(k) + ": " + std::to_string(acc.size()) +
                                   " values, its grid has " + std::to_string(m.take.size()) + " here");
-      const ByGlobalIndex by(comm_, m.give, m.size);
-      slab.assign(static_cast<std::size_t>(by.slab_count()), std::nan(""));
+      if (!m.giving) m.giving = std::make_shared<const ByGlobalIndex>(comm_, m.give, m.size);
+      const ByGlobalIndex& by = *m.giving;
+      slab.resize(static_cast<std::size_t>(by.slab_count()));
+      if (!by.fills_slab()) std::fill(slab.begin(), slab.end(), std::nan(""));  // points no rank has
       by.to_slab(acc.values(), slab.data());
       st.put_slab(node_var(k, "value"), by.slab_begin(), by.slab_count(), slab.data());
       if (!per_point[static_cast<std::size_t>(k)]) continue;
@@ -275,6 +294,47 @@ void StepDriver::checkpoint() {
               << std::endl;
 }
 
+// Rank 0, server mode: every server has written and synced the records
+// announced before the checkpoint (one kTagSynced each). Two-level servers
+// do not answer (docs/restart.md): their checkpoint does not wait.
+LocalFailure StepDriver::wait_for_servers_synced() {
+  if (plan_.level2_ranks > 0) return {};
+  std::size_t answers = 0;
+  auto last_check = std::chrono::steady_clock::now();
+  auto pause = std::chrono::microseconds(20);
+  while (answers < world_->server_ranks.size()) {
+    int flag = 0;
+    MPI_Status st;
+    MPI_Iprobe(MPI_ANY_SOURCE, transport::kTagSynced, world_->comm, &flag, &st);
+    if (flag) {
+      std::uint32_t key = 0;
+      MPI_Recv(&key, 1, MPI_UINT32_T, st.MPI_SOURCE, transport::kTagSynced, world_->comm, MPI_STATUS_IGNORE);
+      if (key != key_)
+        return {true, FOEHN_ERR_INTERNAL, "foehn_checkpoint: context '" + id_ + "': a server's answer for another context"};
+      ++answers;
+      pause = std::chrono::microseconds(20);
+      continue;
+    }
+    // A server that failed (its error comes at the next call) or died never answers.
+    MPI_Iprobe(MPI_ANY_SOURCE, transport::kTagError, world_->comm, &flag, &st);
+    if (flag)
+      return {true, FOEHN_ERR_IO, "foehn_checkpoint: context '" + id_ + "': a server failed before the records "
+                                  "before the checkpoint were on disk; no state written"};
+    const auto now = std::chrono::steady_clock::now();
+    if (now - last_check > std::chrono::seconds(1)) {
+      last_check = now;
+      try {
+        transport::check_alive(world_->server_ranks);
+      } catch (const transport::PeerLost& e) {
+        return {true, FOEHN_ERR_IO, "foehn_checkpoint: context '" + id_ + "': " + e.what() + "; no state written"};
+      }
+    }
+    std::this_thread::sleep_for(pause);
+    pause = std::min(pause * 2, std::chrono::microseconds(1000));
+  }
+  return {};
+}
+
 void StepDriver::resume(const ModelSettings& settings, const std::string& state_path_text, std::int64_t segment_start) {
   settings_ = &settings;
   segment_start_ = segment_start;
@@ -283,9 +343,16 @@ void StepDriver::resume(const ModelSettings& settings, const std::string& state_
     const StateFile st = StateFile::open(state_path_text, comm_);
     const std::string was = st.text("configuration");
     const std::string now = configuration_text();
-    if (was != now)
-      fail(FOEHN_ERR_CONFIG, where + "the configuration changed since the checkpoint (" + first_difference(was, now) +
-                                 "); an exact restart needs the same files, fields, operations and calendar");
+    if (was != now) {
+      const std::string changed = first_difference(was, now);
+      fail(FOEHN_ERR_CONFIG, where + "the configuration changed since the checkpoint (" + changed +
+                                 "); an exact restart needs the same files, fields, operations and calendar" +
+                                 (changed.find("multiple_file") != std::string::npos
+                                      ? ", and a multiple_file file the same number of parts: run with as many "
+                                        "servers (model ranks when attached) as the checkpoint's run, or make the "
+                                        "file one_file"
+                                      : ""));
+    }
     const std::size_t nodes = graph_.size();
     const auto node_table = st.int_table("nodes", nodes, kNodeColumns);
     const auto weight_table = st.double_table("node_weights", nodes, 1);
@@ -304,10 +371,11 @@ void StepDriver::resume(const ModelSettings& settings, const std::string& state_
       n.stage.restore_sampling(row[2], row[3] != 0);
       if (!n.stage.reduces() || n.stage.size() == 0) continue;
       const int node = static_cast<int>(k);
-      const GlobalMap& m = global_map(node_dims(node));
+      GlobalMap& m = global_map(node_dims(node));
       if (st.points(node_var(node, "value")) != m.size)
         fail(FOEHN_ERR_CONFIG, where + "node " + std::to_string(k) + " has another grid size");
-      const ByGlobalIndex by(comm_, m.take, m.size);
+      if (!m.taking) m.taking = std::make_shared<const ByGlobalIndex>(comm_, m.take, m.size);
+      const ByGlobalIndex& by = *m.taking;
       slab.resize(static_cast<std::size_t>(by.slab_count()));
       values.assign(n.stage.size(), std::nan(""));
       st.get_slab(node_var(node, "value"), by.slab_begin(), by.slab_count(), slab.data());
@@ -321,13 +389,17 @@ void StepDriver::resume(const ModelSettings& settings, const std::string& state_
       n.stage.accumulator().restore(values.data(), per_point ? weights.data() : nullptr, weight_table[k]);
     }
     for (std::size_t f = 0; f < files_.size(); ++f) {
-      if (!plan_.files[f].split_freq.empty())
-        fail(FOEHN_ERR_CONFIG,
-             where + "file '" + plan_.files[f].id + "': exact restarts of files with split_freq are not built yet");
-      files_[f].sampler.next_k = file_table[f * kFileColumns];
+      FileSchedule& fs = files_[f];
+      output::FileInfo& info = plan_.files[f];
+      fs.sampler.next_k = file_table[f * kFileColumns];
       file_base_[f] = file_table[f * kFileColumns + 1];
-      files_[f].record_start = file_table[f * kFileColumns + 2];
-      plan_.files[f].resume_records = file_base_[f];
+      fs.record_start = file_table[f * kFileColumns + 2];
+      fs.period = file_table[f * kFileColumns + 3];
+      fs.period_records = file_table[f * kFileColumns + 4];
+      info.resume_records = file_base_[f];
+      // The file continued: split_freq, that of the last record's period.
+      info.resume_period = split_[f] ? fs.period : -1;
+      info.resume_file_records = split_[f] ? (fs.period < 0 ? 0 : fs.period_records) : file_base_[f];
     }
     for (std::size_t o = 0; o < outputs_.size(); ++o) {
       outputs_[o].window_samples = output_table[o * kOutputColumns];

@@ -125,6 +125,10 @@ struct FileInfo {
   // An exact restart (docs/restart.md): the records the file held at the
   // checkpoint; this run writes from there, over any written after it. -1: none.
   std::int64_t resume_records = -1;
+  // The file this run continues: split_freq, the period of the checkpoint's
+  // last record (-1: the first); and the records that file held (of the
+  // whole output without split_freq). -1: none.
+  std::int64_t resume_period = -1, resume_file_records = -1;
   // Created through the parallel API even for one writer: a file a later
   // run may continue (append, restart_dir) with more writers. A file created
   // serially cannot grow under several (Open MPI's ompio fails in pwritev,

@@ -59,19 +59,21 @@ ByGlobalIndex::ByGlobalIndex(MPI_Comm comm, const std::vector<std::int64_t>& glo
 }
 
 void ByGlobalIndex::to_slab(const double* local, double* slab) const {
-  std::vector<double> out(order_.size()), in(slab_offset_.size());
-  for (std::size_t k = 0; k < order_.size(); ++k) out[k] = local[order_[k]];
-  MPI_Alltoallv(out.data(), send_counts_.data(), send_displs_.data(), MPI_DOUBLE, in.data(), recv_counts_.data(),
-                recv_displs_.data(), MPI_DOUBLE, comm_);
-  for (std::size_t k = 0; k < in.size(); ++k) slab[slab_offset_[k]] = in[k];
+  sent_.resize(order_.size());
+  received_.resize(slab_offset_.size());
+  for (std::size_t k = 0; k < order_.size(); ++k) sent_[k] = local[order_[k]];
+  MPI_Alltoallv(sent_.data(), send_counts_.data(), send_displs_.data(), MPI_DOUBLE, received_.data(),
+                recv_counts_.data(), recv_displs_.data(), MPI_DOUBLE, comm_);
+  for (std::size_t k = 0; k < received_.size(); ++k) slab[slab_offset_[k]] = received_[k];
 }
 
 void ByGlobalIndex::from_slab(const double* slab, double* local) const {
-  std::vector<double> out(slab_offset_.size()), in(order_.size());
-  for (std::size_t k = 0; k < out.size(); ++k) out[k] = slab[slab_offset_[k]];
-  MPI_Alltoallv(out.data(), recv_counts_.data(), recv_displs_.data(), MPI_DOUBLE, in.data(), send_counts_.data(),
-                send_displs_.data(), MPI_DOUBLE, comm_);
-  for (std::size_t k = 0; k < in.size(); ++k) local[order_[k]] = in[k];
+  sent_.resize(slab_offset_.size());
+  received_.resize(order_.size());
+  for (std::size_t k = 0; k < sent_.size(); ++k) sent_[k] = slab[slab_offset_[k]];
+  MPI_Alltoallv(sent_.data(), recv_counts_.data(), recv_displs_.data(), MPI_DOUBLE, received_.data(),
+                send_counts_.data(), send_displs_.data(), MPI_DOUBLE, comm_);
+  for (std::size_t k = 0; k < received_.size(); ++k) local[order_[k]] = received_[k];
 }
 
 }  // namespace foehn::restart

@@ -21,6 +21,9 @@ class ByGlobalIndex {
 
   std::int64_t slab_begin() const { return slab_begin_; }
   std::int64_t slab_count() const { return slab_count_; }
+  // Whether every place of this rank's slab receives a value (else the
+  // caller fills the slab first: places no rank fills keep what they held).
+  bool fills_slab() const { return static_cast<std::int64_t>(slab_offset_.size()) == slab_count_; }
   // Each local value to its place in its owner's slab (`slab`: slab_count()
   // values; places no rank fills keep what they held).
   void to_slab(const double* local, double* slab) const;
@@ -35,6 +38,7 @@ class ByGlobalIndex {
   std::vector<int> send_counts_, send_displs_;
   std::vector<int> recv_counts_, recv_displs_;
   std::vector<std::int64_t> slab_offset_;  // of each value received, in the slab
+  mutable std::vector<double> sent_, received_;  // kept: one allocation per checkpoint's grid, not per variable
 };
 
 }  // namespace foehn::restart

@@ -87,6 +87,11 @@ void StateFile::define_points(const std::string& name, std::int64_t global_size)
   int dim = -1, v = -1;
   check(nc_def_dim(id_, (name + "_points").c_str(), static_cast<std::size_t>(global_size), &dim), name);
   check(nc_def_var(id_, name.c_str(), NC_DOUBLE, 1, &dim, &v), name);
+  // Every point is written: no fill values first (parallel HDF5 writes
+  // them all when the file is defined, a second pass over the bytes), one
+  // contiguous block.
+  check(nc_def_var_chunking(id_, v, NC_CONTIGUOUS, nullptr), name);
+  check(nc_def_var_fill(id_, v, NC_NOFILL, nullptr), name);
   check(nc_var_par_access(id_, v, NC_COLLECTIVE), name);
 }
 

@@ -120,6 +120,9 @@ void OutputEngine::init_periods() {
     FilePeriods& p = periods_[i];
     if (!f.split_freq.empty())
       p.split.emplace(*calendar_, start, calendar::parse_duration(f.split_freq), plan_.timestep_us, f.split_format);
+    // An exact restart opens the period of the checkpoint's last record;
+    // this run's record 0 follows that file's records.
+    if (p.split && f.resume_period >= 0) p.period = f.resume_period;
     if (!f.sync_freq.empty())
       p.sync.emplace(*calendar_, start, calendar::parse_duration(f.sync_freq), calendar::Duration{}, plan_.timestep_us);
   }
@@ -168,6 +171,7 @@ void OutputEngine::start_record(int file, std::int64_t record, double time) {
   closed_.write_seconds += figures.write_seconds;
   p.period = period;
   p.first_record = record;
+  plan_.files[file].resume_file_records = -1;  // the periods after the checkpoint's begin new files
   open_file(file);
 }
 
@@ -642,6 +646,7 @@ bool OutputEngine::write_front_unguarded(bool closing) {
   if (a.file == kSyncMarker) {  // every record announced before the checkpoint is written
     if (!role_.forward) sync_files();
     announced_.pop_front();
+    if (synced_) synced_();
     return true;
   }
   const auto& vars = plan_.files[a.file].variables;

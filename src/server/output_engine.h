@@ -72,8 +72,10 @@ class OutputEngine {
   void on_block(int var, std::int64_t record, const grid::Box& box, const std::byte* data);
   void on_announce(int file, std::int64_t record, double time, double time_start);
   // A checkpoint: once the records announced so far are written, the files
-  // are synced (a marker in the announced order).
+  // are synced (a marker in the announced order), then `synced` is called
+  // (the server tells the model, whose checkpoint waits for it).
   void on_sync();
+  void when_synced(std::function<void()> synced) { synced_ = std::move(synced); }
   void on_client_closed(int client);
   // A checkpoint (attached mode): what is written reaches the disk, so that
   // a run stopped later keeps the records before it.
@@ -188,6 +190,7 @@ class OutputEngine {
   std::unique_ptr<calendar::Calendar> calendar_;         // for file periods; null when no file has any
   std::int64_t origin_ = 0;
   std::vector<FilePeriods> periods_;  // by file
+  std::function<void()> synced_;
   formats::WriterFigures closed_;     // of files already closed (split), close included
   std::map<std::pair<int, std::int64_t>, Pending> pending_;
   std::vector<std::vector<std::byte>> spare_;  // recycled record buffers

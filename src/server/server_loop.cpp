@@ -204,7 +204,8 @@ class Server {
       case transport::kTagReport:
       case transport::kTagCredit:
       case transport::kTagPayload:
-      case transport::kTagError: break;
+      case transport::kTagError:
+      case transport::kTagSynced: break;
     }
     fail_run("unexpected message (tag " + std::to_string(tag) + ", " + std::to_string(bytes) + " bytes) from rank " +
              std::to_string(source));
@@ -382,6 +383,11 @@ class Server {
     } catch (const std::exception& e) { fail_context(slot, e.what()); }
   }
 
+  // Small and sent eagerly; the client's checkpoint waits for one per server.
+  void send_synced(int root, std::uint32_t key) {
+    MPI_Send(&key, 1, MPI_UINT32_T, root, transport::kTagSynced, w_.comm);
+  }
+
   void fail_run(const std::string& message) {
     std::cerr << "foehn-server " << index_ << ": error: " << message << std::endl;
     failed_ = true;
@@ -502,6 +508,13 @@ class Server {
       check_memory(plan);
       slot->engine = std::make_unique<OutputEngine>(std::move(plan), role);
       slot->engine->set_external_order(true);
+      // A checkpoint waits for every server's files (one level; two levels:
+      // level 1 writes none, level 2 does not see the checkpoint).
+      if (slot->level == 0) {
+        const std::uint32_t key = slot->key;
+        const int root = source;
+        slot->engine->when_synced([this, key, root] { send_synced(root, key); });
+      }
     } catch (const std::exception& e) {
       slot->error = e.what();
       fail_run("context '" + slot->id + "': " + slot->error);

@@ -29,6 +29,7 @@ enum Tag : int {
   kTagLevel2 = 9,    // level-1 -> level-2 server: an announce, or a context done
   kTagPayload = 10,  // on World::direct: the values of a kDirect data event
   kTagError = 11,    // server -> client: a context failed (its key, the message); raised at the next call
+  kTagSynced = 12,   // server -> client 0: the records before a checkpoint are on disk (the context's key)
 };
 
 enum class EventType : std::uint32_t {

@@ -10,8 +10,11 @@ Run as a script under mpiexec, this file is itself the model
 it runs global steps FIRST..LAST (the XML's start date is that of step
 FIRST - 1), calls foehn_checkpoint after the steps listed (comma-separated,
 or "-"), with DIE_AFTER (> 0) aborts the job after that step, as a killed
-job would stop, and with "dynamic" tells its time (foehn_set_model_time)
-with irregular steps of 30, 60 and 90 minutes."""
+job would stop (with "kill9", every model rank kills itself with SIGKILL
+instead), and with "dynamic" tells its time (foehn_set_model_time) with
+irregular steps of 30, 60 and 90 minutes."""
+import os
+import signal
 import sys
 
 import numpy as np
@@ -50,6 +53,11 @@ XML = """<simulation><context id="rst">
       <field name="max_of_3h_means" domain_ref="dom" prec="8" operation="maximum" freq_op="3h">@tavg</field>
       <field name="mean_of_4h_min" domain_ref="dom" prec="8" operation="average" freq_op="4h">@tmin * 2</field>
     </file>
+    <file id="split" name="split_2h" output_freq="2h" split_freq="6h">
+      <field field_ref="t" name="t_avg" operation="average"/>
+      <field field_ref="u" name="u_max" operation="maximum"/>
+      <field field_ref="t" name="t_once" operation="once"/>
+    </file>
   </file_definition>
 </context></simulation>
 """
@@ -75,7 +83,7 @@ def values(step, j0, j1):
     return t, q, u
 
 
-def model(xml, first, last, checkpoints, die_after, dynamic):
+def model(xml, first, last, checkpoints, die_after, dynamic, kill9):
     import foehn
     comm = foehn.init("restart", xml)
     rank, size = comm.Get_rank(), comm.Get_size()
@@ -97,6 +105,8 @@ def model(xml, first, last, checkpoints, die_after, dynamic):
             ctx.checkpoint()
         if step == die_after:
             sys.stderr.flush()
+            if kill9:  # nothing more from this process: no MPI call, no exit handler
+                os.kill(os.getpid(), signal.SIGKILL)
             comm.Abort(3)
     ctx.close()
     foehn.finalize()
@@ -104,8 +114,9 @@ def model(xml, first, last, checkpoints, die_after, dynamic):
 
 if __name__ == "__main__":
     cps = set() if sys.argv[4] == "-" else {int(s) for s in sys.argv[4].split(",")}
+    words = sys.argv[6:]
     model(sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), cps, int(sys.argv[5]) if len(sys.argv) > 5 else -1,
-          len(sys.argv) > 6 and sys.argv[6] == "dynamic")
+          "dynamic" in words, "kill9" in words)
     sys.exit(0)
 
 import netCDF4  # noqa: E402
@@ -114,15 +125,24 @@ import pytest  # noqa: E402
 pytestmark = pytest.mark.usefixtures("importable_package")  # conftest.py
 
 STEPS = 20  # 4 records of 5 h, 3 of 6 h (the last window of chains_6h stays open at the end)
-FILES = ["stats_5h.nc", "chains_6h.nc"]
+# split_2h: a file every 6 h, records at 2, 4, 6 h | 8, 10, 12 h | ... | 20 h. The
+# cuts at 7 and 13 fall at a split boundary (the period's file complete, the
+# next record in a new one), those at 3, 9 and 11 inside a period.
+SPLIT_FILES = ["split_2h_2000010100-2000010105.nc", "split_2h_2000010106-2000010111.nc",
+               "split_2h_2000010112-2000010117.nc", "split_2h_2000010118-2000010123.nc"]
+FILES = ["stats_5h.nc", "chains_6h.nc", *SPLIT_FILES]
+
+
+def output_files(work):
+    return sorted(p.name for p in work.glob("*.nc"))
 
 
 def run_segment(mpmd, workdir, clients, servers, first, last, checkpoints="-", die_after=None, xml_text=XML,
-                dynamic=False):
+                dynamic=False, kill9=False):
     xml = workdir / f"iodef_{first}.xml"
     xml.write_text(xml_text.replace("START", start_date(first, dynamic)))
     args = [sys.executable, __file__, xml.name, first, last, checkpoints, die_after or 0]
-    args += ["dynamic"] if dynamic else []
+    args += (["dynamic"] if dynamic else []) + (["kill9"] if kill9 else [])
     return mpmd(workdir, clients, servers, args, timeout=90)
 
 
@@ -141,7 +161,7 @@ def unbroken_run(tmp_path_factory, dynamic):
         mp.setenv("PYTHONPATH", str(BUILD / "python"))
         run = run_segment(run_mpmd, work, 1, 0, 1, STEPS, dynamic=dynamic)
     assert run.returncode == 0, run.stderr
-    return {f: raw_variables(work / f) for f in FILES}
+    return {f: raw_variables(work / f) for f in output_files(work)}
 
 
 @pytest.fixture(scope="module")
@@ -155,7 +175,8 @@ def unbroken_dynamic(tmp_path_factory):
 
 
 def assert_identical(work, unbroken):
-    for f in FILES:
+    assert output_files(work) == sorted(unbroken)  # no file of a split period missing or extra
+    for f in unbroken:
         got = raw_variables(work / f)
         assert sorted(got) == sorted(unbroken[f]), f
         for name, want in unbroken[f].items():
@@ -168,6 +189,7 @@ def assert_identical(work, unbroken):
 def test_reference_is_what_numpy_computes(unbroken):
     """The unbroken run itself against numpy, so that the comparisons below
     compare with right values."""
+    assert sorted(unbroken) == sorted(FILES)
     stats = unbroken["stats_5h.nc"]
     for r in range(STEPS // 5):
         steps = range(5 * r + 1, 5 * r + 6)
@@ -180,6 +202,15 @@ def test_reference_is_what_numpy_computes(unbroken):
         np.testing.assert_array_equal(stats["q_max"][r], q_max)
         np.testing.assert_array_equal(stats["time_counter_bounds"][r], [5 * r * 3600.0, (5 * r + 5) * 3600.0])
     np.testing.assert_array_equal(stats["t_once"], values(5, 0, NJ)[0])  # no time dimension
+    for period, name in enumerate(SPLIT_FILES):
+        split = unbroken[name]
+        ends = [e for e in range(2, STEPS + 1, 2) if period * 6 < e <= period * 6 + 6]
+        np.testing.assert_array_equal(split["time_counter"], [3600.0 * e - 3600 for e in ends])  # centred
+        for r, end in enumerate(ends):
+            t = np.stack([values(s, 0, NJ)[0] for s in (end - 1, end)])
+            np.testing.assert_allclose(split["t_avg"][r], t.mean(axis=0), rtol=1e-13)
+            u = np.stack([values(s, 0, NJ)[2] for s in (end - 1, end)])
+            np.testing.assert_array_equal(split["u_max"][r], u.max(axis=0))
 
 
 def cut_runs(mpmd, work, cuts, counts, dynamic=False):
@@ -244,8 +275,109 @@ def test_a_killed_run_resumed_from_its_last_checkpoint(tmp_path, mpmd, unbroken,
     assert_identical(tmp_path, unbroken)
 
 
+@pytest.mark.parametrize("clients,servers", [(2, 2), (1, 1)])
+def test_killed_right_after_the_checkpoint_returns(tmp_path, mpmd, unbroken, clients, servers):
+    """SIGKILL on every model rank as soon as the checkpoint at 10 returns
+    (the servers then killed by mpiexec): the checkpoint waited until the
+    servers had written and synced every record before it, so the resumed
+    run finds them all (the state counts them) and ends identical."""
+    run = run_segment(mpmd, tmp_path, clients, servers, 1, STEPS, "10", die_after=10, kill9=True)
+    assert run.returncode != 0
+    assert "checkpoint of 2000-01-01 10:00:00" in run.stderr
+    with netCDF4.Dataset(tmp_path / "stats_5h.nc") as ds:
+        assert ds.dimensions["time_counter"].size == 2  # 5 h and 10 h, both on disk
+    with netCDF4.Dataset(tmp_path / SPLIT_FILES[1]) as ds:
+        assert ds.dimensions["time_counter"].size == 2  # 8 h and 10 h
+    run = run_segment(mpmd, tmp_path, 2, 1, 11, STEPS)
+    assert run.returncode == 0, run.stderr
+    assert f"resumes from the state of {start_date(11)}" in run.stderr
+    assert_identical(tmp_path, unbroken)
+
+
+# Every file in parts, one per writer (the split file too).
+XML_PARTS = XML.replace('<file_definition type="one_file">', '<file_definition type="multiple_file">')
+
+
+@pytest.mark.parametrize("counts", [[(1, 2), (2, 2), (3, 2)], [(2, 0), (2, 0), (2, 0)]], ids=["servers", "attached"])
+def test_multiple_file_parts_continue(tmp_path, mpmd, counts):
+    """multiple_file: the parts continue when the writers are as many
+    (servers, or model ranks when attached), the model ranks changing
+    between segments in server mode; against an unbroken run of as many
+    writers, every part."""
+    ref, work = tmp_path / "unbroken", tmp_path / "cut"
+    ref.mkdir()
+    work.mkdir()
+    run = run_segment(mpmd, ref, *counts[0], 1, STEPS, xml_text=XML_PARTS)
+    assert run.returncode == 0, run.stderr
+    want = {f: raw_variables(ref / f) for f in output_files(ref)}
+    assert "stats_5h_0.nc" in want and "stats_5h_1.nc" in want and len(want) == 2 * len(FILES)
+    for k, (first, last) in enumerate([(1, 7), (8, 13), (14, STEPS)]):
+        run = run_segment(mpmd, work, *counts[k], first, last, str(last) if last < STEPS else "-",
+                          xml_text=XML_PARTS)
+        assert run.returncode == 0, f"segment {k + 1}: " + run.stderr
+    assert_identical(work, want)
+
+
+def test_multiple_file_refuses_another_number_of_servers(tmp_path, mpmd):
+    run = run_segment(mpmd, tmp_path, 1, 2, 1, 7, "7", xml_text=XML_PARTS)
+    assert run.returncode == 0, run.stderr
+    before = snapshot(tmp_path)
+    run = run_segment(mpmd, tmp_path, 1, 1, 8, STEPS, xml_text=XML_PARTS)
+    assert run.returncode != 0
+    assert "the configuration changed since the checkpoint" in run.stderr
+    assert "multiple_file in parts of 2 servers" in run.stderr and "multiple_file in parts of 1 servers" in run.stderr
+    assert "a multiple_file file the same number of parts" in run.stderr
+    assert snapshot(tmp_path) == before
+
+
+FORTRAN_XML = """<simulation><context id="rst">
+  <variable_definition><variable id="restart_dir" type="string">restart</variable></variable_definition>
+  <calendar type="noleap" start_date="START" time_origin="2000-01-01 00:00:00" timestep="1h"/>
+  <domain_definition><domain id="dom" type="rectilinear"/></domain_definition>
+  <field_definition><field id="t" domain_ref="dom" prec="8"/></field_definition>
+  <file_definition>
+    <file id="stats" name="stats_5h" output_freq="5h">
+      <field field_ref="t" name="t_avg" operation="average"/>
+      <field field_ref="t" name="t_max" operation="maximum"/>
+    </file>
+    <file id="split" name="split_2h" output_freq="2h" split_freq="6h">
+      <field field_ref="t" name="t_sum" operation="accumulate"/>
+    </file>
+  </file_definition>
+</context></simulation>
+"""
+
+
+@pytest.mark.parametrize("api", ["foehn", "xios"])
+def test_fortran_checkpoint(tmp_path, mpmd, api):
+    """tests/mpi/fortran/restart_model.f90 through module `foehn`
+    (foehn_checkpoint) or `xios` (xios_checkpoint), cut at 7 and 13 with
+    1 -> 2+1 -> 1+2 ranks, against its unbroken run, which numpy checks."""
+    from conftest import BUILD
+    exe = BUILD / "tests/mpi/fortran/restart_model"
+    ref, work = tmp_path / "unbroken", tmp_path / "cut"
+    bounds = [(1, STEPS, 0, 1, 0)] + [(1, 7, 7, 1, 0), (8, 13, 13, 2, 1), (14, STEPS, 0, 1, 2)]
+    for k, (first, last, checkpoint, clients, servers) in enumerate(bounds):
+        where = ref if k == 0 else work
+        where.mkdir(exist_ok=True)
+        (where / "iodef.xml").write_text(FORTRAN_XML.replace("START", start_date(first)))
+        run = mpmd(where, clients, servers, [exe, api, first, last, checkpoint], timeout=90)
+        assert run.returncode == 0, run.stderr
+        if first > 1:
+            assert f"resumes from the state of {start_date(first)}" in run.stderr
+    want = {f: raw_variables(ref / f) for f in output_files(ref)}
+    i, j = np.arange(6)[None, :], np.arange(4)[:, None]
+    t = np.stack([10 * np.sin(0.3 * i + 0.7 * j + 0.37 * s) for s in range(1, STEPS + 1)])
+    for r in range(STEPS // 5):
+        np.testing.assert_allclose(want["stats_5h.nc"]["t_avg"][r], t[5 * r:5 * r + 5].mean(axis=0), rtol=1e-13)
+        np.testing.assert_array_equal(want["stats_5h.nc"]["t_max"][r], t[5 * r:5 * r + 5].max(axis=0))
+    np.testing.assert_allclose(want[SPLIT_FILES[1]]["t_sum"][0], t[6:8].sum(axis=0), rtol=1e-13)  # 6-8 h
+    assert sorted(want) == sorted(["stats_5h.nc", *SPLIT_FILES])
+    assert_identical(work, want)
+
+
 def snapshot(work):
-    return {f: (work / f).read_bytes() for f in FILES}
+    return {f: (work / f).read_bytes() for f in output_files(work)}
 
 
 @pytest.fixture

@@ -36,7 +36,7 @@ void NetcdfWriter::refuse(const std::string& why) const {
 void NetcdfWriter::attach(const ContextPlan& plan, const FileInfo& f) {
   appended_ = true;
   const bool any_instant = lay_out(plan, f);
-  check_time_axis(plan, any_instant, f.resume_records);
+  check_time_axis(plan, any_instant, f.resume_file_records);
   for (int vi : f.variables) check_variable(plan, vi);
   set_access(plan, f);
 }

@@ -45,10 +45,13 @@ NetcdfWriter::NetcdfWriter(const ContextPlan& plan, int file_index, WriterTarget
   is_root_ = rank == 0;
   ugrid_ = f.has_convention("UGRID");
   cdi_ = f.has_convention("CDI");
-  if (f.resume_records >= 0 && !std::filesystem::exists(target.path))
-    throw IoError(target.path + ": the file the checkpoint continues is missing (" + std::to_string(f.resume_records) +
-                  " records were written before it)");
-  if ((f.append || f.resume_records >= 0) && std::filesystem::exists(target.path)) {
+  // A file of no record at the checkpoint (a split period that had just
+  // begun) may be missing: it is created as the unbroken run did.
+  if (f.resume_file_records > 0 && !std::filesystem::exists(target.path))
+    throw IoError(target.path + ": the file the checkpoint continues is missing (" +
+                  std::to_string(f.resume_file_records) + " records were written before it" +
+                  (part_.whole ? ")" : "; a multiple_file part: parts continue with the same number of writers)"));
+  if ((f.append || f.resume_file_records >= 0) && std::filesystem::exists(target.path)) {
     ds_ = NcDataset::open_for_append(target.path, target.comm, parallel_);
     attach(plan, f);
   } else {
