@@ -15,7 +15,8 @@
   inconsistent attributes are refused at their XML line;
 - a file with a quantized variable says Conventions = "CF-1.12";
 - quantization set from Fortran (xios_set_field_attr, xios_set_file_attr)
-  by tests/mpi/fortran/xios_quantize_model.f90.
+  by tests/mpi/fortran/xios_quantize_model.f90;
+- foehn plan's compressed-size estimate against the run's files.
 
 The model is test_file_options.py's (a smooth 2-D field ts and a 3-D field
 ta on a 180 x 90 grid split in latitude bands, 3 steps)."""
@@ -209,3 +210,28 @@ def test_quantization_set_from_fortran(tmp_path, mpmd, servers):
         assert not np.array_equal(stored, plain), file
         with netCDF4.Dataset(tmp_path / f"{file}.nc") as nc:
             assert nc[name].quantization_nsb == nsb and nc.Conventions == "CF-1.12"
+
+
+def test_plan_estimates_the_compressed_size(tmp_path, mpmd):
+    """foehn plan's estimate from a synthetic sample (docs/compression.md)
+    against the sizes on disk of the same XML's run (its smooth fields):
+    conservative (never below what the run wrote) and within the factor
+    the doc states (6); files without deflate have no estimate."""
+    import json
+    from conftest import BUILD
+    from test_file_options import NI, NJ, NLEV
+    run = run_model(tmp_path, mpmd, QUANTIZED_XML, 2, 0)
+    assert run.returncode == 0, run.stdout + run.stderr
+    plan = subprocess.run([BUILD / "apps/foehn/foehn", "plan", "--json", "--domain", f"dom={NI},{NJ}", "--axis",
+                           f"lev={NLEV}", "--duration", "3h", tmp_path / "model.xml"], capture_output=True, text=True,
+                          timeout=60)
+    assert plan.returncode == 0, plan.stderr
+    files = {f["id"]: f for f in json.loads(plan.stdout)["contexts"][0]["files"]}
+    for name in ("rounded", "filters"):
+        on_disk = (tmp_path / f"{name}.nc").stat().st_size
+        estimate = files[name]["estimated_bytes"]
+        assert on_disk <= estimate <= 6 * on_disk, (name, estimate, on_disk)
+        assert estimate < files[name]["total_bytes"]
+    # digits: quantized but not deflated, so no smaller on disk than raw (nor in the estimate).
+    assert files["digits"]["estimated_bytes"] == files["digits"]["total_bytes"]
+    assert (tmp_path / "digits.nc").stat().st_size >= files["digits"]["total_bytes"]
