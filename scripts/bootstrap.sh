@@ -12,6 +12,7 @@ apt_packages=(
   libnetcdf-mpi-dev libhdf5-openmpi-dev netcdf-bin
   libpugixml-dev libgtest-dev libbenchmark-dev nlohmann-json3-dev
   pybind11-dev libeccodes-dev libaec-dev
+  uuid-dev                      # libuuid: name-based (SHA-1) uuids of unstructured GRIB2 grids
   libeccodes-tools              # grib_ls, grib_get_data, grib_compare: reading GRIB2 outputs back in tests
   cdo nco
   libcli11-dev                  # command line parsing for the foehn tool (header-only)

@@ -34,6 +34,25 @@ double parse_real(const std::string& what, const std::string& value) {
   return *v;
 }
 
+// quantization, quantization_nsb or quantization_nsd of a field or file
+// (docs/compression.md); false for another attribute. The checks against
+// the field's precision come at close of definition, as for the XML's.
+bool apply_quantization(config::Quantization& q, const std::string& what, const std::string& name,
+                        const std::string& value) {
+  if (name == "quantization") {
+    if (value != "bitround" && value != "granular_bitround" && value != "bitgroom")
+      fail(FOEHN_ERR_ARGUMENT, what + ": '" + value + "' is not bitround, granular_bitround or bitgroom");
+    q.algorithm = value;
+  } else if (name == "quantization_nsb" || name == "quantization_nsd") {
+    const int keep = parse_whole(what, value);
+    if (keep < 1) fail(FOEHN_ERR_ARGUMENT, what + ": '" + value + "' is not 1 or more");
+    (name == "quantization_nsb" ? q.nsb : q.nsd) = keep;
+  } else {
+    return false;
+  }
+  return true;
+}
+
 // Sets one attribute of a field definition as the reader would have; an
 // attribute without a member of its own is kept in `extra` (read back, no effect).
 void apply_field_attribute(config::FieldDef& f, const std::string& what, const std::string& name,
@@ -82,6 +101,8 @@ void apply_field_attribute(config::FieldDef& f, const std::string& what, const s
     f.check_if_active = parse_enabled(what, value);
   else if (name == "compression_level")
     f.compression_level = parse_whole(what, value);
+  else if (apply_quantization(f.quantization, what, name, value))
+    return;
   else if (name == "level")
     f.level = parse_whole(what, value);
   else if (name == "cell_methods")
@@ -264,6 +285,7 @@ void Context::set_attribute(const std::string& kind, const std::string& id, cons
        : name == "compression_level" ? it->compression_level
                                      : it->min_digits) = level;
     }
+    const bool quantization = apply_quantization(it->quantization, what, name, value);
     if (name == "type" && value != "one_file" && value != "multiple_file")
       fail(FOEHN_ERR_ARGUMENT, what + ": '" + value + "' is not one_file or multiple_file");
     // Text members as the reader keeps them; anything else is kept in `extra`.
@@ -285,7 +307,7 @@ void Context::set_attribute(const std::string& kind, const std::string& id, cons
                         : name == "timeseries"        ? &it->timeseries
                                                       : nullptr;
     const bool typed = name == "enabled" || name == "append" || name == "output_level" || name == "compression_level" ||
-                       name == "min_digits";
+                       name == "min_digits" || quantization;
     if (text)
       *text = value;
     else if (config::stored_only("file", name))

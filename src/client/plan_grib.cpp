@@ -8,12 +8,6 @@ void check_grib_field(const config::FieldDef& f, const config::FileDef& file, co
   auto refuse = [&](const config::Location& where, const std::string& why) {
     throw config::ConfigError(where, "field '" + id + "' in GRIB2 file '" + file.output_name() + "': " + why);
   };
-  if (file.type == "multiple_file")
-    refuse(file.where, "type=\"multiple_file\" is not supported: a message holds a whole field");
-  if (file.append)
-    refuse(file.where,
-           "append=\"true\" is not supported yet for GRIB2 (the existing messages' steps are not checked "
-           "against this run's start)");
   int domain = -1, axes_before = 0;
   for (const output::Dim& d : v.dims) {
     if (d.kind != output::Dim::axis)
@@ -27,9 +21,10 @@ void check_grib_field(const config::FieldDef& f, const config::FileDef& file, co
   if (axes_before > 1)
     refuse(f.where, "GRIB2 messages take one axis (the levels), the grid has " + std::to_string(axes_before));
   const std::string& type = plan.domains[domain].type;
-  if (type != "rectilinear" && type != "gaussian")
+  if (type != "rectilinear" && type != "gaussian" && type != "unstructured")
     refuse(f.where, "domain '" + plan.domains[domain].id + "' of type " + type +
-                        " has no GRIB2 grid in foehn (rectilinear: regular_ll; gaussian: regular_gg, reduced_gg)");
+                        " has no GRIB2 grid in foehn (rectilinear: regular_ll; gaussian: regular_gg, reduced_gg; "
+                        "unstructured: unstructured_grid)");
   bool parameter = false, level_type = false;
   for (const output::Attribute& a : v.attributes) {
     parameter = parameter || a.name == "paramId" || a.name == "shortName" || a.name == "parameterNumber";

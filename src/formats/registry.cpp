@@ -17,10 +17,15 @@ constexpr WriterTraits kNetcdf4{
 
 // GRIB2 through ecCodes: every writer of a file takes part (levels go to
 // the writer that encodes them, the first writes), one message per field,
-// level and record; packing is per field (its <variable>s), so no
-// compression or quantization attribute.
-constexpr WriterTraits kGrib2{
-    .collective = true, .growable_time = true, .compression = false, .quantization = false, .extension = ".grib2"};
+// level and record (multiple_file: each writer's messages in its own
+// file); packing is per field (its <variable>s), so no compression or
+// quantization attribute.
+constexpr WriterTraits kGrib2{.collective = true,
+                              .growable_time = true,
+                              .compression = false,
+                              .quantization = false,
+                              .whole_fields = true,
+                              .extension = ".grib2"};
 
 const FormatEntry kFormats[] = {
     {"netcdf4", open_netcdf4, kNetcdf4},

@@ -31,6 +31,9 @@ struct WriterTraits {
   bool growable_time = false;  // records can be added after the file is defined (append, open-ended runs)
   bool compression = false;    // compression_level is honoured
   bool quantization = false;   // lossy bit rounding can be asked for
+  // Every writer of a multiple_file file takes part in each write too: the
+  // format holds whole fields (GRIB2's messages), each part file some of them.
+  bool whole_fields = false;
   std::string_view extension;  // with its dot: ".nc"
 };
 

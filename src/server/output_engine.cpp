@@ -99,7 +99,7 @@ OutputEngine::OutputEngine(output::ContextPlan plan, WriterRole role)
   init_periods();
   MPI_Comm_size(role_.comm, &writers_);
   bool shared = false, own = false;
-  for (const auto& f : plan_.files) (f.one_file ? shared : own) = true;
+  for (const auto& f : plan_.files) (writes_together(f) ? shared : own) = true;
   mixed_ = shared && own && writers_ > 1 && !role_.forward;
   files_.resize(plan_.files.size());
   for (std::size_t i = 0; i < plan_.files.size(); ++i)
@@ -135,7 +135,7 @@ void OutputEngine::open_file(int file) {
   const FilePeriods& p = periods_[file];
   const formats::WriterTraits& traits = formats::traits_of(f.format);
   formats::WriterTarget target;
-  target.comm = f.one_file ? role_.comm : MPI_COMM_SELF;
+  target.comm = writes_together(f) ? role_.comm : MPI_COMM_SELF;
   target.part = file_part(plan_, f, role_);
   int writers = 1;
   MPI_Comm_size(target.comm, &writers);
@@ -148,6 +148,10 @@ void OutputEngine::open_file(int file) {
   target.path = formats::file_name(name, traits.extension);
   files_[file] = formats::open_writer(plan_, file, std::move(target));
   periods_[file].last_sync = std::chrono::steady_clock::now();
+}
+
+bool OutputEngine::writes_together(const output::FileInfo& f) {
+  return f.one_file || formats::traits_of(f.format).whole_fields;
 }
 
 std::int64_t OutputEngine::instant_of(double seconds) const {
@@ -202,7 +206,7 @@ void OutputEngine::sync_by_clock(int file) {
   FilePeriods& p = periods_[file];
   const auto now = std::chrono::steady_clock::now();
   int due = std::chrono::duration<double>(now - p.last_sync).count() >= plan_.sync_seconds;
-  if (plan_.files[file].one_file && writers_ > 1) MPI_Allreduce(MPI_IN_PLACE, &due, 1, MPI_INT, MPI_MAX, role_.comm);
+  if (writes_together(plan_.files[file]) && writers_ > 1) MPI_Allreduce(MPI_IN_PLACE, &due, 1, MPI_INT, MPI_MAX, role_.comm);
   if (!due) return;
   files_[file]->sync();
   p.last_sync = now;
@@ -565,7 +569,7 @@ void OutputEngine::write_block(int var, std::int64_t record, const std::byte* da
   const output::VariableInfo& v = plan_.variables[var];
   formats::Writer& file = *files_[v.file];
   record -= periods_[v.file].first_record;  // the record in the open file
-  if (s.write_calls == 1 || !plan_.files[v.file].one_file) {
+  if (s.write_calls == 1 || !writes_together(plan_.files[v.file])) {
     file.put(var, record, s.block, data);
     return;
   }
@@ -686,7 +690,7 @@ bool OutputEngine::written_once(int var, const Announce& a) const {
 // arrived, receiving meanwhile. Closing, nothing more can come: wait.
 // Attached writers hold their data already and need no transport.
 bool OutputEngine::peers_ready(const Announce& a, bool closing) {
-  if (role_.attached || !plan_.files[a.file].one_file || writers_ <= 1) return true;
+  if (role_.attached || !writes_together(plan_.files[a.file]) || writers_ <= 1) return true;
   if (peers_ == MPI_REQUEST_NULL) {
     if (!closing)
       for (const int var : plan_.files[a.file].variables)

@@ -171,6 +171,9 @@ class OutputEngine {
     std::chrono::steady_clock::time_point last_sync;  // without sync_freq: the file's last flush (or open)
   };
   bool writes(int file) const { return files_[file] != nullptr; }
+  // The file's writers make every write together: one_file, or a format
+  // whose part files hold whole fields (GRIB2's multiple_file).
+  static bool writes_together(const output::FileInfo& f);
   bool write_front_unguarded(bool closing);
   void start_and_agree(const Announce& a);
   bool peers_ready(const Announce& a, bool closing);    // the file's writers all enter the record

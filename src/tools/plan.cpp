@@ -4,6 +4,7 @@
 #include "tools/plan.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include <stdexcept>
 
@@ -180,6 +181,7 @@ FilePlan plan_file(const ContextDef& ctx, const config::FileDef& file, const Con
   p.records = count_records(file, t);
   p.split_freq = file.split_freq;
   p.files = count_files(file, t, p.records);
+  double estimated = 0;
   for (const config::FieldDef& f : file.fields) {
     if (!is_output_field(file, f)) continue;
     const FieldGrid grid = field_grid(ctx, f);
@@ -190,10 +192,23 @@ FilePlan plan_file(const ContextDef& ctx, const config::FileDef& file, const Con
     fp.bytes_per_record = times(fp.points, fp.prec, "field '" + fp.name + "' record size");
     std::int64_t& sum = f.operation == "once" ? p.once_bytes : p.bytes_per_record;
     sum = plus(sum, fp.bytes_per_record, "file '" + p.name + "' record size");
+    // The field's deflate and quantization, its own winning over its file's
+    // (szip is not estimated: counted raw).
+    int level = f.compression_level.value_or(file.compression_level.value_or(0));
+    if (f.compression_type == "None" || f.compression_type == "szip" || file.format == "grib2") level = 0;
+    const config::Quantization& q = f.quantization.algorithm.empty() ? file.quantization : f.quantization;
+    const std::optional<int> nsb = f.quantization.nsb ? f.quantization.nsb : file.quantization.nsb;
+    const std::optional<int> nsd = f.quantization.nsd ? f.quantization.nsd : file.quantization.nsd;
+    const int keep = q.algorithm == "bitround" ? nsb.value_or(52) : nsd.value_or(15);
+    fp.compressed_fraction = compressed_fraction(fp.prec, level, q.algorithm, keep, fp.points);
+    p.compressed = p.compressed || level > 0;
+    estimated += static_cast<double>(fp.bytes_per_record) * fp.compressed_fraction *
+                 static_cast<double>(f.operation == "once" ? std::min<std::int64_t>(p.records, 1) : p.records);
     p.fields.push_back(std::move(fp));
   }
   p.total_bytes = plus(times(p.bytes_per_record, p.records, "file '" + p.name + "' size"),
                        p.records > 0 ? p.once_bytes : 0, "file '" + p.name + "' size");
+  p.estimated_bytes = static_cast<std::int64_t>(std::llround(estimated));
   return p;
 }
 

@@ -32,6 +32,9 @@ struct FieldPlan {
   int prec = 4;
   std::int64_t bytes_per_record = 0;
   std::vector<std::string> transformations;  // "zoom_domain 360x180 -> 10x5", from its source field's grid
+  // Deflate (compression_level, with its quantization): compressed / raw
+  // bytes of a synthetic sample (plan_compression.cpp); 1 when not deflated.
+  double compressed_fraction = 1;
 };
 
 struct FilePlan {
@@ -44,6 +47,8 @@ struct FilePlan {
   std::int64_t bytes_per_record = 0;  // fields written every record
   std::int64_t once_bytes = 0;        // operation="once" fields, written at the first record only
   std::int64_t total_bytes = 0;
+  bool compressed = false;          // a field is deflated: estimated_bytes says how much less
+  std::int64_t estimated_bytes = 0;  // total_bytes with each field's compressed_fraction
 };
 
 struct ContextPlan {
@@ -70,6 +75,12 @@ void parse_size_option(const std::string& option, const std::string& text, bool 
                        std::map<std::string, std::int64_t>& out,
                        std::map<std::string, std::int64_t>* widths = nullptr);  // ID=NI,NJ: NI
 
+// The compressed / raw fraction of a sample of `points` (at most 65536)
+// values of precision prec, quantized (quantization: "", bitround with keep
+// bits, or a digit algorithm with keep digits) and deflated with shuffle at
+// `level` (0: not deflated, 1).
+double compressed_fraction(int prec, int level, const std::string& quantization, int keep, std::int64_t points);
+
 // The report printed by `foehn plan`.
 std::string format_plan(const Plan& plan);
 // The same figures as one JSON object (exact integers for byte counts):
@@ -77,8 +88,9 @@ std::string format_plan(const Plan& plan);
 //  "bytes_per_day", "contexts": [{"id", "calendar", "start", "end",
 //  "simulated_days", "total_bytes", "files": [{"id", "name", "type",
 //  "output_freq", "xml_file", "xml_line", "records", "bytes_per_record",
-//  "once_bytes", "total_bytes", "total_human", "fields": [{"name",
-//  "operation", "grid", "points", "prec", "bytes_per_record"}]}]}]}
+//  "once_bytes", "total_bytes", "total_human", "estimated_bytes",
+//  "fields": [{"name", "operation", "grid", "points", "prec",
+//  "bytes_per_record", "compressed_fraction"}]}]}]}
 std::string format_plan_json(const Plan& plan);
 // "512 B", "43.4 GB", "3.47 TB" (powers of 1000, three significant digits).
 std::string human_bytes(std::int64_t bytes);

@@ -115,6 +115,12 @@ std::string format_plan(const Plan& plan) {
       out << "    per record: " << bytes_text(f.bytes_per_record);
       if (f.once_bytes > 0) out << ", plus " << bytes_text(f.once_bytes) << " once";
       out << "\n    file total: " << bytes_text(f.total_bytes) << "\n";
+      if (f.compressed) {
+        const double ratio =
+            static_cast<double>(f.total_bytes) / static_cast<double>(std::max<std::int64_t>(1, f.estimated_bytes));
+        out << "    compressed (estimated from a sample): " << bytes_text(f.estimated_bytes) << ", ratio " << ratio
+            << "\n";
+      }
     }
     if (c.files.empty()) out << "  (no enabled output files)\n";
     out << "\n";

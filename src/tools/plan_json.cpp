@@ -21,7 +21,8 @@ std::string format_plan_json(const Plan& plan) {
                           {"points", p.points},
                           {"transformations", p.transformations},
                           {"prec", p.prec},
-                          {"bytes_per_record", p.bytes_per_record}});
+                          {"bytes_per_record", p.bytes_per_record},
+                          {"compressed_fraction", p.compressed_fraction}});
       files.push_back({{"id", f.id},
                        {"name", f.name},
                        {"type", f.type},
@@ -35,6 +36,7 @@ std::string format_plan_json(const Plan& plan) {
                        {"once_bytes", f.once_bytes},
                        {"total_bytes", f.total_bytes},
                        {"total_human", human_bytes(f.total_bytes)},
+                       {"estimated_bytes", f.estimated_bytes},
                        {"fields", std::move(fields)}});
     }
     contexts.push_back({{"id", c.id},

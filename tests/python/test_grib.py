@@ -308,17 +308,71 @@ def test_reduced_gaussian_shuffled_and_masked(tmp_path, mpmd, clients, servers):
     assert "gridtype  = gaussian_reduced" in griddes.stdout and "numLPE    = 8" in griddes.stdout, griddes.stdout
 
 
-def test_append_is_refused_at_the_file_line(tmp_path, mpmd):
-    xml = context_xml("""  <field_definition prec="4"><field id="ts" domain_ref="dom"/><field id="ta" grid_ref="g3"/></field_definition>
-  <file_definition output_freq="1ts">
-    <file id="bad" format="grib2" append="true">
-      <field field_ref="ts"><variable name="paramId" type="int">134</variable></field>
-    </file>
-  </file_definition>
-""")
-    (tmp_path / "model.xml").write_text(xml)
-    run = mpmd(tmp_path, 1, 0, [sys.executable, MODEL, tmp_path / "model.xml"])
-    assert run.returncode != 0
-    line = 1 + xml.splitlines().index(next(s for s in xml.splitlines() if 'append="true"' in s))
-    assert f"model.xml:{line}" in run.stderr and 'append="true" is not supported yet for GRIB2' in run.stderr, \
-        run.stderr
+def unstructured_uuid(lon, lat, bounds_lon, bounds_lat):
+    """docs/grib.md's uuidOfHGrid, computed here with hashlib: RFC 4122
+    version 5 (SHA-1) in the URL namespace of the point count (int64) and
+    the coordinates (float64), little-endian, in global index order."""
+    import hashlib
+    import uuid
+    name = np.int64(lon.size).tobytes() + b"".join(
+        np.ascontiguousarray(a, dtype="<f8").tobytes() for a in (lon, lat, bounds_lon, bounds_lat))
+    digest = bytearray(hashlib.sha1(uuid.NAMESPACE_URL.bytes + name).digest()[:16])
+    digest[6] = (digest[6] & 0x0F) | 0x50  # version 5
+    digest[8] = (digest[8] & 0x3F) | 0x80  # RFC 4122 variant
+    return digest.hex()
+
+
+@pytest.mark.parametrize("clients,servers", [(3, 2), (2, 0)])
+def test_unstructured_grid(tmp_path, mpmd, clients, servers):
+    """grid_model's unstructured domain of 500 cells dealt among the model
+    ranks, every fifth point never sent, in a GRIB2 file: template 3.101
+    (unstructured_grid) with numberOfGridUsed 0, numberOfGridInReference 1
+    and the uuid of the coordinates (hashlib); values as the same run's
+    NetCDF within the packing step, the unsent points missing; cdo sinfo
+    lists the grid as unstructured with its 500 points and uuid."""
+    from conftest import BUILD, ROOT
+    text = (ROOT / "tests/mpi/data/grids.xml").read_text()
+    anchor = '      <file id="multi" name="unstr_multi"'
+    grib = ('      <file id="grib" name="unstr_grib" output_freq="2ts" format="grib2">\n'
+            '        <field field_ref="ps"><variable name="paramId" type="int">134</variable></field>\n'
+            '        <field field_ref="ta"><variable name="paramId" type="int">130</variable>'
+            '<variable name="typeOfLevel" type="string">hybrid</variable></field>\n'
+            '      </file>\n')
+    assert anchor in text
+    (tmp_path / "grids.xml").write_text(text.replace(anchor, grib + anchor, 1))
+    run = mpmd(tmp_path, clients, servers, [BUILD / "tests/mpi/grid_model", tmp_path / "grids.xml",
+                                            "unstr_interleaved", 4])
+    assert run.returncode == 0, run.stdout + run.stderr
+    keys = ("gridType", "numberOfDataPoints", "numberOfGridUsed", "numberOfGridInReference", "uuidOfHGrid",
+            "gridDefinitionTemplateNumber", "numberOfMissing", "missingValue", "level", "typeOfLevel")
+    got = []
+    with open(tmp_path / "unstr_grib.grib2", "rb") as f:
+        while (h := eccodes.codes_grib_new_from_file(f)) is not None:
+            got.append(({k: eccodes.codes_get(h, k) for k in keys}, eccodes.codes_get_values(h)))
+            eccodes.codes_release(h)
+    with netCDF4.Dataset(tmp_path / "unstr_one.nc") as nc:
+        uuid_hex = unstructured_uuid(*(np.asarray(nc[name][:], dtype=np.float64).ravel()
+                                       for name in ("lon", "lat", nc["lon"].bounds, nc["lat"].bounds)))
+        nlev = nc["ta"].shape[1]  # (time, lev, cell)
+        assert len(got) == 2 * (1 + nlev)  # 2 records of ps and ta on its levels
+        it = iter(got)
+        for r in range(2):
+            for name in ("ps", "ta"):
+                stored = nc[name][r]
+                for k in range(nlev if name == "ta" else 1):
+                    message, values = next(it)
+                    level = stored[k] if name == "ta" else stored
+                    assert (message["gridType"], message["gridDefinitionTemplateNumber"]) == ("unstructured_grid", 101)
+                    assert message["numberOfDataPoints"] == 500 and values.size == 500
+                    assert (message["numberOfGridUsed"], message["numberOfGridInReference"]) == (0, 1)
+                    assert message["uuidOfHGrid"] == uuid_hex
+                    miss = np.ma.getmaskarray(level)
+                    assert miss.sum() == 100 and message["numberOfMissing"] == 100  # every fifth point unsent
+                    np.testing.assert_array_equal(values == message["missingValue"], miss)
+                    exact = np.asarray(level[~miss], dtype=np.float64)
+                    assert np.max(np.abs(values[~miss] - exact)) <= packing_bound(exact, 16), (name, k)
+    sinfo = subprocess.run(["cdo", "sinfo", str(tmp_path / "unstr_grib.grib2")], capture_output=True, text=True)
+    assert sinfo.returncode == 0, sinfo.stderr
+    assert "unstructured" in sinfo.stdout and "points=500" in sinfo.stdout, sinfo.stdout
+    dashed = f"{uuid_hex[:8]}-{uuid_hex[8:12]}-{uuid_hex[12:16]}-{uuid_hex[16:20]}-{uuid_hex[20:]}"
+    assert f"uuid : {dashed}" in sinfo.stdout, sinfo.stdout

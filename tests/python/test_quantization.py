@@ -12,7 +12,11 @@
   is written and cfchecks passes (but for netCDF-C's own _Quantize*
   attributes, which its CF-1.8 rules do not know);
 - compression_type gzip, szip and None as XIOS spells them; SZ and ZFP and
-  inconsistent attributes are refused at their XML line.
+  inconsistent attributes are refused at their XML line;
+- a file with a quantized variable says Conventions = "CF-1.12";
+- quantization set from Fortran (xios_set_field_attr, xios_set_file_attr)
+  by tests/mpi/fortran/xios_quantize_model.f90;
+- foehn plan's compressed-size estimate against the run's files.
 
 The model is test_file_options.py's (a smooth 2-D field ts and a 3-D field
 ta on a 180 x 90 grid split in latitude bands, 3 steps)."""
@@ -123,6 +127,12 @@ def test_digit_algorithms_filters_and_cf_metadata(tmp_path, mpmd):
         stored = read(tmp_path / "digits.nc", name).astype(np.float64)
         error = np.abs(stored - plain) / np.abs(plain)
         assert 0 < np.max(error) <= 0.5 * 10.0 ** (1 - nsd), (name, np.max(error))
+    # CF-1.12 defines the quantization attributes: files with a quantized
+    # variable say it, the others keep CF-1.10.
+    for name, conventions in (("rounded", "CF-1.12"), ("digits", "CF-1.12"), ("plain", "CF-1.10"),
+                              ("filters", "CF-1.10")):
+        with netCDF4.Dataset(tmp_path / f"{name}.nc") as nc:
+            assert nc.Conventions == conventions, name
     # Lossless filters read back exactly; None wins over a level.
     with netCDF4.Dataset(tmp_path / "filters.nc") as nc:
         assert nc["ts"].filters()["szip"] and not nc["ts"].filters()["zlib"]
@@ -165,3 +175,63 @@ def test_refused_at_the_xml_line(tmp_path, mpmd, attributes, message):
     line = 1 + xml.splitlines().index(next(s for s in xml.splitlines() if attributes in s))
     assert f"model.xml:{line}" in run.stderr, run.stderr
     assert message in run.stderr, run.stderr
+
+
+FORTRAN_XML = """<simulation><context id="atm">
+  <calendar type="gregorian" start_date="2000-01-01 00:00:00" timestep="1h"/>
+  <domain_definition><domain id="globe" type="rectilinear"/></domain_definition>
+  <field_definition prec="4" operation="instant">
+    <field id="tas" domain_ref="globe"/>
+    <field id="tas_q" field_ref="tas"/>
+  </field_definition>
+  <file_definition output_freq="1ts" type="one_file">
+    <file id="plain"><field field_ref="tas"/></file>
+    <file id="rounded"><field field_ref="tas_q"/></file>
+    <file id="coarse"><field field_ref="tas"/></file>
+  </file_definition>
+</context></simulation>
+"""
+
+
+@pytest.mark.parametrize("servers", [0, 1])
+def test_quantization_set_from_fortran(tmp_path, mpmd, servers):
+    """xios_set_field_attr(tas_q, quantization="bitround", quantization_nsb=6)
+    and xios_set_file_attr(coarse, ... quantization_nsb=3): the stored bits
+    are numpy's round-to-nearest of the plain file's at 6 and 3 bits."""
+    from conftest import BUILD
+    (tmp_path / "iodef.xml").write_text(FORTRAN_XML)
+    run = mpmd(tmp_path, 2, servers, [BUILD / "tests/mpi/fortran/xios_quantize_model"])
+    assert run.returncode == 0 and "xios_quantize_model: OK" in run.stdout, run.stdout + run.stderr
+    plain = read(tmp_path / "plain.nc", "tas")
+    assert plain.shape == (2, 4, 8)
+    for file, name, nsb in (("rounded", "tas_q", 6), ("coarse", "tas", 3)):
+        stored = read(tmp_path / f"{file}.nc", name)
+        np.testing.assert_array_equal(stored.view(np.uint8), bitround(plain, nsb).view(np.uint8), err_msg=file)
+        assert not np.array_equal(stored, plain), file
+        with netCDF4.Dataset(tmp_path / f"{file}.nc") as nc:
+            assert nc[name].quantization_nsb == nsb and nc.Conventions == "CF-1.12"
+
+
+def test_plan_estimates_the_compressed_size(tmp_path, mpmd):
+    """foehn plan's estimate from a synthetic sample (docs/compression.md)
+    against the sizes on disk of the same XML's run (its smooth fields):
+    conservative (never below what the run wrote) and within the factor
+    the doc states (6); files without deflate have no estimate."""
+    import json
+    from conftest import BUILD
+    from test_file_options import NI, NJ, NLEV
+    run = run_model(tmp_path, mpmd, QUANTIZED_XML, 2, 0)
+    assert run.returncode == 0, run.stdout + run.stderr
+    plan = subprocess.run([BUILD / "apps/foehn/foehn", "plan", "--json", "--domain", f"dom={NI},{NJ}", "--axis",
+                           f"lev={NLEV}", "--duration", "3h", tmp_path / "model.xml"], capture_output=True, text=True,
+                          timeout=60)
+    assert plan.returncode == 0, plan.stderr
+    files = {f["id"]: f for f in json.loads(plan.stdout)["contexts"][0]["files"]}
+    for name in ("rounded", "filters"):
+        on_disk = (tmp_path / f"{name}.nc").stat().st_size
+        estimate = files[name]["estimated_bytes"]
+        assert on_disk <= estimate <= 6 * on_disk, (name, estimate, on_disk)
+        assert estimate < files[name]["total_bytes"]
+    # digits: quantized but not deflated, so no smaller on disk than raw (nor in the estimate).
+    assert files["digits"]["estimated_bytes"] == files["digits"]["total_bytes"]
+    assert (tmp_path / "digits.nc").stat().st_size >= files["digits"]["total_bytes"]

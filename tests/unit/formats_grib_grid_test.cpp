@@ -1,8 +1,9 @@
 // The GRIB2 grid of each domain type (src/formats/grib/grib_grid.h), read
 // back from the ecCodes handle: regular_ll from evenly spaced rectilinear
 // coordinates (either latitude order), regular_gg when all Gaussian rows
-// are as long, reduced_gg with the rows' lengths otherwise, and the
-// refusals with their reason.
+// are as long, reduced_gg with the rows' lengths otherwise,
+// unstructured_grid with the coordinates' uuid, and the refusals with their
+// reason.
 #include <gtest/gtest.h>
 
 #include <numeric>
@@ -85,6 +86,28 @@ TEST(GribGrid, UnequalRowsAreReducedGaussianWithTheirLengths) {
   EXPECT_EQ(h.get_long("numberOfDataPoints"), 208);
   EXPECT_EQ(h.get_long("isOctahedral"), 1);
   EXPECT_EQ(h.get_long("latitudeOfFirstGridPoint"), 70000000);
+}
+
+// The uuid is a function of the coordinates alone (its value is checked
+// against hashlib in tests/python/test_grib.py).
+TEST(GribGrid, UnstructuredIsTemplate101WithTheCoordinatesUuid) {
+  DomainInfo d;
+  d.id = "cells";
+  d.type = "unstructured";
+  d.ni_glo = 5, d.nj_glo = 1;
+  d.lon = {0, 72, 144, 216, 288};
+  d.lat = {-40, -20, 0, 20, 40};
+  const auto h = grid_handle(d, "u.grib2: field 'x'");
+  EXPECT_EQ(h.get_string("gridType"), "unstructured_grid");
+  EXPECT_EQ(h.get_long("gridDefinitionTemplateNumber"), 101);
+  EXPECT_EQ(h.get_long("numberOfGridUsed"), 0);
+  EXPECT_EQ(h.get_long("numberOfGridInReference"), 1);
+  const std::string uuid = h.get_string("uuidOfHGrid");
+  ASSERT_EQ(uuid.size(), 32u);
+  EXPECT_EQ(uuid[12], '5');  // RFC 4122 version 5 (SHA-1)
+  EXPECT_EQ(grid_handle(d, "again").get_string("uuidOfHGrid"), uuid);
+  d.lat[2] = 1e-9;
+  EXPECT_NE(grid_handle(d, "moved").get_string("uuidOfHGrid"), uuid);
 }
 
 TEST(GribGrid, RefusesWhatItCannotDescribe) {

@@ -1,8 +1,9 @@
 // The GRIB2 grid of a domain (section 3): a rectilinear domain with evenly
 // spaced longitudes and latitudes becomes regular_ll; a gaussian domain
 // becomes regular_gg when all its rows have one length, else reduced_gg
-// with its rows' lengths (pl), which is how octahedral O<N> grids are told.
-// Other domains are refused with the reason.
+// with its rows' lengths (pl), which is how octahedral O<N> grids are told;
+// an unstructured domain becomes unstructured_grid (template 3.101, a uuid
+// derived from its coordinates). Curvilinear domains are refused.
 #pragma once
 
 #include <string>

@@ -16,6 +16,14 @@ GribHandle GribHandle::from_sample(const std::string& sample, std::string where)
   return g;
 }
 
+GribHandle GribHandle::from_message(const unsigned char* message, std::size_t size, std::string where) {
+  GribHandle g;
+  g.where_ = std::move(where);
+  g.h_ = codes_handle_new_from_message_copy(nullptr, message, size);
+  if (!g.h_) throw IoError(g.where_ + ": ecCodes cannot read the message");
+  return g;
+}
+
 GribHandle::GribHandle(GribHandle&& o) noexcept : h_(std::exchange(o.h_, nullptr)), where_(std::move(o.where_)) {}
 
 GribHandle& GribHandle::operator=(GribHandle&& o) noexcept {

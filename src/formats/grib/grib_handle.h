@@ -18,6 +18,9 @@ class GribHandle {
   // where: "<file>: field '<name>'" for messages.
   static GribHandle from_sample(const std::string& sample, std::string where);
 
+  // A handle of a copy of an encoded message (a message read back).
+  static GribHandle from_message(const unsigned char* message, std::size_t size, std::string where);
+
   GribHandle() = default;
   GribHandle(GribHandle&& o) noexcept;
   GribHandle& operator=(GribHandle&& o) noexcept;

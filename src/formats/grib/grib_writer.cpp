@@ -75,20 +75,22 @@ GribWriter::GribWriter(const output::ContextPlan& plan, int file, WriterTarget t
   MPI_Comm_rank(comm_, &rank_);
   MPI_Comm_size(comm_, &size_);
   const output::FileInfo& f = plan.files.at(file);
-  if (f.append) throw IoError(path_ + ": format=\"grib2\" does not append yet");  // refused at the XML line first
-  if (!target.part.whole)
-    throw IoError(path_ + ": format=\"grib2\" writes whole fields: type=\"multiple_file\" is not supported");
+  own_file_ = !target.part.whole;
   field_of_.assign(plan.variables.size(), -1);
   for (std::size_t k = 0; k < f.variables.size(); ++k) {
     field_of_[f.variables[k]] = static_cast<int>(k);
     fields_.push_back(define_field(plan, f.variables[k], static_cast<int>(k)));
   }
   std::string error;
-  if (rank_ == 0) {
-    out_ = std::fopen(path_.c_str(), "wb");
-    if (!out_) error = path_ + ": cannot create the file: " + std::strerror(errno);
+  if (rank_ == 0 || own_file_) {
+    try {
+      open_output(plan, f);
+    } catch (const IoError& e) { error = e.what(); }
   }
   agree(error);
+  int appended = appended_;  // the first writer's word, for all
+  MPI_Bcast(&appended, 1, MPI_INT, 0, comm_);
+  appended_ = appended != 0;
 }
 
 GribWriter::~GribWriter() {
@@ -156,6 +158,7 @@ GribWriter::Field GribWriter::define_field(const output::ContextPlan& plan, int 
   fd.owned.resize(static_cast<std::size_t>(fd.levels));
   for (std::int64_t l = 0; l < fd.levels; ++l)
     if (owner(fd, l) == rank_) fd.owned[l].assign(static_cast<std::size_t>(fd.points), fd.missing);
+  fd.once = op == filters::TemporalOp::once;
   return fd;
 }
 
@@ -251,6 +254,13 @@ void GribWriter::encode_owned(std::vector<unsigned char>& bytes, std::vector<lon
 }
 
 void GribWriter::write_in_order(const std::vector<unsigned char>& bytes, const std::vector<long long>& sizes) {
+  if (own_file_) {  // multiple_file: this writer's messages, already in order, in its own part
+    std::string error;
+    if (!bytes.empty() && std::fwrite(bytes.data(), 1, bytes.size(), out_) != bytes.size())
+      error = path_ + ": writing a GRIB2 message failed: " + std::strerror(errno);
+    agree(error);
+    return;
+  }
   long long mine[2] = {static_cast<long long>(sizes.size()), static_cast<long long>(bytes.size())};
   std::vector<long long> counts(rank_ == 0 ? 2 * size_ : 0);
   MPI_Gather(mine, 2, MPI_LONG_LONG, counts.data(), 2, MPI_LONG_LONG, 0, comm_);

@@ -5,7 +5,9 @@
 // file's k-th field: writer (k + l) mod n), and at the end of a record the
 // messages go to the first writer, which appends them in one order (field
 // in file order, then level): the file does not depend on the number of
-// writers. Every call is collective over the file's writers.
+// writers. With type="multiple_file" each writer instead writes the
+// messages it encodes to its own part, in the same order. Every call is
+// collective over the file's writers.
 #pragma once
 
 #include <mpi.h>
@@ -50,11 +52,19 @@ class GribWriter final : public Writer {
     int level_dim = -1;  // the dimension of the levels in the variable (-1: none)
     std::vector<double> level_values;
     bool statistics = false;                 // average, accumulate, minimum, maximum: the statistical-process template
+    bool once = false;                       // operation="once": in the first record only
     double missing = 0;                      // the value of points without data (bitmap)
     std::vector<std::vector<double>> owned;  // the levels this writer encodes, whole
     bool pending = false;                    // put at this record, not yet encoded
   };
   Field define_field(const output::ContextPlan& plan, int vi, int position);
+  // Creates the file, or continues it (grib_continue.cpp): append="true"
+  // after its last message, an exact restart after the checkpoint's
+  // records, the messages after them cut off. The first writer's (each
+  // writer's, multiple_file); throws IoError.
+  void open_output(const output::ContextPlan& plan, const output::FileInfo& f);
+  // The messages this writer's file holds after `records` records.
+  std::int64_t messages_in_records(std::int64_t records) const;
   int owner(const Field& f, std::int64_t level) const { return static_cast<int>((f.position + level) % size_); }
   // Encodes the pending fields' levels this writer owns and appends every
   // writer's messages, in order, to the file (the first writer writes).
@@ -66,8 +76,9 @@ class GribWriter final : public Writer {
   std::string path_;
   MPI_Comm comm_ = MPI_COMM_SELF;
   int rank_ = 0, size_ = 1;
-  bool appended_ = false;      // append="true" is refused for GRIB2 (client/plan_grib.cpp)
-  std::FILE* out_ = nullptr;   // the first writer's
+  bool appended_ = false;      // the file existed: this run continues it (append, exact restart)
+  bool own_file_ = false;      // multiple_file: each writer writes the messages it encodes to its own part
+  std::FILE* out_ = nullptr;   // the first writer's (multiple_file: each writer's)
   std::vector<int> field_of_;  // plan variable -> index into fields_ (-1: not in this file)
   std::vector<Field> fields_;
   double end_ = 0, start_ = 0;  // the record being put

@@ -357,7 +357,12 @@ std::string NetcdfWriter::coordinates_of(const VariableInfo& v, int var) const {
 }
 
 void NetcdfWriter::put_global_attributes(const ContextPlan& plan, const FileInfo& f) const {
-  ds_.put_text(NC_GLOBAL, "Conventions", meshes_.empty() ? "CF-1.10" : "CF-1.10 UGRID-1.0");
+  // CF-1.12 defines the quantization metadata (section 8.4): a file holding
+  // a quantized variable says so; others keep the version they follow.
+  bool quantized = false;
+  for (const int vi : f.variables) quantized = quantized || !plan.variables[vi].quantization.empty();
+  const std::string cf = quantized ? "CF-1.12" : "CF-1.10";
+  ds_.put_text(NC_GLOBAL, "Conventions", meshes_.empty() ? cf : cf + " UGRID-1.0");
   ds_.put_text(NC_GLOBAL, "title", f.title);
   ds_.put_text(NC_GLOBAL, "source", std::string("foehn ") + FOEHN_VERSION);
   ds_.put_text(NC_GLOBAL, "name", f.id);
