@@ -77,9 +77,9 @@ def outputs(tmp_path_factory):
 
 
 def test_same_bits_whatever_the_ranks_and_servers(outputs):
-    for name in ("t_con", "t_con2", "t_near"):
+    for name in ("t_con", "t_con2", "t_near", "pr_con"):
         reference = values(outputs[(1, 0)] / "interp_out.nc", name)
-        assert reference.shape == (STEPS, 3, 90, 180)
+        assert reference.shape == ((STEPS, 90, 180) if name == "pr_con" else (STEPS, 3, 90, 180))
         for run in RUNS[1:]:
             np.testing.assert_array_equal(values(outputs[run] / "interp_out.nc", name), reference, err_msg=str(run))
 
@@ -194,3 +194,27 @@ def test_vertical_linear_profile_is_exact(outputs):
     np.testing.assert_allclose(ours, want, rtol=1e-14, atol=0)
     # and the profile's own value at the target level, exactly linear
     np.testing.assert_allclose(ours[:, 0], native[:, 0] + 0.5 * (native[:, 1] - native[:, 0]), rtol=1e-14)
+
+
+def test_missing_values_skipped_with_the_weights_written(outputs):
+    """detect_missing_value + renormalize: each target is the sum over its
+    valid sources of weight x value over the sum of their weights (numpy,
+    with the weights foehn wrote in XIOS's layout, 1-based); targets with
+    no valid source are missing. The file is the same from 1 and 2 ranks."""
+    work = outputs[(1, 0)]
+    with netCDF4.Dataset(work / "w_pr.nc") as nc:
+        src, dst, weight = nc["src_idx"][:] - 1, nc["dst_idx"][:] - 1, nc["weight"][:]
+    with netCDF4.Dataset(outputs[(2, 0)] / "w_pr.nc") as nc:
+        np.testing.assert_array_equal(nc["src_idx"][:] - 1, src)
+        np.testing.assert_array_equal(nc["weight"][:], weight)
+    native = values(work / "interp_native.nc", "pr").reshape(STEPS, -1)
+    ours = values(work / "interp_out.nc", "pr_con").reshape(STEPS, -1)
+    assert np.sum(native == -999.0) > 100  # the test has missing values to skip
+    for step in range(STEPS):
+        x = native[step, src]
+        ok = x != -999.0
+        num = np.bincount(dst, np.where(ok, weight * x, 0.0), minlength=90 * 180)
+        den = np.bincount(dst, np.where(ok, weight, 0.0), minlength=90 * 180)
+        valid = den > 0
+        np.testing.assert_allclose(ours[step, valid], num[valid] / den[valid], rtol=1e-12)
+        assert np.all(ours[step, ~valid] == -999.0)
