@@ -56,9 +56,15 @@ const std::vector<TransformationSpec>& specs() {
       text("weight_filename"),
       {"read_write_convention", AttrType::choice, "c|fortran"},
       {"method", AttrType::choice, "conservative|nearest"}};  // ours: nearest neighbour
-  const std::vector<TransformationAttr> generated = {
-      id,           real("lon_start"),        real("lon_end"),        real("lat_start"),       real("lat_end"),
-      real("bounds_lon_start"), real("bounds_lon_end"), real("bounds_lat_start"), real("bounds_lat_end")};
+  const std::vector<TransformationAttr> generated = {id,
+                                                     real("lon_start"),
+                                                     real("lon_end"),
+                                                     real("lat_start"),
+                                                     real("lat_end"),
+                                                     real("bounds_lon_start"),
+                                                     real("bounds_lon_end"),
+                                                     real("bounds_lat_start"),
+                                                     real("bounds_lat_end")};
   const std::vector<TransformationAttr> vertical = {id,
                                                     {"order", AttrType::integer},
                                                     {"extrapolate", AttrType::boolean},

@@ -377,8 +377,8 @@ TargetShape interpolation_target(const config::TransformationDef& t, const confi
                "; foehn interpolates to rectilinear domains (ni_glo x nj_glo, with generate_rectilinear_domain or "
                "its default, the whole sphere) for now");
   if (!target.ni_glo || !target.nj_glo || *target.ni_glo < 1 || *target.nj_glo < 1)
-    throw config::ConfigError(target.where, "domain '" + target.id +
-                                                "' is filled by <interpolate_domain>: give its ni_glo and nj_glo");
+    throw config::ConfigError(
+        target.where, "domain '" + target.id + "' is filled by <interpolate_domain>: give its ni_glo and nj_glo");
   out.ni_glo = *target.ni_glo;
   out.nj_glo = *target.nj_glo;
   if (const std::string* m = t.attr("method"); m && *m == "nearest" && t.attr("order"))
@@ -386,8 +386,9 @@ TargetShape interpolation_target(const config::TransformationDef& t, const confi
   if (const auto order = integer(t, "order"); order && *order != 1 && *order != 2)
     bad(t, "order " + std::to_string(*order) + " is not 1 or 2 (first- or second-order conservative)");
   if (const std::string* u = t.attr("use_area"); u && *u == "true")
-    bad(t, "use_area=\"true\" (the model's cell areas) is not supported yet: weights use the cells' areas on the "
-           "sphere");
+    bad(t,
+        "use_area=\"true\" (the model's cell areas) is not supported yet: weights use the cells' areas on the "
+        "sphere");
   const std::string* mode = t.attr("mode");
   const std::string* write = t.attr("write_weight");
   if (((mode && *mode != "compute") || (write && *write == "true")) && !t.attr("weight_filename"))
@@ -407,11 +408,12 @@ std::vector<double> vertical_target_levels(const config::TransformationDef& t, c
                                            const Component& source) {
   for (const char* name : {"coordinate", "coordinate_src", "coordinate_dst"})
     if (t.attr(name))
-      bad(t, std::string(name) + " (a model field as the vertical coordinate) is not supported yet: the source "
-                                 "axis's values are the coordinate");
+      bad(t, std::string(name) +
+                 " (a model field as the vertical coordinate) is not supported yet: the source "
+                 "axis's values are the coordinate");
   if (target.value.empty())
-    throw config::ConfigError(target.where, "axis '" + target.id +
-                                                "' is filled by <interpolate_axis>: give its levels (value=...)");
+    throw config::ConfigError(target.where,
+                              "axis '" + target.id + "' is filled by <interpolate_axis>: give its levels (value=...)");
   if (target.n_glo && *target.n_glo != static_cast<std::int64_t>(target.value.size()))
     throw config::ConfigError(target.where, "axis '" + target.id + "': n_glo=" + std::to_string(*target.n_glo) +
                                                 " but " + std::to_string(target.value.size()) + " values");

@@ -95,17 +95,19 @@ std::vector<const config::TransformationDef*> chain_between(const config::Contex
       if (t.kind == "generate_rectilinear_domain") {
         generated = true;
         if (interpolated)
-          throw config::ConfigError(t.where, "<generate_rectilinear_domain> must come before the <interpolate_domain> "
-                                             "that fills the domain it describes");
+          throw config::ConfigError(t.where,
+                                    "<generate_rectilinear_domain> must come before the <interpolate_domain> "
+                                    "that fills the domain it describes");
         continue;
       }
       interpolated = interpolated || t.kind == "interpolate_domain";
       chain.push_back(&t);
     }
     if (generated && !interpolated)
-      throw config::ConfigError(it->second.where, "domain '" + it->first +
-                                                      "' has <generate_rectilinear_domain> without <interpolate_domain>: "
-                                                      "foehn fills generated domains only by interpolation");
+      throw config::ConfigError(it->second.where,
+                                "domain '" + it->first +
+                                    "' has <generate_rectilinear_domain> without <interpolate_domain>: "
+                                    "foehn fills generated domains only by interpolation");
   }
   // Kinds: each transformation takes what the previous one made.
   Component::Kind kind = component_kind(source.kind);

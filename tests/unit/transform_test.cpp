@@ -216,8 +216,9 @@ TEST(TransformConfig, UnknownAttributesAndUnsupportedTransformationsAtTheirLine)
             std::string::npos);
   EXPECT_EQ(error("<domain_definition><domain id=\"d\"><reorder_domain/></domain></domain_definition>"),
             "2: spatial transformation <reorder_domain> in <domain> is not supported yet");
-  EXPECT_EQ(error("<domain_definition><domain id=\"d\"><interpolate_domain order=\"one\"/></domain></domain_definition>"),
-            "2: bad value 'one' for order on <interpolate_domain>: expected an integer");
+  EXPECT_EQ(
+      error("<domain_definition><domain id=\"d\"><interpolate_domain order=\"one\"/></domain></domain_definition>"),
+      "2: bad value 'one' for order on <interpolate_domain>: expected an integer");
   EXPECT_EQ(error("<axis_definition><axis id=\"a\"><duplicate_scalar/></axis></axis_definition>"),
             "2: spatial transformation <duplicate_scalar> in <axis> is not supported yet");
   EXPECT_EQ(error("<axis_definition><axis id=\"a\"/></axis_definition><grid_definition><grid id=\"g\">\n"
