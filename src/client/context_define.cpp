@@ -480,6 +480,7 @@ void Context::resolve_definitions() {
   where.key = key_;
   where.attached = world_->attached();
   where.server_ranks = static_cast<int>(world_->server_ranks.size());
+  where.comm = comm_;
   MPI_Group g1, g2;
   MPI_Comm_group(comm_, &g1);
   MPI_Comm_group(world_->comm, &g2);

@@ -8,6 +8,8 @@
 // the XML) or ApiError (client/errors.h), as the API reports them.
 #pragma once
 
+#include <mpi.h>
+
 #include <cstdint>
 #include <limits>
 #include <map>
@@ -82,6 +84,7 @@ struct Placement {
   bool attached = false;                   // no server ranks: each model rank writes its own block
   int server_ranks = 0;                    // with servers: how many
   std::vector<std::int32_t> client_ranks;  // the world rank of each model rank of the context
+  MPI_Comm comm = MPI_COMM_NULL;           // the context's model ranks (interpolations exchange among them)
 };
 
 // A field the model may write.
@@ -199,6 +202,10 @@ class PlanBuilder {
   std::vector<std::string> plan_domain_ids_, plan_axis_ids_, plan_scalar_ids_;
   std::unordered_map<std::string, int> expression_node_;       // field id -> its expression's node in graph_
   std::unordered_map<std::string, std::string> derived_from_;  // domains made by transformations (id -> "transformed")
+  // Interpolations built already (weights and exchange, collective), by
+  // transformation and the source element its chain starts from: fields
+  // that share one reuse it.
+  std::map<std::pair<const config::TransformationDef*, std::string>, transform::Step> interpolations_;
 };
 
 // After the exchange of plan domain `index` (its type, sizes, nvertex,

@@ -11,6 +11,8 @@
 #include "client/errors.h"
 #include "client/plan_builder.h"
 #include "transform/chain.h"
+#include "transform/interp/interpolate_axis.h"
+#include "transform/interp/interpolate_domain.h"
 
 namespace foehn::client {
 
@@ -241,13 +243,33 @@ PlanBuilder::Transformations PlanBuilder::plan_transformations(const config::Fie
   }
   for (std::size_t p = 0; p < origin.size(); ++p) {
     if (chains[p].empty()) continue;
-    for (const config::TransformationDef* t : chains[p]) {
-      transform::Step step = transform::build_step(*t, now[p]);
+    for (std::size_t k = 0; k < chains[p].size(); ++k) {
+      const config::TransformationDef* t = chains[p][k];
+      transform::Step step;
+      if (t->kind == "interpolate_domain") {  // collective: every rank builds the same ones in the same order
+        const auto key = std::make_pair(t, origin[p].ref + "#" + std::to_string(k));
+        auto it = interpolations_.find(key);
+        if (it == interpolations_.end()) {
+          const config::DomainDef* owner = transform::owner_domain(def_, *t);
+          if (!owner) config_error(t->where, "<interpolate_domain> outside a domain");
+          it = interpolations_.emplace(key, transform::interp::build_interpolation(*t, *owner, now[p], placement_.comm))
+                   .first;
+        }
+        step = it->second;
+        block[p] = true;  // whole rows of the target per rank
+      } else if (t->kind == "interpolate_axis") {
+        const config::AxisDef* owner = transform::owner_axis(def_, *t);
+        if (!owner) config_error(t->where, "<interpolate_axis> outside an axis");
+        step = transform::interp::build_vertical(*t, *owner, now[p]);
+      } else {
+        step = transform::build_step(*t, now[p]);
+      }
       std::size_t inner = 1, outer = 1;
       for (std::size_t q = 0; q < p; ++q) inner *= now[q].data_size();
       for (std::size_t q = p + 1; q < now.size(); ++q) outer *= now[q].data_size();
       step.map.inner = inner;
       step.map.outer = outer;
+      step.map.prepare();
       out.texts.push_back(step.text);
       out.maps.push_back(std::make_shared<const transform::Transform>(std::move(step.map)));
       now[p] = std::move(step.target);

@@ -12,7 +12,7 @@ namespace foehn::config::detail {
 
 namespace {
 
-enum class AttrType { integer, integer_list, boolean, choice };
+enum class AttrType { integer, integer_list, real, boolean, choice };
 
 struct TransformationAttr {
   std::string_view name;
@@ -42,7 +42,41 @@ const std::vector<TransformationSpec>& specs() {
                                                {"zoom_nj", AttrType::integer}};
   const std::vector<TransformationAttr> range = {
       id, {"begin", AttrType::integer}, {"n", AttrType::integer}, {"index", AttrType::integer_list}};
+  auto text = [&](std::string_view name) { return TransformationAttr{name, AttrType::choice, ""}; };
+  auto real = [](std::string_view name) { return TransformationAttr{name, AttrType::real}; };
+  const std::vector<TransformationAttr> interpolation = {
+      id,
+      {"order", AttrType::integer},
+      {"renormalize", AttrType::boolean},
+      {"detect_missing_value", AttrType::boolean},
+      {"quantity", AttrType::boolean},
+      {"use_area", AttrType::boolean},
+      {"mode", AttrType::choice, "compute|read|read_or_compute"},
+      {"write_weight", AttrType::boolean},
+      text("weight_filename"),
+      {"read_write_convention", AttrType::choice, "c|fortran"},
+      {"method", AttrType::choice, "conservative|nearest"}};  // ours: nearest neighbour
+  const std::vector<TransformationAttr> generated = {id,
+                                                     real("lon_start"),
+                                                     real("lon_end"),
+                                                     real("lat_start"),
+                                                     real("lat_end"),
+                                                     real("bounds_lon_start"),
+                                                     real("bounds_lon_end"),
+                                                     real("bounds_lat_start"),
+                                                     real("bounds_lat_end")};
+  const std::vector<TransformationAttr> vertical = {id,
+                                                    {"order", AttrType::integer},
+                                                    {"extrapolate", AttrType::boolean},
+                                                    text("coordinate"),
+                                                    text("coordinate_src"),
+                                                    text("coordinate_dst"),
+                                                    {"type", AttrType::choice, "polynomial"},
+                                                    {"log_coordinate", AttrType::boolean}};  // ours: in ln(coordinate)
   static const std::vector<TransformationSpec> all = {
+      {"interpolate_domain", "domain", interpolation},
+      {"interpolate_axis", "axis", vertical},
+      {"generate_rectilinear_domain", "domain", generated},
       {"zoom_domain", "domain", box},
       {"extract_domain", "domain", box},
       {"zoom_axis", "axis", range},
@@ -63,6 +97,9 @@ void check_value(const Attr& a, const TransformationAttr& spec, const std::strin
   switch (spec.type) {
     case AttrType::integer:
       if (!parse_int(v)) report(a.where, bad + "expected an integer");
+      return;
+    case AttrType::real:
+      if (!parse_double(v)) report(a.where, bad + "expected a number");
       return;
     case AttrType::integer_list:
       if (!parse_double_list(v)) report(a.where, bad + "expected a list of integers");

@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "config/values.h"
+#include "transform/chain.h"
 
 namespace foehn::transform {
 
@@ -298,7 +299,8 @@ const char* kind_name(Component::Kind kind) {
 }
 
 Component::Kind source_kind(const config::TransformationDef& t) {
-  if (t.kind == "zoom_domain" || t.kind == "extract_domain" || t.kind == "reduce_domain")
+  if (t.kind == "zoom_domain" || t.kind == "extract_domain" || t.kind == "reduce_domain" ||
+      t.kind == "interpolate_domain" || t.kind == "generate_rectilinear_domain")
     return Component::Kind::domain;
   if (t.kind == "reduce_scalar") return Component::Kind::scalar;
   return Component::Kind::axis;
@@ -316,7 +318,9 @@ Step build_step(const config::TransformationDef& t, const Component& src) {
                kind_name(source_kind(t)));
   Step s;
   const bool to_domain = t.target == "domain", to_axis = t.target == "axis";
-  if (to_domain) {
+  if (t.kind == "interpolate_domain" || t.kind == "generate_rectilinear_domain" || t.kind == "interpolate_axis") {
+    bad(t, "is built with the model's ranks (transform/interp), not as a local step");
+  } else if (to_domain) {
     s = extract_domain(t, src);
   } else if (to_axis && (t.kind == "zoom_axis" || t.kind == "extract_axis")) {
     s = extract_axis(t, src);
@@ -355,6 +359,95 @@ Step build_step(const config::TransformationDef& t, const Component& src) {
     bad(t, "is not supported yet");
   }
   s.text = t.kind + " " + size_text(src) + " -> " + size_text(s.target);
+  return s;
+}
+
+const config::DomainDef* owner_domain(const config::ContextDef& ctx, const config::TransformationDef& t) {
+  for (const config::DomainDef& d : ctx.domains)
+    for (const config::TransformationDef& u : d.transformations)
+      if (&u == &t) return &d;
+  return nullptr;
+}
+
+TargetShape interpolation_target(const config::TransformationDef& t, const config::DomainDef& target) {
+  TargetShape out;
+  out.type = target.type.empty() ? "rectilinear" : target.type;
+  if (out.type != "rectilinear")
+    bad(t, "domain '" + target.id + "' is of type " + out.type +
+               "; foehn interpolates to rectilinear domains (ni_glo x nj_glo, with generate_rectilinear_domain or "
+               "its default, the whole sphere) for now");
+  if (!target.ni_glo || !target.nj_glo || *target.ni_glo < 1 || *target.nj_glo < 1)
+    throw config::ConfigError(
+        target.where, "domain '" + target.id + "' is filled by <interpolate_domain>: give its ni_glo and nj_glo");
+  out.ni_glo = *target.ni_glo;
+  out.nj_glo = *target.nj_glo;
+  if (const std::string* m = t.attr("method"); m && *m == "nearest" && t.attr("order"))
+    bad(t, "order applies to conservative remapping, not to method=\"nearest\"");
+  if (const auto order = integer(t, "order"); order && *order != 1 && *order != 2)
+    bad(t, "order " + std::to_string(*order) + " is not 1 or 2 (first- or second-order conservative)");
+  if (const std::string* u = t.attr("use_area"); u && *u == "true")
+    bad(t,
+        "use_area=\"true\" (the model's cell areas) is not supported yet: weights use the cells' areas on the "
+        "sphere");
+  const std::string* mode = t.attr("mode");
+  const std::string* write = t.attr("write_weight");
+  if (((mode && *mode != "compute") || (write && *write == "true")) && !t.attr("weight_filename"))
+    bad(t, "mode=\"" + (mode ? *mode : std::string("compute")) +
+               "\" with write_weight or reading needs weight_filename (foehn does not name weight files itself)");
+  return out;
+}
+
+const config::AxisDef* owner_axis(const config::ContextDef& ctx, const config::TransformationDef& t) {
+  for (const config::AxisDef& a : ctx.axes)
+    for (const config::TransformationDef& u : a.transformations)
+      if (&u == &t) return &a;
+  return nullptr;
+}
+
+std::vector<double> vertical_target_levels(const config::TransformationDef& t, const config::AxisDef& target,
+                                           const Component& source) {
+  for (const char* name : {"coordinate", "coordinate_src", "coordinate_dst"})
+    if (t.attr(name))
+      bad(t, std::string(name) +
+                 " (a model field as the vertical coordinate) is not supported yet: the source "
+                 "axis's values are the coordinate");
+  if (target.value.empty())
+    throw config::ConfigError(target.where,
+                              "axis '" + target.id + "' is filled by <interpolate_axis>: give its levels (value=...)");
+  if (target.n_glo && *target.n_glo != static_cast<std::int64_t>(target.value.size()))
+    throw config::ConfigError(target.where, "axis '" + target.id + "': n_glo=" + std::to_string(*target.n_glo) +
+                                                " but " + std::to_string(target.value.size()) + " values");
+  const std::int64_t order = integer(t, "order").value_or(1);
+  if (order != 1 && order != 2) bad(t, "order " + std::to_string(order) + " is not 1 or 2");
+  if (source.kind == Component::Kind::axis && order >= source.ni_glo)
+    bad(t, "order " + std::to_string(order) + " needs at least " + std::to_string(order + 1) +
+               " source levels; the source axis has " + std::to_string(source.ni_glo));
+  return target.value;
+}
+
+Step vertical_shape(const config::TransformationDef& t, const Component& source, const config::AxisDef& target) {
+  if (source.kind != Component::Kind::axis) bad(t, "its source at this position of the grid is not an axis");
+  const std::vector<double> levels = vertical_target_levels(t, target, source);
+  Step s;
+  s.target = whole_component(Component::Kind::axis, static_cast<std::int64_t>(levels.size()), 1);
+  s.target.lon = levels;
+  s.map.op = Operation::columns;
+  s.map.n_source = source.data_size();
+  s.map.n_target = s.target.data_size();
+  s.text = t.kind + " " + size_text(source) + " -> " + size_text(s.target);
+  return s;
+}
+
+Step interpolation_shape(const config::TransformationDef& t, const Component& source, const config::DomainDef& target) {
+  if (source.kind != Component::Kind::domain) bad(t, "its source at this position of the grid is not a domain");
+  const TargetShape shape = interpolation_target(t, target);
+  Step s;
+  s.target = whole_component(Component::Kind::domain, shape.ni_glo, shape.nj_glo);
+  s.target.type = shape.type;
+  s.map.op = Operation::remap;
+  s.map.n_source = source.data_size();
+  s.map.n_target = s.target.data_size();
+  s.text = t.kind + " " + size_text(source) + " -> " + size_text(s.target);
   return s;
 }
 

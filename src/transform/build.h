@@ -65,7 +65,34 @@ Component::Kind source_kind(const config::TransformationDef& t);
 Component::Kind target_kind(const config::TransformationDef& t);
 
 // Throws config::ConfigError at t.where for bad attributes and for
-// reductions whose target points are split between ranks.
+// reductions whose target points are split between ranks. Not for
+// interpolate_domain, whose points come from other ranks: interp/ builds it.
 Step build_step(const config::TransformationDef& t, const Component& source);
+
+// The domain whose transformations include `t` (null: none).
+const config::DomainDef* owner_domain(const config::ContextDef& ctx, const config::TransformationDef& t);
+
+// The size of the domain an interpolate_domain fills: the target domain's
+// ni_glo x nj_glo (ConfigError at its line when missing or not a type
+// foehn can interpolate to).
+struct TargetShape {
+  std::string type;
+  std::int64_t ni_glo = 0, nj_glo = 0;
+};
+TargetShape interpolation_target(const config::TransformationDef& t, const config::DomainDef& target);
+
+// interpolate_axis: the axis that holds `t` (null: none), and the target
+// levels it gives (value=, checked against n_glo); ConfigError at the line
+// at fault (no values, an order the source axis cannot carry, a
+// coordinate field, which is not supported yet).
+const config::AxisDef* owner_axis(const config::ContextDef& ctx, const config::TransformationDef& t);
+std::vector<double> vertical_target_levels(const config::TransformationDef& t, const config::AxisDef& target,
+                                           const Component& source);
+// What interpolate_axis makes, for `foehn check` and `foehn plan`.
+Step vertical_shape(const config::TransformationDef& t, const Component& source, const config::AxisDef& target);
+
+// What interpolate_domain makes, without weights, for `foehn check` and
+// `foehn plan` (no decomposition, nothing computed): the whole target.
+Step interpolation_shape(const config::TransformationDef& t, const Component& source, const config::DomainDef& target);
 
 }  // namespace foehn::transform

@@ -87,8 +87,28 @@ std::vector<const config::TransformationDef*> chain_between(const config::Contex
                               std::string(name_of(target.kind)) + " '" + path.back().first + "' transforms " +
                                   name_of(target.kind) + " '" + root + "', but the source field's grid has " +
                                   name_of(source.kind) + " '" + source.ref + "' at this position");
-  for (auto it = path.rbegin(); it != path.rend(); ++it)
-    for (const config::TransformationDef& t : *it->second.transformations) chain.push_back(&t);
+  // generate_rectilinear_domain describes its element (the target of an
+  // interpolate_domain beside it); it is not a step of its own.
+  for (auto it = path.rbegin(); it != path.rend(); ++it) {
+    bool generated = false, interpolated = false;
+    for (const config::TransformationDef& t : *it->second.transformations) {
+      if (t.kind == "generate_rectilinear_domain") {
+        generated = true;
+        if (interpolated)
+          throw config::ConfigError(t.where,
+                                    "<generate_rectilinear_domain> must come before the <interpolate_domain> "
+                                    "that fills the domain it describes");
+        continue;
+      }
+      interpolated = interpolated || t.kind == "interpolate_domain";
+      chain.push_back(&t);
+    }
+    if (generated && !interpolated)
+      throw config::ConfigError(it->second.where,
+                                "domain '" + it->first +
+                                    "' has <generate_rectilinear_domain> without <interpolate_domain>: "
+                                    "foehn fills generated domains only by interpolation");
+  }
   // Kinds: each transformation takes what the previous one made.
   Component::Kind kind = component_kind(source.kind);
   for (const config::TransformationDef* t : chain) {

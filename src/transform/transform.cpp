@@ -22,6 +22,8 @@ const char* operation_name(Operation op) {
     case Operation::min: return "min";
     case Operation::max: return "max";
     case Operation::average: return "average";
+    case Operation::remap: return "remap";
+    case Operation::columns: return "columns";
   }
   return "?";
 }
@@ -142,7 +144,70 @@ void reduce(const Transform& t, const double* in, double* out) {
   }
 }
 
+// An interpolation: the local points others need are packed point by point
+// (outer x inner values each), exchanged, and each target row sums its
+// terms in the order computed, for every value of a point at once.
+void remap_apply(const Transform& t, const double* in, double* out) {
+  const RemapStage& r = *t.remap;
+  const std::size_t block = t.outer * t.inner;
+  double* sent = t.sent.data();
+  for (std::size_t e = 0; e < r.send_positions.size(); ++e) {
+    const auto p = static_cast<std::size_t>(r.send_positions[e]);
+    double* d = sent + e * block;
+    for (std::size_t o = 0; o < t.outer; ++o) {
+      const double* s = in + (o * t.n_source + p) * t.inner;
+      for (std::size_t i = 0; i < t.inner; ++i) d[o * t.inner + i] = s[i];
+    }
+  }
+  const double* x = sent;
+  if (r.exchange) {
+    r.exchange->exchange(sent, t.gathered.data(), block);
+    x = t.gathered.data();
+  }
+  double* acc = t.sums.data();
+  double* weights = acc + block;
+  const remap::RemapWeights& w = r.weights;
+  for (std::size_t k = 0; k < t.n_target; ++k) {
+    for (std::size_t b = 0; b < block; ++b) acc[b] = 0.0, weights[b] = 0.0;
+    const std::int64_t first = w.row_start[k], last = w.row_start[k + 1];
+    for (std::int64_t e = first; e < last; ++e) {
+      const double c = w.weight[static_cast<std::size_t>(e)];
+      const double* v = x + static_cast<std::size_t>(w.src[static_cast<std::size_t>(e)]) * block;
+      if (r.skip_missing) {
+#pragma omp simd
+        for (std::size_t b = 0; b < block; ++b) {
+          const bool ok = v[b] == v[b];  // not NaN
+          acc[b] += ok ? c * v[b] : 0.0;
+          weights[b] += ok ? c : 0.0;
+        }
+      } else {
+#pragma omp simd
+        for (std::size_t b = 0; b < block; ++b) acc[b] += c * v[b];
+      }
+    }
+    for (std::size_t o = 0; o < t.outer; ++o) {
+      double* d = out + (o * t.n_target + k) * t.inner;
+      const double* a = acc + o * t.inner;
+      const double* s = weights + o * t.inner;
+      for (std::size_t i = 0; i < t.inner; ++i) {
+        double v = first == last ? kNaN : a[i];
+        if (r.skip_missing) v = s[i] == 0.0 ? kNaN : r.renormalize ? a[i] / s[i] : a[i];
+        d[i] = v;
+      }
+    }
+  }
+}
+
 }  // namespace
+
+void Transform::prepare() const {
+  if (op == Operation::columns) columns->prepare(inner);
+  if (op != Operation::remap) return;
+  const std::size_t block = outer * inner;
+  sent.assign(remap->send_positions.size() * block, 0.0);
+  gathered.assign(remap->exchange ? static_cast<std::size_t>(remap->n_gathered) * block : 0, 0.0);
+  sums.assign(2 * block, 0.0);
+}
 
 void Transform::apply(const double* in, double* out) const {
   switch (op) {
@@ -151,6 +216,13 @@ void Transform::apply(const double* in, double* out) const {
     case Operation::min: reduce<Operation::min>(*this, in, out); return;
     case Operation::max: reduce<Operation::max>(*this, in, out); return;
     case Operation::average: reduce<Operation::average>(*this, in, out); return;
+    case Operation::remap:
+      if (sums.size() != 2 * outer * inner) prepare();  // the builder prepares it; a map built elsewhere here
+      remap_apply(*this, in, out);
+      return;
+    case Operation::columns:
+      for (std::size_t o = 0; o < outer; ++o) columns->apply(in + o * n_source * inner, out + o * n_target * inner);
+      return;
   }
 }
 

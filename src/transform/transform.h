@@ -9,18 +9,56 @@
 // A gather (extract, zoom, inverse) has one position per target; a
 // reduction combines its positions in the order listed, which the builder
 // makes increasing global index, so the result does not depend on how the
-// model's ranks split the points. An interpolation plugs in as one more
-// `Operation` over the same arrays (weighted sums of its positions).
+// model's ranks split the points. An interpolation (`remap`) is a weighted
+// sum over values that may live on other model ranks: `RemapStage` says
+// which local values each rank sends, and the weights' source indices are
+// positions among the values received.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "transform/remap/remap_weights.h"
+
 namespace foehn::transform {
 
-enum class Operation { gather, sum, min, max, average };
+enum class Operation { gather, sum, min, max, average, remap, columns };
+
+// Moves the values an interpolation needs between the model's ranks, once
+// per step (MPI: src/transform/interp/). `send` holds, peer after peer, the
+// points each peer needs of this rank; `recv` gets, peer after peer, the
+// points this rank needs; `block` values per point.
+class HaloExchange {
+ public:
+  virtual ~HaloExchange() = default;
+  virtual void exchange(const double* send, double* recv, std::size_t block) const = 0;
+};
+
+// An operation on whole columns of the transformed axis (interpolate_axis:
+// src/transform/interp/interpolate_axis.h): in is n_source levels x
+// `columns` values (the components before the axis), out n_target levels.
+class ColumnOperator {
+ public:
+  virtual ~ColumnOperator() = default;
+  virtual void prepare(std::size_t columns) = 0;  // once, at close of definition
+  virtual void apply(const double* in, double* out) const = 0;
+};
+
+// An interpolation's part of a Transform, built once at close of
+// definition (src/transform/interp/interpolate_domain.h).
+struct RemapStage {
+  // Rows: this rank's target points in order; src: positions among the
+  // gathered (received) points, each row's terms in the order computed.
+  remap::RemapWeights weights;
+  std::vector<std::int64_t> send_positions;  // local data positions, peer after peer
+  std::int64_t n_gathered = 0;               // points received (the weights' n_src)
+  bool skip_missing = false;                 // detect_missing_value: NaN sources skipped
+  bool renormalize = false;                  // with skip_missing: divided by the valid weights
+  std::shared_ptr<const HaloExchange> exchange;  // null: one rank, the points sent are the points gathered
+};
 
 // "sum", "min", "max", "average" (XIOS's operation attribute); throws
 // std::invalid_argument for anything else.
@@ -35,6 +73,8 @@ struct Transform {
   std::vector<std::int64_t> start;   // n_target + 1 offsets into source
   std::vector<std::int64_t> source;  // positions in the component's local data (-1: none)
   std::vector<double> weight;        // one per entry of source, or empty (all 1)
+  std::shared_ptr<const RemapStage> remap;  // op == remap: the weights and the exchange
+  std::shared_ptr<ColumnOperator> columns;  // op == columns: one per Transform (prepared for its inner)
 
   std::size_t input_size() const { return outer * n_source * inner; }
   std::size_t output_size() const { return outer * n_target * inner; }
@@ -48,6 +88,11 @@ struct Transform {
   // inner values vectorises (each value's sum still in the listed order).
   // Sized at the first apply, then reused.
   mutable std::vector<double> scratch;
+  // remap: the points sent and gathered (outer x inner values each) and one
+  // sum and weight per value of a point; sized by prepare().
+  mutable std::vector<double> sent, gathered, sums;
+  // Sizes the buffers for outer and inner (call after setting them).
+  void prepare() const;
 };
 
 }  // namespace foehn::transform

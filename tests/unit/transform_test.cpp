@@ -214,11 +214,14 @@ TEST(TransformConfig, UnknownAttributesAndUnsupportedTransformationsAtTheirLine)
   EXPECT_NE(error("<scalar_definition><scalar id=\"s\"><reduce_axis operation=\"mean\"/></scalar></scalar_definition>")
                 .find("bad value 'mean' for operation on <reduce_axis>: expected one of sum|min|max|average"),
             std::string::npos);
-  EXPECT_EQ(error("<domain_definition><domain id=\"d\"><interpolate_domain/></domain></domain_definition>"),
-            "2: spatial transformation <interpolate_domain> in <domain> is not supported yet");
+  EXPECT_EQ(error("<domain_definition><domain id=\"d\"><reorder_domain/></domain></domain_definition>"),
+            "2: spatial transformation <reorder_domain> in <domain> is not supported yet");
+  EXPECT_EQ(
+      error("<domain_definition><domain id=\"d\"><interpolate_domain order=\"one\"/></domain></domain_definition>"),
+      "2: bad value 'one' for order on <interpolate_domain>: expected an integer");
   EXPECT_EQ(error("<axis_definition><axis id=\"a\"><duplicate_scalar/></axis></axis_definition>"),
             "2: spatial transformation <duplicate_scalar> in <axis> is not supported yet");
   EXPECT_EQ(error("<axis_definition><axis id=\"a\"/></axis_definition><grid_definition><grid id=\"g\">\n"
-                  "<axis axis_ref=\"a\"><interpolate_axis/></axis></grid></grid_definition>"),
-            "3: spatial transformation <interpolate_axis> in <axis> is not supported yet");
+                  "<axis axis_ref=\"a\"><temporal_splitting/></axis></grid></grid_definition>"),
+            "3: spatial transformation <temporal_splitting> in <axis> is not supported yet");
 }
