@@ -133,8 +133,10 @@ struct AxisDef {
 
 struct DomainDef {
   std::string id, name, long_name, standard_name;
-  std::string type;  // rectilinear (default), curvilinear, gaussian, unstructured
+  std::string type;  // rectilinear (default), curvilinear, gaussian, unstructured, healpix
   std::optional<std::int64_t> ni_glo, nj_glo;
+  std::optional<int> refinement_level;  // healpix: nside = 2^refinement_level
+  std::string indexing_scheme;          // healpix: "nested" or "ring" ("": not given, nested)
   // domain_ref (the element it inherits from) and the transformations that
   // turn that element into this one, in order (empty: none).
   std::string ref;

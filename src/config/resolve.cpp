@@ -177,6 +177,7 @@ class Resolver {
     for (const Element& e : raw_.grids) ctx.grids.push_back(grid(e, ctx));
     for (const Element& e : raw_.fields) ctx.fields.push_back(field(e));
     for (const RawFile& f : raw_.files) ctx.files.push_back(file(f));
+    expand_healpix_pyramids(ctx);
     ctx.group_ids = raw_.group_ids;
     ctx.field_group_members = raw_.field_group_members;
     return ctx;
@@ -309,8 +310,11 @@ class Resolver {
     d.type = e.get("type") ? text(e, "type") : "rectilinear";
     d.ni_glo = integer<std::int64_t>(e, "ni_glo");
     d.nj_glo = integer<std::int64_t>(e, "nj_glo");
+    d.refinement_level = integer<int>(e, "refinement_level");
+    d.indexing_scheme = text(e, "indexing_scheme");
     d.where = e.where, d.origins = origins_of(e);
-    d.extra = extras(e, {"id", "name", "long_name", "standard_name", "type", "ni_glo", "nj_glo"});
+    d.extra = extras(e, {"id", "name", "long_name", "standard_name", "type", "ni_glo", "nj_glo", "refinement_level",
+                         "indexing_scheme"});
     d.ref = text(e, "domain_ref");
     d.transformations = transformations_of(e);
     return d;
