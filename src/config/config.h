@@ -201,6 +201,7 @@ struct FieldDef {
   std::vector<Variable> variables;  // <variable>s inside the field (become variable attributes)
   std::string compression_type;     // None | gzip | szip | SZ | ZFP; empty if unset
   Quantization quantization;        // empty unless set on the field (the file's is the default)
+  std::string healpix_pyramid;      // "6..0": written at each HEALPix level (healpix_pyramid.cpp); empty if unset
   ExtraAttributes extra;            // read_access, grid_path, ts_enabled, ...
   AttributeOrigins origins;         // where each resolved attribute came from
   // The name written to the file: name if set, else id.

@@ -51,15 +51,14 @@ void expand_healpix_pyramids(ContextDef& ctx) {
   for (FileDef& file : ctx.files) {
     std::vector<FieldDef> out;
     for (FieldDef& f : file.fields) {
-      const auto it = f.extra.find("healpix_pyramid");
-      if (it == f.extra.end()) {
+      if (f.healpix_pyramid.empty()) {
         out.push_back(std::move(f));
         continue;
       }
       const std::string what = "field '" + f.output_name() + "' of file '" + file.id + "': healpix_pyramid '" +
-                               it->second + "': ";
+                               f.healpix_pyramid + "': ";
       int finest = 0, coarsest = 0;
-      if (!parse_levels(it->second, finest, coarsest)) {
+      if (!parse_levels(f.healpix_pyramid, finest, coarsest)) {
         report(f.where, what + "expected <finest>..<coarsest>, e.g. 6..0 (levels 0 to 29, finest first)");
         continue;
       }
@@ -86,7 +85,7 @@ void expand_healpix_pyramids(ContextDef& ctx) {
         continue;
       }
       const std::string name = f.output_name();
-      f.extra.erase(it);
+      f.healpix_pyramid.clear();
       for (int level = finest; level >= coarsest; --level) {
         FieldDef copy = f;
         copy.name = name + "_z" + std::to_string(level);

@@ -431,6 +431,7 @@ class Resolver {
     f.check_if_active = boolean(e, "check_if_active", false);
     f.compression_type = text(e, "compression_type");
     f.quantization = quantization(e);
+    f.healpix_pyramid = text(e, "healpix_pyramid");
     f.where = e.where, f.origins = origins_of(e);
     f.extra = extras(e, {"id",
                          "name",
@@ -463,7 +464,8 @@ class Resolver {
                          "compression_type",
                          "quantization",
                          "quantization_nsb",
-                         "quantization_nsd"});
+                         "quantization_nsd",
+                         "healpix_pyramid"});
     // Field variables: the field's own, then those of its field_ref chain
     // that it does not redefine.
     std::vector<const Node*> nodes;
