@@ -1,7 +1,8 @@
 """The cost of km-scale output (issue 25, docs/kmscale.md): one field on a
-HEALPix grid written by 2 model ranks to 1 server, three runs of the same
+HEALPix grid written by 2 model ranks to 1 server, four runs of the same
 model: plain NetCDF of the native level (the baseline), NetCDF with the
-pyramid down to level 0, and a Zarr store of the pyramid. For each run the
+pyramid down to level 0 (uncompressed, and deflate level 1, the Zarr
+store's zlib level), and a Zarr store of the pyramid. For each run the
 server's write seconds and bytes (the report's JSON), the model ranks'
 wait, and the wall time per step; writes results/kmscale.{json,md}.
 The remap to HEALPix is not part of it (not built: docs/kmscale.md).
@@ -39,6 +40,8 @@ foehn.finalize()
 FILES = {
     "netcdf_native": '<file id="f" name="out" output_freq="1ts"><field field_ref="tas"/></file>',
     "netcdf_pyramid": '<file id="f" name="out" output_freq="1ts"><field field_ref="tas" healpix_pyramid="{L}..0"/></file>',
+    "netcdf_pyramid_deflate1": '<file id="f" name="out" output_freq="1ts" compression_level="1">'
+                               '<field field_ref="tas" healpix_pyramid="{L}..0"/></file>',
     "zarr_pyramid": '<file id="f" name="out" output_freq="1ts" format="zarr">'
                     '<field field_ref="tas" healpix_pyramid="{L}..0"/></file>',
 }

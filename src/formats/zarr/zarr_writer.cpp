@@ -76,14 +76,21 @@ void put_attribute(json& attrs, const output::Attribute& a) {
 
 }  // namespace
 
-// Writes `bytes` at `file` through a temporary name and a rename, so that a
-// reader never sees half a file (the metadata is rewritten every record).
-static void write_file(const std::filesystem::path& file, const void* data, std::size_t bytes) {
-  const std::filesystem::path tmp = file.string() + ".tmp";
-  std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+// Writes `bytes` at `file`: chunks directly (a new file each: a reader
+// during the run sees the chunk or not, as the shape says), metadata through
+// a temporary name and a rename (rewritten every record: never seen half
+// written). Creating a temporary file per chunk doubled the file system's
+// work (bench/kmscale.py).
+static void write_direct(const std::filesystem::path& file, const void* data, std::size_t bytes) {
+  std::ofstream out(file, std::ios::binary | std::ios::trunc);
   out.write(static_cast<const char*>(data), static_cast<std::streamsize>(bytes));
   out.close();
   if (!out) throw IoError(file.string() + ": cannot write: " + std::strerror(errno));
+}
+
+static void write_file(const std::filesystem::path& file, const void* data, std::size_t bytes) {
+  const std::filesystem::path tmp = file.string() + ".tmp";
+  write_direct(tmp, data, bytes);
   std::error_code ec;
   std::filesystem::rename(tmp, file, ec);
   if (ec) throw IoError(file.string() + ": cannot rename its temporary file: " + ec.message());
@@ -154,7 +161,7 @@ void ZarrWriter::define(const ContextPlan& plan, const FileInfo& f) {
     std::vector<unsigned char> out(packed);
     if (compress2(out.data(), &packed, static_cast<const Bytef*>(data), static_cast<uLong>(bytes), 1) != Z_OK)
       throw IoError(path_ + "/" + dir + ": zlib compress2 failed");
-    write_file(std::filesystem::path(path_) / dir / key, out.data(), packed);
+    write_direct(std::filesystem::path(path_) / dir / key, out.data(), packed);
   };
 
   // Groups in the order their variables come.
@@ -363,7 +370,7 @@ void ZarrWriter::write_time(std::int64_t record, double end, double start) {
   if (compress2(out.data(), &packed, reinterpret_cast<const Bytef*>(&stamp), sizeof stamp, 1) != Z_OK)
     throw IoError(path_ + ": zlib compress2 failed on the time");
   for (const std::string& dir : time_dirs_)
-    write_file(std::filesystem::path(path_) / dir / std::to_string(record), out.data(), packed);
+    write_direct(std::filesystem::path(path_) / dir / std::to_string(record), out.data(), packed);
   if (record + 1 > records_) {
     records_ = record + 1;
     write_time_shape(records_);
@@ -391,7 +398,7 @@ void ZarrWriter::write_chunk(const Array& a, std::int64_t record, std::int64_t o
   if (packed_.size() < packed) packed_.resize(packed);
   if (compress2(packed_.data(), &packed, data, static_cast<uLong>(bytes), a.level) != Z_OK)
     throw IoError(path_ + "/" + a.dir + ": zlib compress2 failed on chunk " + key);
-  write_file(std::filesystem::path(path_) / a.dir / key, packed_.data(), packed);
+  write_direct(std::filesystem::path(path_) / a.dir / key, packed_.data(), packed);
 }
 
 void ZarrWriter::put(int variable, std::int64_t record, const grid::Box& box, const void* values) {
