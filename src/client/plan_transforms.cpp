@@ -102,6 +102,8 @@ transform::Component PlanBuilder::source_component(const config::GridComponent& 
   out.type = s.type;
   out.ni_glo = s.layout.ni_glo;
   out.nj_glo = s.layout.nj_glo;
+  out.healpix_level = s.healpix_level;
+  out.healpix_nested = s.healpix_nested;
   out.owned = s.owned;
   const bool per_line = s.type == "rectilinear" && s.has_block;
   out.lon.resize(s.owned.size());
@@ -177,6 +179,8 @@ void PlanBuilder::store_target(const config::GridComponent& c, const transform::
   derived_from_[c.ref] = "transformed";
   DomainSetting s;
   s.type = t.type;
+  s.healpix_level = t.healpix_level;
+  s.healpix_nested = t.healpix_nested;
   s.ni_glo = s.layout.ni_glo = t.ni_glo;
   s.nj_glo = s.layout.nj_glo = t.nj_glo;
   const grid::Extent e = grid::extent_of(t.owned, t.ni_glo);

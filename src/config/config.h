@@ -133,8 +133,10 @@ struct AxisDef {
 
 struct DomainDef {
   std::string id, name, long_name, standard_name;
-  std::string type;  // rectilinear (default), curvilinear, gaussian, unstructured
+  std::string type;  // rectilinear (default), curvilinear, gaussian, unstructured, healpix
   std::optional<std::int64_t> ni_glo, nj_glo;
+  std::optional<int> refinement_level;  // healpix: nside = 2^refinement_level
+  std::string indexing_scheme;          // healpix: "nested" or "ring" ("": not given, nested)
   // domain_ref (the element it inherits from) and the transformations that
   // turn that element into this one, in order (empty: none).
   std::string ref;
@@ -199,6 +201,7 @@ struct FieldDef {
   std::vector<Variable> variables;  // <variable>s inside the field (become variable attributes)
   std::string compression_type;     // None | gzip | szip | SZ | ZFP; empty if unset
   Quantization quantization;        // empty unless set on the field (the file's is the default)
+  std::string healpix_pyramid;      // "6..0": written at each HEALPix level (healpix_pyramid.cpp); empty if unset
   ExtraAttributes extra;            // read_access, grid_path, ts_enabled, ...
   AttributeOrigins origins;         // where each resolved attribute came from
   // The name written to the file: name if set, else id.

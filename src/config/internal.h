@@ -47,6 +47,11 @@ struct Node {
   const Attr* attr(std::string_view attr_name) const;  // skips bad attributes
 };
 
+// Fields of files with healpix_pyramid="6..0" (healpix_pyramid.cpp): one
+// field per level, named <name>_z<level>, the coarser ones on domains
+// <domain>_z<level> made by <coarsen_healpix> (added when absent).
+void expand_healpix_pyramids(ContextDef& ctx);
+
 // A fatal error: reading stops (syntax errors, includes, wrong root).
 [[noreturn]] void fail(const Location& where, const std::string& message);
 // An error after which reading can go on; all are thrown together at the end

@@ -177,6 +177,7 @@ class Resolver {
     for (const Element& e : raw_.grids) ctx.grids.push_back(grid(e, ctx));
     for (const Element& e : raw_.fields) ctx.fields.push_back(field(e));
     for (const RawFile& f : raw_.files) ctx.files.push_back(file(f));
+    expand_healpix_pyramids(ctx);
     ctx.group_ids = raw_.group_ids;
     ctx.field_group_members = raw_.field_group_members;
     return ctx;
@@ -309,8 +310,11 @@ class Resolver {
     d.type = e.get("type") ? text(e, "type") : "rectilinear";
     d.ni_glo = integer<std::int64_t>(e, "ni_glo");
     d.nj_glo = integer<std::int64_t>(e, "nj_glo");
+    d.refinement_level = integer<int>(e, "refinement_level");
+    d.indexing_scheme = text(e, "indexing_scheme");
     d.where = e.where, d.origins = origins_of(e);
-    d.extra = extras(e, {"id", "name", "long_name", "standard_name", "type", "ni_glo", "nj_glo"});
+    d.extra = extras(e, {"id", "name", "long_name", "standard_name", "type", "ni_glo", "nj_glo", "refinement_level",
+                         "indexing_scheme"});
     d.ref = text(e, "domain_ref");
     d.transformations = transformations_of(e);
     return d;
@@ -427,6 +431,7 @@ class Resolver {
     f.check_if_active = boolean(e, "check_if_active", false);
     f.compression_type = text(e, "compression_type");
     f.quantization = quantization(e);
+    f.healpix_pyramid = text(e, "healpix_pyramid");
     f.where = e.where, f.origins = origins_of(e);
     f.extra = extras(e, {"id",
                          "name",
@@ -459,7 +464,8 @@ class Resolver {
                          "compression_type",
                          "quantization",
                          "quantization_nsb",
-                         "quantization_nsd"});
+                         "quantization_nsd",
+                         "healpix_pyramid"});
     // Field variables: the field's own, then those of its field_ref chain
     // that it does not redefine.
     std::vector<const Node*> nodes;

@@ -87,6 +87,7 @@ const std::vector<TransformationSpec>& specs() {
       {"extract_axis", "scalar", {id, {"position", AttrType::integer}}},
       {"reduce_axis", "scalar", {id, operation, local}},
       {"reduce_domain", "scalar", {id, operation, local, weights}},
+      {"coarsen_healpix", "domain", {id, {"refinement_level", AttrType::integer}}},  // ours: HEALPix pyramids
   };
   return all;
 }

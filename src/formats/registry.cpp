@@ -4,6 +4,7 @@
 
 #include "formats/grib/grib_writer.h"
 #include "formats/netcdf/netcdf_writer.h"
+#include "formats/zarr/zarr_writer.h"
 
 namespace foehn::formats {
 
@@ -27,10 +28,17 @@ constexpr WriterTraits kGrib2{.collective = true,
                               .whole_fields = true,
                               .extension = ".grib2"};
 
+// Zarr v2 stores written by foehn (zarr/zarr_writer.h): every writer of a
+// store writes its own chunk files, time grows by rewriting the metadata,
+// chunks are zlib-compressed.
+constexpr WriterTraits kZarr{
+    .collective = true, .growable_time = true, .compression = true, .quantization = false, .extension = ".zarr"};
+
 const FormatEntry kFormats[] = {
     {"netcdf4", open_netcdf4, kNetcdf4},
     {"netcdf4_classic", open_netcdf4_classic, kNetcdf4},
     {"grib2", open_grib2, kGrib2},
+    {"zarr", open_zarr, kZarr},
 };
 
 }  // namespace

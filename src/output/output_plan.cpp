@@ -6,6 +6,7 @@
 #include <sstream>
 #include <type_traits>
 
+#include "grid/healpix.h"
 #include "output/plan_fields.h"
 #include "transport/wire.h"
 
@@ -254,10 +255,24 @@ std::string assemble_domain(DomainInfo& d, const std::vector<ClientPart>& parts,
     cp.sent.assign(p.sent, p.sent + p.n_sent);
     if (p.by_index) cp.owned = std::move(owned);
   }
+  if (d.type == "healpix") {  // regional subsets: cells no rank holds are fill; the geometry is foehn's
+    if (std::find(owner.begin(), owner.end(), -1) != owner.end()) d.needs_fill = true;
+    healpix_geometry(d);
+    return "";
+  }
   if (auto hole = std::find(owner.begin(), owner.end(), -1); hole != owner.end())
     return "domain '" + d.id + "': no model rank holds " + where(hole - owner.begin()) +
            "; every point needs one owner (a mask marks points without data)";
   return "";
+}
+
+void healpix_geometry(DomainInfo& d) {
+  const auto n = static_cast<std::size_t>(d.size());
+  d.nvertex = 4;
+  d.lon.resize(n), d.lat.resize(n), d.bounds_lon.resize(4 * n), d.bounds_lat.resize(4 * n);
+  for (std::size_t g = 0; g < n; ++g)
+    grid::healpix_cell(d.healpix_level, d.healpix_nested, static_cast<std::int64_t>(g), d.lon[g], d.lat[g],
+                       &d.bounds_lon[4 * g], &d.bounds_lat[4 * g]);
 }
 
 std::string check_axes_cover(const ContextPlan& plan, const VariableInfo& v) {

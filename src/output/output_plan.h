@@ -36,8 +36,13 @@ struct ClientPoints {
 // (index j * ni_glo + i); see docs/grids.md.
 struct DomainInfo {
   std::string id, name, long_name;
-  std::string type = "rectilinear";     // rectilinear, curvilinear, gaussian, unstructured
-  std::int64_t ni_glo = 0, nj_glo = 0;  // 1-D domains (gaussian, unstructured): nj_glo = 1
+  std::string type = "rectilinear";     // rectilinear, curvilinear, gaussian, unstructured, healpix
+  std::int64_t ni_glo = 0, nj_glo = 0;  // 1-D domains (gaussian, unstructured, healpix): nj_glo = 1
+  // healpix: the refinement level (nside = 2^level, 12 nside^2 cells, the
+  // global index is the cell index) and its scheme; foehn computes the
+  // geometry (grid/healpix.h). Cells no rank holds are written as fill.
+  std::int32_t healpix_level = -1;
+  bool healpix_nested = true;
   // Rectilinear: ni_glo longitudes and nj_glo latitudes; other types: one
   // of each per point, in global index order.
   std::vector<double> lon, lat;
@@ -47,7 +52,7 @@ struct DomainInfo {
   std::vector<LocalBlock> clients;   // by client index (model rank): the bounding box of its points
   std::vector<ClientPoints> points;  // by client index; empty: every client dense
 
-  bool one_dimensional() const { return type == "gaussian" || type == "unstructured"; }
+  bool one_dimensional() const { return type == "gaussian" || type == "unstructured" || type == "healpix"; }
   std::int64_t size() const { return ni_glo * nj_glo; }
 };
 
@@ -239,6 +244,9 @@ struct ClientPart {
 // shared: points may be held by several clients (grids that split an axis
 // among them; check_shared_points checks those grids).
 std::string assemble_domain(DomainInfo& d, const std::vector<ClientPart>& parts, bool shared = false);
+// A healpix domain's centres and corners (4, counterclockwise from the
+// north), computed for every cell of its level and scheme.
+void healpix_geometry(DomainInfo& d);
 // The rows of a reduced Gaussian domain, as CDI's netCDF convention gives
 // them (convention="CDI", docs/grids.md): each row's latitude, north to
 // south, and its number of points.

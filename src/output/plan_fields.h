@@ -24,7 +24,7 @@ void fields(Io& io, ClientPoints& c) {
 template <class Io>
 void fields(Io& io, DomainInfo& d) {
   io(d.id, d.name, d.long_name, d.ni_glo, d.nj_glo, d.lon, d.lat, d.clients, d.type, d.nvertex, d.bounds_lon,
-     d.bounds_lat, d.needs_fill, d.points);
+     d.bounds_lat, d.needs_fill, d.points, d.healpix_level, d.healpix_nested);
 }
 
 template <class Io>

@@ -71,7 +71,7 @@ struct ContextChecker {
           throw UnknownSize{};
         }
         const config::DomainDef* d = ctx.find_domain(c.ref);
-        const bool one_d = d && (d->type == "gaussian" || d->type == "unstructured");
+        const bool one_d = d && (d->type == "gaussian" || d->type == "unstructured" || d->type == "healpix");
         if (d && d->ni_glo && (d->nj_glo || one_d)) return {*d->ni_glo, d->nj_glo.value_or(1)};
         throw UnknownSize{};  // the model gives it: checked at close of definition
       });

@@ -41,7 +41,7 @@ std::int64_t domain_points(const ContextDef& ctx, const std::string& id, const P
   if (const auto it = o.domain_points.find(id); it != o.domain_points.end()) return it->second;
   const config::DomainDef& d = *ctx.find_domain(id);  // the reader checked the reference
   // Reduced Gaussian and unstructured domains are one-dimensional on disk.
-  const bool one_d = d.type == "gaussian" || d.type == "unstructured";
+  const bool one_d = d.type == "gaussian" || d.type == "unstructured" || d.type == "healpix";
   if (d.ni_glo && (d.nj_glo || one_d)) return times(*d.ni_glo, d.nj_glo.value_or(1), "domain '" + id + "' size");
   const std::string what = d.ni_glo ? "has ni_glo but no nj_glo" : "has no size (no ni_glo/nj_glo in the XML)";
   throw ConfigError(

@@ -287,6 +287,29 @@ Step reduce(const config::TransformationDef& t, const Component& src, Component:
   return s;
 }
 
+// A HEALPix pyramid level (foehn's <coarsen_healpix refinement_level="l"/>):
+// each cell of level l is the average of the 4^(L-l) cells of the source's
+// level L nested inside it (children of cell i are 4i..4i+3), skipping
+// missing values: the count-weighted mean of the finer level's cells.
+Step coarsen_healpix(const config::TransformationDef& t, const Component& src) {
+  if (src.type != "healpix" || !src.healpix_nested)
+    bad(t, "needs a healpix domain in the nested indexing scheme as its source");
+  const auto level = integer(t, "refinement_level");
+  if (!level || *level < 0 || *level >= src.healpix_level)
+    bad(t, "refinement_level must be given, from 0 to " + std::to_string(src.healpix_level - 1) +
+               " (coarser than the source's " + std::to_string(src.healpix_level) + ")");
+  const int shift = 2 * (src.healpix_level - static_cast<int>(*level));
+  config::TransformationDef average = t;
+  average.attrs["operation"] = "average";
+  Step s = reduce(
+      average, src, Component::Kind::domain, std::int64_t{12} << (2 * *level), std::int64_t{1} << shift,
+      [shift](std::int64_t g) { return g >> shift; }, false);
+  s.target.type = "healpix";
+  s.target.healpix_level = static_cast<int>(*level);
+  s.target.healpix_nested = true;
+  return s;  // centres and corners: computed with the domain's (grid/healpix.h)
+}
+
 }  // namespace
 
 const char* kind_name(Component::Kind kind) {
@@ -300,7 +323,7 @@ const char* kind_name(Component::Kind kind) {
 
 Component::Kind source_kind(const config::TransformationDef& t) {
   if (t.kind == "zoom_domain" || t.kind == "extract_domain" || t.kind == "reduce_domain" ||
-      t.kind == "interpolate_domain" || t.kind == "generate_rectilinear_domain")
+      t.kind == "interpolate_domain" || t.kind == "generate_rectilinear_domain" || t.kind == "coarsen_healpix")
     return Component::Kind::domain;
   if (t.kind == "reduce_scalar") return Component::Kind::scalar;
   return Component::Kind::axis;
@@ -320,6 +343,8 @@ Step build_step(const config::TransformationDef& t, const Component& src) {
   const bool to_domain = t.target == "domain", to_axis = t.target == "axis";
   if (t.kind == "interpolate_domain" || t.kind == "generate_rectilinear_domain" || t.kind == "interpolate_axis") {
     bad(t, "is built with the model's ranks (transform/interp), not as a local step");
+  } else if (to_domain && t.kind == "coarsen_healpix") {
+    s = coarsen_healpix(t, src);
   } else if (to_domain) {
     s = extract_domain(t, src);
   } else if (to_axis && (t.kind == "zoom_axis" || t.kind == "extract_axis")) {

@@ -25,8 +25,10 @@ namespace foehn::transform {
 struct Component {
   enum class Kind { domain, axis, scalar };
   Kind kind = Kind::domain;
-  std::string type = "rectilinear";     // domains: rectilinear, curvilinear, gaussian, unstructured
+  std::string type = "rectilinear";     // domains: rectilinear, curvilinear, gaussian, unstructured, healpix
   std::int64_t ni_glo = 1, nj_glo = 1;  // axes: n_glo x 1; scalars: 1 x 1
+  int healpix_level = -1;               // healpix domains: refinement level and scheme
+  bool healpix_nested = true;
   // The global index (j * ni_glo + i) of each point this rank owns, and its
   // coordinates: lon and lat (domains), the axis value (axes; `lat` unused).
   std::vector<std::int64_t> owned;

@@ -13,7 +13,7 @@ namespace {
 TEST(FormatsRegistry, ListsTheFormatsInOrder) {
   std::vector<std::string> names;
   for (const FormatEntry& e : known_formats()) names.emplace_back(e.name);
-  EXPECT_EQ(names, (std::vector<std::string>{"netcdf4", "netcdf4_classic", "grib2"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"netcdf4", "netcdf4_classic", "grib2", "zarr"}));
   for (const FormatEntry& e : known_formats()) EXPECT_NE(e.open, nullptr) << e.name;
 }
 
@@ -42,6 +42,16 @@ TEST(FormatsRegistry, Grib2Traits) {
   EXPECT_EQ(t.extension, ".grib2");
 }
 
+// Zarr: every writer of a store writes its own chunks; zlib compression.
+TEST(FormatsRegistry, ZarrTraits) {
+  const WriterTraits& t = traits_of("zarr");
+  EXPECT_TRUE(t.collective);
+  EXPECT_TRUE(t.growable_time);
+  EXPECT_TRUE(t.compression);
+  EXPECT_FALSE(t.quantization);
+  EXPECT_EQ(t.extension, ".zarr");
+}
+
 TEST(FormatsRegistry, UnknownFormatNamesTheKnownOnes) {
   for (const char* name : {"grib3", "", "NETCDF4", "netcdf4 "}) {
     SCOPED_TRACE(name);
@@ -50,10 +60,10 @@ TEST(FormatsRegistry, UnknownFormatNamesTheKnownOnes) {
       ADD_FAILURE() << "no error";
     } catch (const IoError& e) {
       EXPECT_EQ(std::string(e.what()),
-                "unknown output format '" + std::string(name) + "' (known: netcdf4, netcdf4_classic, grib2)");
+                "unknown output format '" + std::string(name) + "' (known: netcdf4, netcdf4_classic, grib2, zarr)");
     }
   }
-  EXPECT_THROW(traits_of("zarr"), IoError);
+  EXPECT_THROW(traits_of("zarr3"), IoError);
 }
 
 }  // namespace

@@ -135,6 +135,42 @@ TEST(TransformBuild, ZonalReductionOfWholeRowsListsEachRowInGlobalOrder) {
   EXPECT_EQ(s.map.source, (std::vector<std::int64_t>{0, 1, 2, 3, 4, 5}));
 }
 
+// A HEALPix pyramid level: each level-1 cell averages its 4 nested
+// children of level 2 (a rank holding cells 16..39: level-1 cells 4..9);
+// from level 0 a rank holding part of a base cell's 16 children is refused.
+TEST(TransformBuild, CoarsenHealpixAveragesTheNestedChildren) {
+  Component hp = transform::whole_component(Component::Kind::domain, 192, 1);
+  hp.type = "healpix", hp.healpix_level = 2;
+  hp.owned.clear(), hp.data_owner.clear();
+  for (std::int64_t g = 39; g >= 16; --g) {  // in reverse order
+    hp.data_owner.push_back(static_cast<std::int64_t>(hp.owned.size()));
+    hp.owned.push_back(g);
+  }
+  hp.lon.assign(hp.owned.size(), 0.0), hp.lat.assign(hp.owned.size(), 0.0);
+  const auto s = transform::build_step(def("coarsen_healpix", "domain", {{"refinement_level", "1"}}), hp);
+  EXPECT_EQ(s.target.type, "healpix");
+  EXPECT_EQ(s.target.healpix_level, 1);
+  EXPECT_EQ(s.target.ni_glo, 48);
+  EXPECT_EQ(s.target.owned, (std::vector<std::int64_t>{4, 5, 6, 7, 8, 9}));
+  EXPECT_EQ(s.map.op, Operation::average);
+  EXPECT_EQ(s.map.start[1], 4);
+  EXPECT_EQ(s.map.source[0], 23);  // cell 16, the last of the rank's data, comes first (increasing index)
+  std::vector<double> in(24), out(6);
+  for (std::size_t k = 0; k < in.size(); ++k) in[k] = static_cast<double>(hp.owned[k]);
+  in[0] = kNaN;  // cell 39 missing: cell 9 averages 36, 37, 38
+  s.map.apply(in.data(), out.data());
+  EXPECT_EQ(out[0], (16.0 + 17.0 + 18.0 + 19.0) / 4);
+  EXPECT_EQ(out[5], (36.0 + 37.0 + 38.0) / 3);
+  EXPECT_NE(error_of(def("coarsen_healpix", "domain", {{"refinement_level", "0"}}), hp)
+                .find("combining across ranks is not supported yet"),
+            std::string::npos);
+  EXPECT_NE(error_of(def("coarsen_healpix", "domain", {{"refinement_level", "2"}}), hp).find("coarser than"),
+            std::string::npos);
+  hp.healpix_nested = false;
+  EXPECT_NE(error_of(def("coarsen_healpix", "domain", {{"refinement_level", "1"}}), hp).find("nested"),
+            std::string::npos);
+}
+
 TEST(TransformBuild, RefusalsNameTheReason) {
   const Component band = rows(6, 4, 1, 3);
   EXPECT_NE(error_of(def("zoom_domain", "domain", {{"ibegin", "4"}, {"ni", "3"}, {"jbegin", "0"}, {"nj", "1"}}), band)

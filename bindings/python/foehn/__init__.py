@@ -64,7 +64,8 @@ class Context(_core.Context):
     set_calendar, set_domain_rectilinear, set_axis, the domain calls
     (set_domain_type, set_domain_block, set_domain_index, set_domain_data,
     set_domain_data_index, set_domain_coordinates, set_domain_mask;
-    docs/grids.md), set_axis_decomposition, set_axis_index,
+    docs/grids.md; set_domain_healpix(id, refinement_level, indexing_scheme,
+    cells), -1 and None taking the XML's: docs/kmscale.md), set_axis_decomposition, set_axis_index,
     set_axis_bounds, set_scalar (axis parts and scalars), get_attribute / set_attribute / get_variable (run-time
     attributes and variables; None when not defined), close_definition,
     is_used (some output needs the field at all),

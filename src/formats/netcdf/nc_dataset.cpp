@@ -288,6 +288,11 @@ void NcDataset::put(int varid, const std::size_t* start, const std::size_t* coun
   call(nc_put_vara_int(id_, varid, start, count, values), "nc_put_vara_int", varid);
 }
 
+void NcDataset::put(int varid, const std::size_t* start, const std::size_t* count, const long long* values) const {
+  arm_errno();
+  call(nc_put_vara_longlong(id_, varid, start, count, values), "nc_put_vara_longlong", varid);
+}
+
 void NcDataset::put_scalar(int varid, double value) const {
   arm_errno();
   call(nc_put_var_double(id_, varid, &value), "nc_put_var_double", varid);

@@ -75,6 +75,7 @@ class NcDataset {
   void put(int varid, const std::size_t* start, const std::size_t* count, const double* values) const;
   void put(int varid, const std::size_t* start, const std::size_t* count, const float* values) const;
   void put(int varid, const std::size_t* start, const std::size_t* count, const int* values) const;
+  void put(int varid, const std::size_t* start, const std::size_t* count, const long long* values) const;
   void put_scalar(int varid, double value) const;                // a 0-d variable
   double get_double(int varid, const std::size_t* start) const;  // one value
 

@@ -87,6 +87,12 @@ void NetcdfWriter::write_domain_coordinates(const ContextPlan& plan, std::size_t
     const std::size_t start = 0, count = is_root_ ? names.rows.points.size() : 0;
     ds_.put(ds_.var_id(names.rows_points), &start, &count, names.rows.points.data());
   }
+  if (!names.cell_index.empty()) {  // healpix: the index of each cell of the part
+    std::vector<long long> cells(root ? ni : 0);
+    for (std::size_t k = 0; k < cells.size(); ++k) cells[k] = b.ibegin + static_cast<long long>(k);
+    const std::size_t start = 0, count = cells.size();
+    ds_.put(ds_.var_id(names.cell_index), &start, &count, cells.data());
+  }
   if (nv == 0) return;
   put_coordinate(names.lon_bounds,
                  root ? part_values(dom.bounds_lon, lon_width, lon_part, dom.nvertex) : std::vector<double>{},

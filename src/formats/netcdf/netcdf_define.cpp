@@ -184,6 +184,26 @@ void NetcdfWriter::define_domain(const ContextPlan& plan, int index, const std::
   if (cdi_ && part_.whole && dom.type == "gaussian")
     define_cdi_rows(dom, index, suffix);  // (multiple_file is refused with CDI)
   if (ugrid_ && dom.type == "unstructured" && dom.nvertex > 0) define_mesh(plan, index, ext, suffix, id, nbounds);
+  if (dom.type == "healpix") define_healpix(dom, index, suffix, id);
+}
+
+// CF-1.13's HEALPix grid mapping, with the attributes the older hackathon
+// convention (easygems: healpix_nside, healpix_order) reads, and the cell
+// index as the coordinate variable of the cell dimension.
+void NetcdfWriter::define_healpix(const DomainInfo& dom, int index, const std::string& suffix, int cell_dim) {
+  DomainVars& names = domain_vars_[index];
+  names.grid_mapping = "crs" + suffix;
+  names.cell_index = ds_.dim_name(cell_dim);
+  int var = ds_.def_var(names.grid_mapping, NC_INT, {});
+  ds_.put_text(var, "grid_mapping_name", "healpix");
+  ds_.put_text(var, "indexing_scheme", dom.healpix_nested ? "nested" : "ring");
+  ds_.put_ints(var, "refinement_level", {dom.healpix_level});
+  ds_.put_ints(var, "healpix_nside", {1 << dom.healpix_level});
+  ds_.put_text(var, "healpix_order", dom.healpix_nested ? "nest" : "ring");
+  var = ds_.def_var(names.cell_index, NC_INT64, {cell_dim});
+  ds_.put_text(var, "standard_name", "healpix_index");
+  ds_.put_text(var, "long_name", "HEALPix cell index");
+  ds_.put_text(var, "units", "1");
 }
 
 // CDI's own description of a reduced Gaussian grid, as `cdo -f nc` writes
@@ -313,6 +333,8 @@ void NetcdfWriter::put_variable_attributes(const VariableInfo& v, int vi, int va
   if (!timeless_[vi]) ds_.put_text(var, "cell_methods", v.cell_methods);
   ds_.put_text(var, "coordinates", coordinates_of(v, var));
   for (const Dim& d : v.dims)
+    if (d.kind == Dim::domain_i) ds_.put_text(var, "grid_mapping", domain_vars_[d.index].grid_mapping);
+  for (const Dim& d : v.dims)
     if (auto m = meshes_.find(d.index); d.kind == Dim::domain_i && m != meshes_.end()) {
       ds_.put_text(var, "mesh", m->second.name);
       ds_.put_text(var, "location", "face");
@@ -357,11 +379,13 @@ std::string NetcdfWriter::coordinates_of(const VariableInfo& v, int var) const {
 }
 
 void NetcdfWriter::put_global_attributes(const ContextPlan& plan, const FileInfo& f) const {
-  // CF-1.12 defines the quantization metadata (section 8.4): a file holding
-  // a quantized variable says so; others keep the version they follow.
+  // CF-1.12 defines the quantization metadata (section 8.4), CF-1.13 the
+  // HEALPix grid mapping: a file holding either says so; others keep CF-1.10.
   bool quantized = false;
   for (const int vi : f.variables) quantized = quantized || !plan.variables[vi].quantization.empty();
-  const std::string cf = quantized ? "CF-1.12" : "CF-1.10";
+  const bool healpix = std::any_of(domain_vars_.begin(), domain_vars_.end(),
+                                   [](const DomainVars& d) { return !d.grid_mapping.empty(); });
+  const std::string cf = healpix ? "CF-1.13" : quantized ? "CF-1.12" : "CF-1.10";
   ds_.put_text(NC_GLOBAL, "Conventions", meshes_.empty() ? cf : cf + " UGRID-1.0");
   ds_.put_text(NC_GLOBAL, "title", f.title);
   ds_.put_text(NC_GLOBAL, "source", std::string("foehn ") + FOEHN_VERSION);

@@ -67,6 +67,7 @@ class NetcdfWriter final : public Writer {
   void define_axis(const output::ContextPlan& plan, int index);
   void define_domain(const output::ContextPlan& plan, int index, const std::string& suffix);
   void define_cdi_rows(const output::DomainInfo& dom, int index, const std::string& suffix);
+  void define_healpix(const output::DomainInfo& dom, int index, const std::string& suffix, int cell_dim);
   void define_mesh(const output::ContextPlan& plan, int index, const output::LocalBlock& part,
                    const std::string& suffix, int cell_dim, int nvertex_dim);
   void define_scalars(const output::ContextPlan& plan, const output::FileInfo& f);
@@ -122,6 +123,9 @@ class NetcdfWriter final : public Writer {
     // (names empty otherwise).
     std::string rows_lat, rows_points;
     output::ReducedRows rows;
+    // healpix domains: the CF grid mapping variable and the cell index
+    // coordinate variable (names empty otherwise).
+    std::string grid_mapping, cell_index;
   };
   std::vector<DomainVars> domain_vars_;  // by plan domain
   // UGRID (convention="UGRID"): each unstructured domain's nodes (its cells'
