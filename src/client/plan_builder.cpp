@@ -523,6 +523,10 @@ void PlanBuilder::resolve_definitions() {
   for (const config::FileDef& file : def_.files) {
     if (!file.enabled) continue;
     const std::string file_id = file.id.empty() ? file.output_name() : file.id;
+    if (file.mode == "read") {
+      resolve_read_file(file, file_id);
+      continue;
+    }
     refuse_unsupported_file(file, file_id);
     if (file.output_freq.empty()) config_error(file.where, "file '" + file_id + "' has no output_freq");
     const calendar::Duration freq = calendar::parse_duration(file.output_freq);
@@ -557,6 +561,10 @@ void PlanBuilder::resolve_definitions() {
       config_error(file.where, "file '" + file_id +
                                    "' has no enabled field (fields above its output_level, default 5, are left out)");
   }
+  for (const ReadField& r : out_.reads)
+    if (auto it = field_index_.find(r.id); it != field_index_.end() && !fields_[it->second].outputs.empty())
+      fail(FOEHN_ERR_CONFIG, r.defined_at + ": field '" + r.id + "' is read from file '" + r.file_id +
+                                 "' and also written to a file: a field is read or written, not both");
   // Fields the model may write that no file uses are still known ids.
   for (const config::FieldDef& f : def_.fields)
     if (!field_index_.count(f.id)) {

@@ -12,6 +12,23 @@ bool is_output_field(const FileDef& file, const FieldDef& field) {
   return field.enabled && field.level.value_or(kDefaultLevel) <= file.output_level.value_or(kDefaultOutputLevel);
 }
 
+std::string read_file_refusal(const FileDef& file) {
+  if (file.type == "multiple_file") return "type=\"multiple_file\" is not supported: a read file is one file";
+  if (!file.split_freq.empty()) return "split_freq is not supported: a read file is one file";
+  if (file.format == "grib2") return "format=\"grib2\" is not supported: foehn reads netCDF files";
+  for (const auto& [name, value] : file.extra)
+    if (const auto why = refusal("file", name); !why.empty())
+      return "attribute '" + name + "' is not supported yet: " + std::string(why);
+  return "";
+}
+
+std::string read_field_refusal(const FieldDef& field) {
+  if (!field.expression.empty()) return "an expression cannot be read from a file";
+  if (!field.operation.empty() && field.operation != "instant")
+    return "operation '" + field.operation + "' is not supported: records are read as they are";
+  return "";
+}
+
 std::string Location::str() const { return line > 0 ? file + ":" + std::to_string(line) : file; }
 
 std::string ErrorItem::str() const {

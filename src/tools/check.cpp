@@ -78,7 +78,27 @@ struct ContextChecker {
     } catch (const UnknownSize&) {}
   }
 
+  // A file of mode="read": what the reader refuses, the read frequency and
+  // each field's grid.
+  void check_read_file(const config::FileDef& file) {
+    ++result.files;
+    if (const std::string why = config::read_file_refusal(file); !why.empty())
+      problem(file.where, "file '" + file.id + "' (mode=\"read\"): " + why);
+    check_duration(file.where, "output_freq", file.output_freq);
+    for (const config::FieldDef& field : file.fields) {
+      if (!is_output_field(file, field)) continue;
+      ++result.fields;
+      if (const std::string why = config::read_field_refusal(field); !why.empty())
+        problem(field.where, "field '" + field.id + "' of read file '" + file.id + "': " + why);
+      try {
+        field_grid(ctx, field);
+      } catch (const ConfigError& e) { result.problems.push_back(e); }
+      check_duration(field.where, "freq_offset", field.freq_offset);
+    }
+  }
+
   void check_file(const config::FileDef& file) {
+    if (file.enabled && file.mode == "read") return check_read_file(file);
     if (!is_output_file(file)) return;
     ++result.files;
     check_duration(file.where, "output_freq", file.output_freq);
