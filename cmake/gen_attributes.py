@@ -424,14 +424,18 @@ def handle_files(by_kind, stamp):
             body.append(f"  end subroutine {name}_hdl")
             public.append(f"{name}_hdl")
             generic[generic_name].append(f"{name}_hdl")
-    # xios_recv_field: XIOS's signature, refused until foehn reads files (docs/xios-compatibility.md).
+    # xios_recv_field: XIOS's signature over foehn_read (recv_r4/recv_r8 in bindings/fortran/xios_tree.inc).
     recv = []
     for kind, real in (("r4", "real32"), ("r8", "real64")):
         for rank in range(8):
             recv += ["", f"  subroutine recv_{kind}_{rank}(fieldid, data_k8)", "    character(*), intent(in) :: fieldid",
-                     f"    real({real}), intent(out) :: data_k8{dims(rank)}",
-                     "    data_k8 = 0", f"    call refuse_recv(fieldid, {'size(data_k8)' if rank else '1'})",
-                     f"  end subroutine recv_{kind}_{rank}"]
+                     f"    real({real}), intent(inout) :: data_k8{dims(rank)}"]
+            if rank:
+                recv += [f"    call recv_{kind}(fieldid, data_k8, size(data_k8))"]
+            else:
+                recv += [f"    real({real}) :: one(1)", "    one(1) = data_k8", f"    call recv_{kind}(fieldid, one, 1)",
+                         "    data_k8 = one(1)"]
+            recv += [f"  end subroutine recv_{kind}_{rank}"]
             generic.setdefault("xios_recv_field", []).append(f"recv_{kind}_{rank}")
     body += recv
     interfaces = [stamp, "! Included by bindings/fortran/xios.f90 before contains."]

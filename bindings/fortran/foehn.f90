@@ -25,7 +25,7 @@ module foehn
   public :: foehn_init, foehn_finalize, foehn_last_error, foehn_version, foehn_context_open, foehn_set_calendar, &
             foehn_set_domain_rectilinear, foehn_set_axis, foehn_close_definition, foehn_update_calendar, &
             foehn_set_model_time, foehn_checkpoint, &
-            foehn_field_is_active, foehn_field_handle, foehn_write, foehn_context_close
+            foehn_field_is_active, foehn_field_handle, foehn_write, foehn_read, foehn_context_close
   ! Domains of every kind (foehn_domain.inc, docs/grids.md)
   public :: foehn_set_domain_type, foehn_set_domain_block, foehn_set_domain_index, foehn_set_domain_data, &
             foehn_set_domain_data_index, foehn_set_domain_coordinates, foehn_set_domain_mask
@@ -42,6 +42,12 @@ module foehn
     module procedure write_r4_1_h, write_r4_2_h, write_r4_3_h, write_r4_4_h, write_r4_5_h
     module procedure write_r8_1_h, write_r8_2_h, write_r8_3_h, write_r8_4_h, write_r8_5_h
   end interface foehn_write
+
+  ! foehn_read(ctx, field_id, array, [status]): fields of files with mode="read"
+  interface foehn_read
+    module procedure read_r4_1, read_r4_2, read_r4_3, read_r4_4, read_r4_5
+    module procedure read_r8_1, read_r8_2, read_r8_3, read_r8_4, read_r8_5
+  end interface foehn_read
 
   interface  ! the C API; strings are NUL-terminated, optional ones may be c_null_ptr
     integer(c_int) function c_init(code_id, config_path, world, model_comm) bind(C, name="foehn_init_f")
@@ -166,6 +172,22 @@ module foehn
       real(c_double), intent(in) :: data(*)
       integer(c_size_t), value :: n
     end function c_write_double_h
+    integer(c_int) function c_read_float(ctx, field_id, data, n) bind(C, name="foehn_read_float")
+      import :: c_int, c_char, c_ptr, c_float, c_size_t
+      implicit none
+      type(c_ptr), value :: ctx
+      character(kind=c_char), intent(in) :: field_id(*)
+      real(c_float), intent(inout) :: data(*)
+      integer(c_size_t), value :: n
+    end function c_read_float
+    integer(c_int) function c_read_double(ctx, field_id, data, n) bind(C, name="foehn_read_double")
+      import :: c_int, c_char, c_ptr, c_double, c_size_t
+      implicit none
+      type(c_ptr), value :: ctx
+      character(kind=c_char), intent(in) :: field_id(*)
+      real(c_double), intent(inout) :: data(*)
+      integer(c_size_t), value :: n
+    end function c_read_double
     integer(c_int) function c_context_close(ctx) bind(C, name="foehn_context_close")
       import :: c_int, c_ptr
       implicit none
@@ -544,6 +566,7 @@ contains
   end function optional_string
 
   include "foehn_write.inc"
+  include "foehn_read.inc"
   include "foehn_domain.inc"
   include "foehn_runtime.inc"
   include "foehn_axis.inc"

@@ -216,6 +216,33 @@ class Context {
     check(status);
   }
 
+  // A field of a file with mode="read": this rank's part of the record
+  // read now, into `out` (a writable C-contiguous float32/float64 array of
+  // the field's local size, laid out as a write takes it), which it returns.
+  py::object read(const std::string& field_id, const py::object& out) {
+    const bool f32 = py::isinstance<py::array_t<float>>(out), f64 = py::isinstance<py::array_t<double>>(out);
+    if (!f32 && !f64) {
+      const py::object got = py::isinstance<py::array>(out) ? out.attr("dtype") : py::type::of(out).attr("__name__");
+      throw py::type_error("foehn read of field '" + field_id +
+                           "': expected a numpy array of float32 or float64, got " + py::str(got).cast<std::string>());
+    }
+    auto a = out.cast<py::array>();
+    if (!(a.flags() & py::array::c_style) || !a.writeable())
+      throw py::type_error("foehn read of field '" + field_id +
+                           "': the array must be C-contiguous and writable (it is filled in place)");
+    foehn_context ctx = open();
+    void* data = a.mutable_data();
+    const size_t n = static_cast<size_t>(a.size());
+    int status;
+    {
+      py::gil_scoped_release unlocked;  // `out` keeps the memory alive meanwhile
+      status = f32 ? foehn_read_float(ctx, field_id.c_str(), static_cast<float*>(data), n)
+                   : foehn_read_double(ctx, field_id.c_str(), static_cast<double*>(data), n);
+    }
+    check(status);
+    return out;
+  }
+
   // Collective; a second close does nothing.
   void close() {
     if (!ctx_) return;
@@ -368,6 +395,7 @@ PYBIND11_MODULE(_core, m) {
       .def("is_active", &Context::is_active, py::arg("field_id"))
       .def("field_handle", &Context::field_handle, py::arg("field_id"))
       .def("write", &Context::write, py::arg("field"), py::arg("array"))
+      .def("read", &Context::read, py::arg("field_id"), py::arg("out"))
       .def("close", &Context::close)
       .def_property_readonly("closed", &Context::closed)
       .def_property_readonly("id", &Context::id);

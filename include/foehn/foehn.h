@@ -86,7 +86,8 @@ int foehn_set_model_time(foehn_context ctx, double seconds);
  * any number of model ranks and servers (docs/restart.md). A context closing
  * inside a window checkpoints by itself when restart_dir is set. */
 int foehn_checkpoint(foehn_context ctx);
-/* Sets *active to 1 if the field is needed at the current step, else 0. */
+/* Sets *active to 1 if the field is needed at the current step, else 0; for
+ * a field of a file with mode="read": 1 when a record is read now. */
 int foehn_field_is_active(foehn_context ctx, const char* field_id, int* active);
 /* A precomputed handle for a field id (no string lookup in the write). */
 int foehn_field_handle(foehn_context ctx, const char* field_id, int* handle);
@@ -98,6 +99,18 @@ int foehn_write_float(foehn_context ctx, const char* field_id, const float* data
 int foehn_write_double(foehn_context ctx, const char* field_id, const double* data, size_t n);
 int foehn_write_float_h(foehn_context ctx, int handle, const float* data, size_t n);
 int foehn_write_double_h(foehn_context ctx, int handle, const double* data, size_t n);
+
+/* Fields of files with mode="read" (docs/api.md, "Reading files"): this
+ * rank's part of the record read now, into data (n values, laid out as a
+ * write of the field would take them; values outside the data's points,
+ * halos and masked points, are left as they are). Record k is read at
+ * start_date + freq_offset + k x the file's output_freq, the first at the
+ * start date (before any foehn_update_calendar, or at step 0);
+ * foehn_field_is_active says whether a record is read now. A missing
+ * record or variable is FOEHN_ERR_IO naming the file, variable and record.
+ * Each model rank reads its part from the file itself (not collective). */
+int foehn_read_float(foehn_context ctx, const char* field_id, float* data, size_t n);
+int foehn_read_double(foehn_context ctx, const char* field_id, double* data, size_t n);
 
 /* Collective: flushes everything, closes the files (servers close theirs).
  * After this call `ctx` is closed for good, whatever the call returns: any

@@ -422,7 +422,8 @@ int foehn_field_is_active(foehn_context ctx, const char* field_id, int* active) 
       [&] {
         Context& c = context_of(ctx, "foehn_field_is_active");
         if (!active) fail(FOEHN_ERR_ARGUMENT, "foehn_field_is_active: active is NULL");
-        *active = c.is_active(c.handle(text(field_id, "foehn_field_is_active: field_id"))) ? 1 : 0;
+        const std::string id = text(field_id, "foehn_field_is_active: field_id");
+        *active = (c.reads(id) ? c.read_is_due(id) : c.is_active(c.handle(id))) ? 1 : 0;
       },
       true);
 }
@@ -441,6 +442,24 @@ int foehn_write_float_h(foehn_context ctx, int handle, const float* data, size_t
 
 int foehn_write_double_h(foehn_context ctx, int handle, const double* data, size_t n) {
   return api_call([&] { context_of(ctx, "foehn_write_double_h").steps("foehn_write").write(handle, data, n); }, true);
+}
+
+int foehn_read_float(foehn_context ctx, const char* field_id, float* data, size_t n) {
+  return api_call(
+      [&] {
+        context_of(ctx, "foehn_read_float")
+            .read(text(field_id, "foehn_read_float: field_id"), data, n, "foehn_read_float");
+      },
+      true);
+}
+
+int foehn_read_double(foehn_context ctx, const char* field_id, double* data, size_t n) {
+  return api_call(
+      [&] {
+        context_of(ctx, "foehn_read_double")
+            .read(text(field_id, "foehn_read_double: field_id"), data, n, "foehn_read_double");
+      },
+      true);
 }
 
 int foehn_context_close(foehn_context ctx) {
@@ -672,7 +691,8 @@ int foehn_field_is_used(foehn_context ctx, const char* field_id, int* used) {
   return api_call([&] {
     Context& c = context_of(ctx, "foehn_field_is_used");
     if (!used) fail(FOEHN_ERR_ARGUMENT, "foehn_field_is_used: used is NULL");
-    *used = c.is_used(c.handle(text(field_id, "foehn_field_is_used: field_id"))) ? 1 : 0;
+    const std::string id = text(field_id, "foehn_field_is_used: field_id");
+    *used = (c.reads(id) || c.is_used(c.handle(id))) ? 1 : 0;
   });
 }
 

@@ -3,6 +3,7 @@
 #include "client/agree.h"
 #include "client/context.h"
 #include "client/errors.h"
+#include "client/field_reader.h"
 #include "client/step_driver.h"
 
 namespace foehn::client {
@@ -37,6 +38,26 @@ const std::string& Context::shape_text(int handle) const {
 
 bool Context::is_active(int handle) const { return closed_definition_ && !closed_ && driver_->is_active(handle); }
 
+bool Context::reads(const std::string& field_id) const {
+  return closed_definition_ && !closed_ && reader_->reads(field_id);
+}
+
+bool Context::read_is_due(const std::string& field_id) const {
+  return reads(field_id) && reader_->is_due(field_id, driver_->model_time());
+}
+
+template <class T>
+void Context::read(const std::string& field_id, T* data, std::size_t n, const char* call) {
+  StepDriver& driver = steps(call);
+  if (!reader_->reads(field_id))
+    fail(FOEHN_ERR_ARGUMENT,
+         std::string(call) + ": field '" + field_id + "' of context '" + id_ + "' is not in a file with mode=\"read\"");
+  reader_->read(field_id, driver.model_time(), data, n);
+}
+
+template void Context::read<float>(const std::string&, float*, std::size_t, const char*);
+template void Context::read<double>(const std::string&, double*, std::size_t, const char*);
+
 void Context::close() {
   check_open("foehn_context_close");
   if (!closed_definition_) {  // nothing was sent or created
@@ -45,6 +66,7 @@ void Context::close() {
   }
   driver_->end_last_step();  // the last step's records
   closed_ = true;
+  reader_.reset();  // closes the files read
   driver_->close();
 }
 

@@ -29,6 +29,7 @@
 namespace foehn::client {
 
 class StepDriver;
+class FieldReader;
 
 class Context {
  public:
@@ -71,6 +72,12 @@ class Context {
   // Throws std::out_of_range for a bad handle.
   const std::string& shape_text(int handle) const;
   bool is_active(int handle) const;
+  // Fields of files with mode="read" (field_reader.h): whether the id is
+  // one, whether a record is read now, and this rank's part of it.
+  bool reads(const std::string& field_id) const;
+  bool read_is_due(const std::string& field_id) const;
+  template <class T>
+  void read(const std::string& field_id, T* data, std::size_t n, const char* call);
   // The per-step path: foehn_write* calls the step driver directly once the
   // context is defined and not closed (here, inline: the path of a field,
   // docs/design.md, does not pass through the façade's files).
@@ -148,6 +155,7 @@ class Context {
   std::int64_t resume_start_ = 0;      // and this run's start (instant)
   BuiltPlan built_;  // during close of definition: the plan builder's result, completed by the exchanges
   std::unique_ptr<StepDriver> driver_;  // from close of definition on
+  std::unique_ptr<FieldReader> reader_;  // from close of definition to close
   std::string attribute_text_;          // the value attribute() last returned
   int anonymous_children_ = 0;          // ids made up by add_child
   // "<kind> <id>" of a group -> the attributes the model set on it.

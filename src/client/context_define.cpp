@@ -15,6 +15,7 @@
 #include "client/restart_state.h"
 #include "client/errors.h"
 #include "client/plan_builder.h"
+#include "client/field_reader.h"
 #include "client/step_driver.h"
 #include "grid/healpix.h"
 #include "transport/event.h"
@@ -589,9 +590,11 @@ void Context::close_definition(const std::vector<const Context*>& others) {
       if (const output::ContextPlan* theirs = other->plan())
         if (std::string clash = output::file_clash(built_.plan, *theirs); !clash.empty())
           fail(FOEHN_ERR_CONFIG, "foehn_close_definition: " + clash);
+    std::vector<ReadField> reads = std::move(built_.reads);
     driver_ = std::make_unique<StepDriver>(id_, comm_, def_, *world_, key_, *counters_, std::move(built_));
     driver_->set_shared(shared_);
     driver_->prepare(settings_);
+    reader_ = std::make_unique<FieldReader>(std::move(reads), driver_->plan(), settings_, driver_->calendar());
     driver_->keep_for_checkpoints(settings_);
   });
   // Before the files open: a refused state damages none.

@@ -15,6 +15,7 @@
 #include "client/errors.h"
 #include "client/plan_compression.h"
 #include "client/plan_grib.h"
+#include "config/refusals.h"
 
 namespace foehn::client {
 
@@ -25,17 +26,12 @@ namespace {
 }
 
 // Attributes the reader accepts but the writer does not act on yet
-// (status refused in src/config/xios_attributes.tsv) are refused here, at
-// their line, with the table's reason, rather than silently ignored.
+// (status refused in src/config/xios_attributes.tsv, config/refusals.h) are
+// refused here, at their line, with the table's reason, rather than
+// silently ignored.
 void refuse_unsupported_field(const config::FieldDef& f, const std::string& id) {
-  auto refuse = [&](const std::string& attr) {
-    config_error(f.where, "field '" + id + "': attribute '" + attr +
-                              "' is not supported yet: " + std::string(config::refusal("field", attr)));
-  };
-  if (f.add_offset) refuse("add_offset");
-  if (f.scale_factor) refuse("scale_factor");
-  for (const auto& [name, value] : f.extra)
-    if (!config::refusal("field", name).empty()) refuse(name);
+  if (const std::string why = config::write_field_refusal(f); !why.empty())
+    config_error(f.where, "field '" + id + "': " + why);
 }
 
 // The cell_methods written: the XML's cell_methods replaces the computed
@@ -50,20 +46,8 @@ std::string combined_cell_methods(const std::string& given, const std::string& m
 }
 
 void refuse_unsupported_file(const config::FileDef& f, const std::string& id) {
-  auto refuse = [&](const std::string& what, std::string_view why = {}) {
-    config_error(f.where,
-                 "file '" + id + "': " + what + " is not supported yet" + (why.empty() ? "" : ": " + std::string(why)));
-  };
-  if (f.par_access != "collective") refuse("par_access=\"" + f.par_access + "\"");
-  if (!f.mode.empty() && f.mode != "write") refuse("mode=\"" + f.mode + "\"");
-  static const std::set<std::string> conventions = {"", "CF", "UGRID", "CDI", "CDI UGRID", "UGRID CDI"};
-  if (!conventions.count(f.convention)) refuse("convention=\"" + f.convention + "\"");
-  if (!f.time_counter.empty() && f.time_counter != "instant" && f.time_counter != "centered")
-    refuse("time_counter=\"" + f.time_counter + "\"");
-  if (!f.time_units.empty() && f.time_units != "seconds") refuse("time_units=\"" + f.time_units + "\"");
-  if (!f.timeseries.empty() && f.timeseries != "none") refuse("timeseries=\"" + f.timeseries + "\"");
-  for (const auto& [name, value] : f.extra)
-    if (const auto why = config::refusal("file", name); !why.empty()) refuse("attribute '" + name + "'", why);
+  if (const std::string why = config::write_file_refusal(f); !why.empty())
+    config_error(f.where, "file '" + id + "': " + why);
 }
 
 // "a -> b -> c": a cycle of field references, for messages.
@@ -527,6 +511,10 @@ void PlanBuilder::resolve_definitions() {
   for (const config::FileDef& file : def_.files) {
     if (!file.enabled) continue;
     const std::string file_id = file.id.empty() ? file.output_name() : file.id;
+    if (file.mode == "read") {
+      resolve_read_file(file, file_id);
+      continue;
+    }
     refuse_unsupported_file(file, file_id);
     if (file.output_freq.empty()) config_error(file.where, "file '" + file_id + "' has no output_freq");
     const calendar::Duration freq = calendar::parse_duration(file.output_freq);
@@ -561,6 +549,10 @@ void PlanBuilder::resolve_definitions() {
       config_error(file.where, "file '" + file_id +
                                    "' has no enabled field (fields above its output_level, default 5, are left out)");
   }
+  for (const ReadField& r : out_.reads)
+    if (auto it = field_index_.find(r.id); it != field_index_.end() && !fields_[it->second].outputs.empty())
+      fail(FOEHN_ERR_CONFIG, r.defined_at + ": field '" + r.id + "' is read from file '" + r.file_id +
+                                 "' and also written to a file: a field is read or written, not both");
   // Fields the model may write that no file uses are still known ids.
   for (const config::FieldDef& f : def_.fields)
     if (!field_index_.count(f.id)) {

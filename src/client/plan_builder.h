@@ -122,6 +122,18 @@ struct FileSchedule {
   std::int64_t period = -1, period_records = 0;
 };
 
+// A field read from a file of mode="read" (client/field_reader.h): record
+// k of the variable is what the model receives at instant k of the
+// schedule (start + freq_offset + k x the file's output_freq).
+struct ReadField {
+  std::string id, variable, file_id, path;  // the model's id, the variable read, its file
+  std::string defined_at;                   // the field's file:line, for messages
+  std::vector<output::Dim> dims;            // the grid, slowest first (as a write)
+  std::int64_t local_size = 0;              // values of this rank (the grid's data layout)
+  std::string shape_text;
+  std::unique_ptr<calendar::Schedule> schedule;
+};
+
 // What close of definition builds before the exchanges.
 struct BuiltPlan {
   std::unique_ptr<calendar::Calendar> calendar;  // the schedules point to it
@@ -134,6 +146,7 @@ struct BuiltPlan {
   std::vector<FileSchedule> files;  // by plan file
   // The grid of each chain node (@id), for checkpoints by global index.
   std::map<int, std::vector<output::Dim>> chain_dims;
+  std::vector<ReadField> reads;  // fields of files with mode="read"
 };
 
 class PlanBuilder {
@@ -167,6 +180,8 @@ class PlanBuilder {
   // file: the field's file, whose compression and quantization its fields
   // inherit.
   void resolve_field(int file_index, const config::FieldDef& f, const config::FileDef& file);
+  // A file of mode="read": its fields become reads (no output, no writer).
+  void resolve_read_file(const config::FileDef& file, const std::string& file_id);
   std::string data_source(const config::FieldDef& f) const;
   GridShape resolve_grid(const config::FieldDef& f, const std::string& id);
   int register_field(const config::FieldDef& def, const GridShape& shape);

@@ -63,6 +63,9 @@ class StepDriver {
   const std::string& shape_text(int handle) const { return fields_.at(static_cast<std::size_t>(handle)).shape_text; }
   bool is_active(int handle) const;
   bool is_used(int handle) const;
+  // The model's time (instant): the start date until the first step.
+  std::int64_t model_time() const { return step_ < 0 ? segment_start_ : now_; }
+  const calendar::Calendar& calendar() const { return *calendar_; }
   template <class T>
   void write(int handle, const T* data, std::size_t n);
   // The last step's records, then the servers' close (or the attached

@@ -1,8 +1,10 @@
 // The public entry points of the reader and the small helpers of config.h.
 // The work is done in stages; see internal.h for the map.
 #include <filesystem>
+#include <set>
 
 #include "config/internal.h"
+#include "config/refusals.h"
 #include "config/values.h"
 
 namespace foehn::config {
@@ -10,6 +12,52 @@ namespace foehn::config {
 bool is_output_field(const FileDef& file, const FieldDef& field) {
   constexpr int kDefaultOutputLevel = 5, kDefaultLevel = 1;  // XIOS' defaults
   return field.enabled && field.level.value_or(kDefaultLevel) <= file.output_level.value_or(kDefaultOutputLevel);
+}
+
+std::string read_file_refusal(const FileDef& file) {
+  if (file.type == "multiple_file") return "type=\"multiple_file\" is not supported: a read file is one file";
+  if (!file.split_freq.empty()) return "split_freq is not supported: a read file is one file";
+  if (file.format == "grib2") return "format=\"grib2\" is not supported: foehn reads netCDF files";
+  for (const auto& [name, value] : file.extra)
+    if (const auto why = refusal("file", name); !why.empty())
+      return "attribute '" + name + "' is not supported yet: " + std::string(why);
+  return "";
+}
+
+std::string write_file_refusal(const FileDef& f) {
+  auto quoted = [](const char* attr, const std::string& value) {
+    return std::string(attr) + "=\"" + value + "\" is not supported yet";
+  };
+  if (f.par_access != "collective") return quoted("par_access", f.par_access);
+  if (!f.mode.empty() && f.mode != "write" && f.mode != "read") return quoted("mode", f.mode);
+  static const std::set<std::string> conventions = {"", "CF", "UGRID", "CDI", "CDI UGRID", "UGRID CDI"};
+  if (!conventions.count(f.convention)) return quoted("convention", f.convention);
+  if (!f.time_counter.empty() && f.time_counter != "instant" && f.time_counter != "centered")
+    return quoted("time_counter", f.time_counter);
+  if (!f.time_units.empty() && f.time_units != "seconds") return quoted("time_units", f.time_units);
+  if (!f.timeseries.empty() && f.timeseries != "none") return quoted("timeseries", f.timeseries);
+  for (const auto& [name, value] : f.extra)
+    if (const auto why = refusal("file", name); !why.empty())
+      return "attribute '" + name + "' is not supported yet: " + std::string(why);
+  return "";
+}
+
+std::string write_field_refusal(const FieldDef& f) {
+  auto refused = [](const std::string& attr) {
+    return "attribute '" + attr + "' is not supported yet: " + std::string(refusal("field", attr));
+  };
+  if (f.add_offset) return refused("add_offset");
+  if (f.scale_factor) return refused("scale_factor");
+  for (const auto& [name, value] : f.extra)
+    if (!refusal("field", name).empty()) return refused(name);
+  return "";
+}
+
+std::string read_field_refusal(const FieldDef& field) {
+  if (!field.expression.empty()) return "an expression cannot be read from a file";
+  if (!field.operation.empty() && field.operation != "instant")
+    return "operation '" + field.operation + "' is not supported: records are read as they are";
+  return "";
 }
 
 std::string Location::str() const { return line > 0 ? file + ":" + std::to_string(line) : file; }

@@ -280,6 +280,11 @@ Simulation parse_file(const std::string& path);
 // Whether `file` writes `field`: the field is enabled and its level (default
 // 1) is at most the file's output_level (default 5), as in XIOS.
 bool is_output_field(const FileDef& file, const FieldDef& field);
+// What a file of mode="read" asks that foehn's reader does not do, or ""
+// (refused at close of definition, reported by foehn check).
+std::string read_file_refusal(const FileDef& file);
+// The same for one of its fields: an expression or a temporal operation.
+std::string read_field_refusal(const FieldDef& field);
 
 // Reads XML text; `name` is used in error messages, includes are relative to base_dir.
 Simulation parse_string(std::string_view xml, const std::string& name, const std::string& base_dir);

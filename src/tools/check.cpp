@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "calendar/calendar.h"
+#include "config/refusals.h"
 #include "tools/field_grid.h"
 #include "tools/transformations.h"
 
@@ -78,9 +79,32 @@ struct ContextChecker {
     } catch (const UnknownSize&) {}
   }
 
+  // A file of mode="read": what the reader refuses, the read frequency and
+  // each field's grid.
+  void check_read_file(const config::FileDef& file) {
+    ++result.files;
+    if (const std::string why = config::read_file_refusal(file); !why.empty())
+      problem(file.where, "file '" + file.id + "' (mode=\"read\"): " + why);
+    check_duration(file.where, "output_freq", file.output_freq);
+    for (const config::FieldDef& field : file.fields) {
+      if (!is_output_field(file, field)) continue;
+      ++result.fields;
+      if (const std::string why = config::read_field_refusal(field); !why.empty())
+        problem(field.where, "field '" + field.id + "' of read file '" + file.id + "': " + why);
+      try {
+        field_grid(ctx, field);
+      } catch (const ConfigError& e) { result.problems.push_back(e); }
+      check_duration(field.where, "freq_offset", field.freq_offset);
+    }
+  }
+
   void check_file(const config::FileDef& file) {
+    if (file.enabled && file.mode == "read") return check_read_file(file);
     if (!is_output_file(file)) return;
     ++result.files;
+    // What close of definition would refuse, at the same line.
+    if (const std::string why = config::write_file_refusal(file); !why.empty())
+      problem(file.where, "file '" + file.id + "': " + why);
     check_duration(file.where, "output_freq", file.output_freq);
     check_duration(file.where, "split_freq", file.split_freq);
     check_duration(file.where, "sync_freq", file.sync_freq);
@@ -88,6 +112,8 @@ struct ContextChecker {
     for (const config::FieldDef& field : file.fields) {
       if (!is_output_field(file, field)) continue;
       ++result.fields;
+      if (const std::string why = config::write_field_refusal(field); !why.empty())
+        problem(field.where, "field '" + (field.id.empty() ? field.field_ref : field.id) + "': " + why);
       try {
         field_grid(ctx, field);
         if (check_field_chains(ctx, field)) check_transformation_sizes(field);  // chains match by position

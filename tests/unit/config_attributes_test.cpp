@@ -71,7 +71,7 @@ std::string error_of(const std::string& xml) {
 
 TEST(ConfigAttributes, RefusalGivesTheTablesReason) {
   EXPECT_EQ(refusal("field", "add_offset"), "packed output is not written");
-  EXPECT_EQ(refusal("field", "read_access"), "foehn does not read fields back into the model");
+  EXPECT_EQ(refusal("field", "read_access"), "fields are read from files of mode read only (xios_recv_field)");
   EXPECT_EQ(refusal("file", "using_server2"), "level-2 servers are set by the variable server_level2_ranks");
   EXPECT_EQ(refusal("scalar", "label"), "string-valued scalars are not written");
 }

@@ -80,18 +80,50 @@ TEST(Check, EveryProblemAfterReadingIsReported) {
 }
 
 TEST(Check, WhatIsNotWrittenIsNotChecked) {
-  // Disabled fields and files, read-mode files and fields above the file's
-  // output_level need no grid.
+  // Disabled fields and files and fields above the file's output_level
+  // need no grid.
   const CheckResult r = check_text(
       "<simulation><context id='c'><field_definition><field id='x'/><field id='y' level='3'/></field_definition>"
       "<file_definition><file id='a' output_freq='1d'><field field_ref='x' enabled='false'/></file>"
       "<file id='b' output_freq='1d' enabled='false'><field field_ref='x'/></file>"
-      "<file id='r' mode='read'><field field_ref='x'/></file>"
       "<file id='l' output_freq='1d' output_level='2'><field field_ref='y'/></file>"
       "</file_definition></context></simulation>");
   EXPECT_TRUE(r.ok()) << messages(r)[0];
   EXPECT_EQ(r.files, 2u);
   EXPECT_EQ(r.fields, 0u);
+}
+
+TEST(Check, ReadFilesAreChecked) {
+  // A read file's fields need a grid; what the reader does not do is
+  // reported at its line, as close of definition refuses it.
+  const CheckResult r = check_text(
+      "<simulation><context id='c'><domain_definition><domain id='d'/></domain_definition>"
+      "<file_definition><file id='r' mode='read' output_freq='1d' type='multiple_file'>"
+      "<field id='x'/><field id='y' domain_ref='d' operation='average'/><field id='z' domain_ref='d'/></file>"
+      "</file_definition></context></simulation>");
+  const std::vector<std::string> m = messages(r);
+  ASSERT_EQ(m.size(), 3u) << m[0];
+  EXPECT_NE(m[0].find("file 'r' (mode=\"read\"): type=\"multiple_file\" is not supported"), std::string::npos) << m[0];
+  EXPECT_NE(m[1].find("field 'x' has no grid"), std::string::npos) << m[1];
+  EXPECT_NE(m[2].find("field 'y' of read file 'r': operation 'average' is not supported"), std::string::npos) << m[2];
+  EXPECT_EQ(r.files, 1u);
+  EXPECT_EQ(r.fields, 3u);
+}
+
+TEST(Check, WhatCloseOfDefinitionRefusesIsReported) {
+  // Issue 21, item 10: foehn check reports what close of definition refuses.
+  const CheckResult r = check_text(
+      "<simulation><context id='c'><domain_definition><domain id='d'/></domain_definition>\n"
+      "<file_definition><file id='a' output_freq='1d' time_counter='record'><field id='x' domain_ref='d'/></file>\n"
+      "<file id='b' output_freq='1d' time_counter_name='t'><field id='y' domain_ref='d' add_offset='1'/></file>\n"
+      "</file_definition></context></simulation>");
+  const std::vector<std::string> m = messages(r);
+  ASSERT_EQ(m.size(), 3u) << (m.empty() ? "" : m[0]);
+  EXPECT_EQ(r.problems[0].where.line, 2);
+  EXPECT_NE(m[0].find("file 'a': time_counter=\"record\" is not supported yet"), std::string::npos) << m[0];
+  EXPECT_EQ(r.problems[1].where.line, 3);
+  EXPECT_NE(m[1].find("file 'b': attribute 'time_counter_name' is not supported yet"), std::string::npos) << m[1];
+  EXPECT_NE(m[2].find("field 'y': attribute 'add_offset' is not supported yet"), std::string::npos) << m[2];
 }
 
 TEST(Check, CalendarTimestepMustBeAFixedTime) {

@@ -71,7 +71,9 @@ class Context(_core.Context):
     is_used (some output needs the field at all),
     update_calendar, set_model_time (dynamic time steps), checkpoint (an
     exact restart's state after the current step, docs/restart.md), is_active,
-    field_handle, write, close. As a context manager it closes on exit."""
+    field_handle, write, read (a field of a file with mode="read" into a
+    given array, in place; is_active says when a record is read), close.
+    As a context manager it closes on exit."""
 
     def __init__(self, context_id, comm):
         super().__init__(context_id, comm.py2f())

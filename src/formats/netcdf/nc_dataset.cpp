@@ -97,6 +97,14 @@ NcDataset NcDataset::open_for_append(const std::string& path, MPI_Comm comm, boo
   return ds;
 }
 
+NcDataset NcDataset::open_for_reading(const std::string& path) {
+  NcDataset ds(path, -1);
+  int id = -1;
+  ds.call(nc_open(path.c_str(), NC_NOWRITE, &id), "nc_open (to read)");
+  ds.id_ = id;
+  return ds;
+}
+
 NcDataset::NcDataset(NcDataset&& o) noexcept : path_(std::move(o.path_)), id_(std::exchange(o.id_, -1)) {}
 
 NcDataset& NcDataset::operator=(NcDataset&& o) noexcept {
@@ -304,6 +312,10 @@ double NcDataset::get_double(int varid, const std::size_t* start) const {
   double value = 0;
   call(nc_get_vara_double(id_, varid, start, one, &value), "nc_get_vara_double", varid);
   return value;
+}
+
+void NcDataset::get(int varid, const std::size_t* start, const std::size_t* count, double* values) const {
+  call(nc_get_vara_double(id_, varid, start, count, values), "nc_get_vara_double", varid);
 }
 
 void NcDataset::sync() const {

@@ -22,6 +22,9 @@ class NcDataset {
   static NcDataset create(const std::string& path, int mode, MPI_Comm comm, bool parallel);
   // An existing file opened for writing.
   static NcDataset open_for_append(const std::string& path, MPI_Comm comm, bool parallel);
+  // An existing file opened read-only by this process alone (fields read
+  // into the model: client/field_reader.h).
+  static NcDataset open_for_reading(const std::string& path);
 
   NcDataset() = default;  // not open
   NcDataset(NcDataset&& o) noexcept;
@@ -78,6 +81,7 @@ class NcDataset {
   void put(int varid, const std::size_t* start, const std::size_t* count, const long long* values) const;
   void put_scalar(int varid, double value) const;                // a 0-d variable
   double get_double(int varid, const std::size_t* start) const;  // one value
+  void get(int varid, const std::size_t* start, const std::size_t* count, double* values) const;
 
   void sync() const;
   void close();  // reports; afterwards the dataset is closed whatever happened
