@@ -8,7 +8,7 @@
 ! - every routine takes an optional `status`; without it a failure stops
 !   the program with foehn's message (error stop).
 module foehn
-  use, intrinsic :: iso_c_binding, only: c_char, c_int, c_size_t, c_float, c_double, c_ptr, &
+  use, intrinsic :: iso_c_binding, only: c_char, c_int, c_int64_t, c_size_t, c_float, c_double, c_ptr, &
                                          c_null_ptr, c_null_char, c_loc, c_f_pointer, c_associated
   use, intrinsic :: iso_fortran_env, only: error_unit
   implicit none
@@ -28,7 +28,7 @@ module foehn
             foehn_field_is_active, foehn_field_handle, foehn_write, foehn_read, foehn_context_close
   ! Domains of every kind (foehn_domain.inc, docs/grids.md)
   public :: foehn_set_domain_type, foehn_set_domain_block, foehn_set_domain_index, foehn_set_domain_data, &
-            foehn_set_domain_data_index, foehn_set_domain_coordinates, foehn_set_domain_mask
+            foehn_set_domain_data_index, foehn_set_domain_coordinates, foehn_set_domain_mask, foehn_set_domain_healpix
   ! Attributes, variables and dates at run time (foehn_runtime.inc)
   public :: foehn_get_attribute, foehn_set_attribute, foehn_get_variable, foehn_date_add, foehn_field_is_used
   public :: foehn_has_element, foehn_add_child, foehn_calendar_query, foehn_serve, foehn_field_component
@@ -241,6 +241,15 @@ module foehn
       integer(c_int), value :: n_lon, n_lat, nvertex
       real(c_double), intent(in) :: lon(*), lat(*)
     end function c_set_domain_coordinates
+    integer(c_int) function c_set_domain_healpix(ctx, domain_id, refinement_level, indexing_scheme, n, cells) &
+        bind(C, name="foehn_set_domain_healpix")
+      import :: c_int, c_char, c_ptr, c_int64_t
+      implicit none
+      type(c_ptr), value :: ctx, indexing_scheme
+      character(kind=c_char), intent(in) :: domain_id(*)
+      integer(c_int), value :: refinement_level, n
+      integer(c_int64_t), intent(in) :: cells(*)
+    end function c_set_domain_healpix
     integer(c_int) function c_get_attribute(ctx, kind, id, name, value) bind(C, name="foehn_get_attribute")
       import :: c_int, c_char, c_ptr
       implicit none

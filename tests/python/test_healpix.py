@@ -196,3 +196,24 @@ def test_zarr_store_bytes_do_not_depend_on_the_writers(runs):
         assert other.keys() == first.keys(), config
         for key in first:
             assert other[key] == first[key], (config, key)
+
+
+@pytest.mark.parametrize("clients,servers", [(2, 0), (1, 1)])
+def test_fortran_binding(tmp_path, clients, servers):
+    """tests/mpi/fortran/healpix_model.f90: foehn_set_domain_healpix from
+    `use foehn`, cells dealt round the ranks in reverse order; the geometry
+    is healpy's and every held cell has its value, the rest of the regional
+    ring domain is fill."""
+    exe = BUILD / "tests/mpi/fortran/healpix_model_f"
+    run = run_mpmd(tmp_path, clients, servers, [exe, ROOT / "tests/mpi/fortran/healpix.xml"], timeout=120)
+    assert run.returncode == 0 and "healpix_model: OK" in run.stdout, run.stdout + run.stderr
+    g, greg = np.arange(12 * 4**2), np.arange(12 * 4**1)
+    with xr.open_dataset(tmp_path / "hp_fortran.nc", decode_times=False) as ds:
+        lon, lat = healpy.pix2ang(4, g, nest=True, lonlat=True)
+        np.testing.assert_allclose(ds["lat"].values, lat, rtol=0, atol=1e-11)
+        assert np.abs((ds["lon"].values - lon + 180.0) % 360.0 - 180.0).max() < 1e-11
+        assert ds[ds["reg_tas"].attrs["grid_mapping"]].attrs["indexing_scheme"] == "ring"
+        for r, step in enumerate(range(1, 4)):
+            np.testing.assert_array_equal(ds["tas"].values[r], 1000.0 * step + 0.5 * g)
+            want = np.where(greg % 3 != 0, 1000.0 * step + 0.5 * greg, np.nan)
+            np.testing.assert_array_equal(ds["reg_tas"].values[r], want)
