@@ -397,15 +397,26 @@ const config::DomainDef* owner_domain(const config::ContextDef& ctx, const confi
 TargetShape interpolation_target(const config::TransformationDef& t, const config::DomainDef& target) {
   TargetShape out;
   out.type = target.type.empty() ? "rectilinear" : target.type;
-  if (out.type != "rectilinear")
+  if (out.type == "healpix") {  // the whole sphere at the domain's level
+    if (!target.refinement_level || *target.refinement_level < 0 || *target.refinement_level > 13)
+      throw config::ConfigError(target.where, "domain '" + target.id +
+                                                  "' is filled by <interpolate_domain>: give its refinement_level "
+                                                  "(0 to 13: the whole target's geometry is built on every model rank)");
+    out.healpix_level = *target.refinement_level;
+    out.healpix_nested = target.indexing_scheme != "ring";
+    out.ni_glo = 12 * (std::int64_t{1} << (2 * out.healpix_level));
+    out.nj_glo = 1;
+  } else if (out.type != "rectilinear") {
     bad(t, "domain '" + target.id + "' is of type " + out.type +
                "; foehn interpolates to rectilinear domains (ni_glo x nj_glo, with generate_rectilinear_domain or "
-               "its default, the whole sphere) for now");
-  if (!target.ni_glo || !target.nj_glo || *target.ni_glo < 1 || *target.nj_glo < 1)
-    throw config::ConfigError(
-        target.where, "domain '" + target.id + "' is filled by <interpolate_domain>: give its ni_glo and nj_glo");
-  out.ni_glo = *target.ni_glo;
-  out.nj_glo = *target.nj_glo;
+               "its default, the whole sphere) and to healpix domains (refinement_level)");
+  } else {
+    if (!target.ni_glo || !target.nj_glo || *target.ni_glo < 1 || *target.nj_glo < 1)
+      throw config::ConfigError(
+          target.where, "domain '" + target.id + "' is filled by <interpolate_domain>: give its ni_glo and nj_glo");
+    out.ni_glo = *target.ni_glo;
+    out.nj_glo = *target.nj_glo;
+  }
   if (const std::string* m = t.attr("method"); m && *m == "nearest" && t.attr("order"))
     bad(t, "order applies to conservative remapping, not to method=\"nearest\"");
   if (const auto order = integer(t, "order"); order && *order != 1 && *order != 2)
@@ -469,6 +480,8 @@ Step interpolation_shape(const config::TransformationDef& t, const Component& so
   Step s;
   s.target = whole_component(Component::Kind::domain, shape.ni_glo, shape.nj_glo);
   s.target.type = shape.type;
+  s.target.healpix_level = shape.healpix_level;
+  s.target.healpix_nested = shape.healpix_nested;
   s.map.op = Operation::remap;
   s.map.n_source = source.data_size();
   s.map.n_target = s.target.data_size();

@@ -75,11 +75,13 @@ Step build_step(const config::TransformationDef& t, const Component& source);
 const config::DomainDef* owner_domain(const config::ContextDef& ctx, const config::TransformationDef& t);
 
 // The size of the domain an interpolate_domain fills: the target domain's
-// ni_glo x nj_glo (ConfigError at its line when missing or not a type
-// foehn can interpolate to).
+// ni_glo x nj_glo, or a HEALPix domain's 12 x 4^level cells (ConfigError at
+// its line when missing or not a type foehn can interpolate to).
 struct TargetShape {
   std::string type;
   std::int64_t ni_glo = 0, nj_glo = 0;
+  int healpix_level = -1;  // healpix: refinement level and scheme
+  bool healpix_nested = true;
 };
 TargetShape interpolation_target(const config::TransformationDef& t, const config::DomainDef& target);
 

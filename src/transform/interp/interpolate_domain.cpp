@@ -210,7 +210,10 @@ Step build_interpolation(const config::TransformationDef& t, const config::Domai
   c.type = dst.shape.type;
   c.ni_glo = dst.shape.ni_glo;
   c.nj_glo = dst.shape.nj_glo;
-  c.nvertex = 2;  // rectilinear: (west, east) and (south, north) of each point
+  c.healpix_level = dst.shape.healpix_level;
+  c.healpix_nested = dst.shape.healpix_nested;
+  const bool healpix = c.type == "healpix";
+  c.nvertex = healpix ? 4 : 2;  // rectilinear: (west, east) and (south, north) of each point
   for (std::int64_t g = first; g < last; ++g) {
     const auto k = static_cast<std::size_t>(g);
     c.owned.push_back(g);
@@ -219,8 +222,13 @@ Step build_interpolation(const config::TransformationDef& t, const config::Domai
     c.lat.push_back(dst.lat[k]);
     const double* bl = dst.bounds_lon.data() + k * nv;
     const double* bb = dst.bounds_lat.data() + k * nv;
-    c.bounds_lon.insert(c.bounds_lon.end(), {bl[0], bl[1]});  // corners from the south-west, counterclockwise
-    c.bounds_lat.insert(c.bounds_lat.end(), {bb[0], bb[2]});
+    if (healpix) {  // the 4 corners as they are
+      c.bounds_lon.insert(c.bounds_lon.end(), bl, bl + 4);
+      c.bounds_lat.insert(c.bounds_lat.end(), bb, bb + 4);
+    } else {
+      c.bounds_lon.insert(c.bounds_lon.end(), {bl[0], bl[1]});  // corners from the south-west, counterclockwise
+      c.bounds_lat.insert(c.bounds_lat.end(), {bb[0], bb[2]});
+    }
   }
   c.area = mine.area;  // on the unit sphere, for area-weighted reductions after it
   s.map.op = Operation::remap;
@@ -229,8 +237,9 @@ Step build_interpolation(const config::TransformationDef& t, const config::Domai
   s.map.remap = std::move(stage);
   const std::string how = nearest ? "nearest" : "conservative order " + std::to_string(order);
   s.text = t.kind + " " + std::to_string(source.ni_glo) +
-           (source.nj_glo > 1 ? "x" + std::to_string(source.nj_glo) : "") + " -> " + std::to_string(c.ni_glo) + "x" +
-           std::to_string(c.nj_glo) + " (" + how + (read ? ", weights read" : "") + ")";
+           (source.nj_glo > 1 ? "x" + std::to_string(source.nj_glo) : "") + " -> " + std::to_string(c.ni_glo) +
+           (healpix ? " healpix cells" : "x" + std::to_string(c.nj_glo)) + " (" + how +
+           (read ? ", weights read" : "") + ")";
   return s;
 }
 

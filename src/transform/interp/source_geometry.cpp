@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "config/values.h"
+#include "grid/healpix.h"
 
 namespace foehn::transform::interp {
 
@@ -123,6 +124,14 @@ SourceGeometry gather_source(const config::TransformationDef& t, const Component
 TargetGeometry target_geometry(const config::TransformationDef& t, const config::DomainDef& target) {
   TargetGeometry g;
   g.shape = interpolation_target(t, target);
+  if (g.shape.type == "healpix") {  // every cell's centre and 4 corners, in index order of its scheme
+    const auto n = static_cast<std::size_t>(g.shape.ni_glo);
+    g.lon.resize(n), g.lat.resize(n), g.bounds_lon.resize(4 * n), g.bounds_lat.resize(4 * n);
+    for (std::size_t k = 0; k < n; ++k)
+      grid::healpix_cell(g.shape.healpix_level, g.shape.healpix_nested, static_cast<std::int64_t>(k), g.lon[k],
+                         g.lat[k], &g.bounds_lon[4 * k], &g.bounds_lat[4 * k]);
+    return g;
+  }
   remap::RectilinearSpec spec;
   spec.ni = g.shape.ni_glo;
   spec.nj = g.shape.nj_glo;
