@@ -6,7 +6,8 @@
 # serial NetCDF) and with foehn (1 model rank beside 1 foehn-server rank,
 # overlapped integration). Prints the comparison table, foehn's
 # performance report, where the files are, and two PNGs: the comparison
-# chart and a map of one output field.
+# chart and a map of one output field; then the same model with km-scale
+# output (HEALPix pyramid in a Zarr store, docs/kmscale.md).
 # DEMO_STEPS=27 bash scripts/demo.sh runs a shorter period (one output).
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -34,5 +35,13 @@ echo "== foehn's report of that run ($run/foehn_report.json):"
 "$py" bench/thesis_plots.py quicklook "$run/miniapp_3h.nc" t "$out/t_map.png"
 echo "== files written by foehn in $run:"
 ls -l "$run"/*.nc
+km="$out/kmscale"
+mkdir -p "$km"
+echo "== km-scale output (apps/miniapp/iodef_kmscale.xml): the same model remapped online to HEALPix level 6"
+echo "   and written as a Zarr pyramid of levels 6..0 (1 model rank + 1 foehn-server rank)"
+(cd "$km" && mpiexec -n 1 "$build/apps/miniapp/miniapp" --iodef "$here/apps/miniapp/iodef_kmscale.xml" --output foehn \
+   --levels 40 --steps "${DEMO_STEPS:-63}" : -n 1 "$build/apps/foehn-server/foehn-server" >/dev/null)
+"$py" -c "import sys, xarray as xr; print(xr.open_zarr(sys.argv[1], group='z6', decode_times=False))" \
+  "$km/miniapp_healpix_3h.zarr"
 echo "== comparison chart: $out/comparison.png"
 echo "== map of temperature at the lowest level, last record: $out/t_map.png"

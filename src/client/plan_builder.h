@@ -223,6 +223,15 @@ class PlanBuilder {
   // transformation and the source element its chain starts from: fields
   // that share one reuse it.
   std::map<std::pair<const config::TransformationDef*, std::string>, transform::Step> interpolations_;
+  // Steps already built, by source field, source grid and the chain so far:
+  // fields that share a chain's beginning (a HEALPix pyramid's levels after
+  // one interpolation) share its maps, and the graph then its nodes.
+  struct BuiltStep {
+    transform::Component target;
+    std::shared_ptr<const transform::Transform> map;
+    std::string text;
+  };
+  std::map<std::string, BuiltStep> built_steps_;
 };
 
 // After the exchange of plan domain `index` (its type, sizes, nvertex,

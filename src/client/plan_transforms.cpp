@@ -5,6 +5,7 @@
 // components they make, which the rest of close of definition then treats
 // like the model's own (exchanged, assembled, packed, written).
 #include <cmath>
+#include <cstdint>
 #include <numbers>
 #include <unordered_map>
 
@@ -245,10 +246,20 @@ PlanBuilder::Transformations PlanBuilder::plan_transformations(const config::Fie
     now.push_back(source_component(c));
     block.push_back(c.kind == config::GridComponent::Kind::domain && !domains_.at(c.ref).layout.by_index);
   }
+  std::string key = source;  // the source field, its grid and the steps so far
+  for (const config::GridComponent& c : origin) key += "|" + c.ref;
   for (std::size_t p = 0; p < origin.size(); ++p) {
     if (chains[p].empty()) continue;
     for (std::size_t k = 0; k < chains[p].size(); ++k) {
       const config::TransformationDef* t = chains[p][k];
+      key += "|" + std::to_string(p) + ":" + std::to_string(reinterpret_cast<std::uintptr_t>(t));
+      if (auto built = built_steps_.find(key); built != built_steps_.end()) {
+        if (t->kind == "interpolate_domain") block[p] = true;
+        out.texts.push_back(built->second.text);
+        out.maps.push_back(built->second.map);
+        now[p] = built->second.target;
+        continue;
+      }
       transform::Step step;
       if (t->kind == "interpolate_domain") {  // collective: every rank builds the same ones in the same order
         const auto key = std::make_pair(t, origin[p].ref + "#" + std::to_string(k));
@@ -277,6 +288,7 @@ PlanBuilder::Transformations PlanBuilder::plan_transformations(const config::Fie
       out.texts.push_back(step.text);
       out.maps.push_back(std::make_shared<const transform::Transform>(std::move(step.map)));
       now[p] = std::move(step.target);
+      built_steps_.emplace(key, BuiltStep{now[p], out.maps.back(), out.texts.back()});
     }
     store_target(target[p], now[p], block[p]);
   }

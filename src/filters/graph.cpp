@@ -29,12 +29,16 @@ int Graph::add_expression(std::shared_ptr<const Expression> expression, std::vec
 }
 
 int Graph::add_transform(int input, std::shared_ptr<const transform::Transform> transform) {
+  const auto key = std::make_pair(input, transform.get());
+  if (auto it = transform_nodes_.find(key); it != transform_nodes_.end()) return it->second;  // computed once
   Node n;
   n.kind = NodeKind::transform;
   n.inputs = {input};
   n.values.resize(transform->output_size());
   n.transform = std::move(transform);
-  return add(std::move(n));
+  const int index = add(std::move(n));
+  transform_nodes_.emplace(key, index);
+  return index;
 }
 
 int Graph::add_chain(int input, TemporalStage stage, std::unique_ptr<calendar::Schedule> period) {

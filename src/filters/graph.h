@@ -18,6 +18,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <vector>
 
@@ -83,6 +84,7 @@ class Graph {
  private:
   int add(Node node);
   std::vector<Node> nodes_;
+  std::map<std::pair<int, const transform::Transform*>, int> transform_nodes_;  // (input, map) -> its node
 };
 
 }  // namespace foehn::filters
