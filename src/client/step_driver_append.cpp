@@ -100,7 +100,8 @@ void StepDriver::align_appended_files() {
 void StepDriver::align_file(int f, std::int64_t anchor) {
   FileSchedule& fs = files_[f];
   const calendar::Duration freq = calendar::parse_duration(plan_.files[f].output_freq);
-  fs.sampler.schedule = std::make_unique<calendar::Schedule>(*calendar_, anchor, freq, calendar::Duration{}, timestep_us_);
+  fs.sampler.schedule =
+      std::make_unique<calendar::Schedule>(*calendar_, anchor, freq, calendar::Duration{}, timestep_us_);
   fs.sampler.next_k = fs.sampler.schedule->first_at_or_after(segment_start_ + 1);
   fs.record_start = fs.sampler.schedule->instant(fs.sampler.next_k - 1);
   std::string cut;  // the reductions whose first record misses the samples before this run
@@ -118,8 +119,8 @@ void StepDriver::align_file(int f, std::int64_t anchor) {
   }
   if (rank_ != 0 || fs.record_start == segment_start_ || cut.empty()) return;
   std::cerr << "foehn: warning: context '" << id_ << "': file '" << plan_.files[f].id << "' (append) keeps the windows "
-            << "of the unbroken run, every " << plan_.files[f].output_freq << " from "
-            << date_text(*calendar_, anchor) << "; the window [" << date_text(*calendar_, fs.record_start) << ", "
+            << "of the unbroken run, every " << plan_.files[f].output_freq << " from " << date_text(*calendar_, anchor)
+            << "; the window [" << date_text(*calendar_, fs.record_start) << ", "
             << date_text(*calendar_, fs.sampler.schedule->instant(fs.sampler.next_k))
             << ") began before this run's start " << date_text(*calendar_, segment_start_) << ", so its record of "
             << cut
