@@ -84,8 +84,8 @@ void StepDriver::align_appended_files() {
       const output::FileInfo& info = plan_.files[f];
       if (!info.append || !info.split_freq.empty()) continue;
       anchors[f] = appended_anchor(static_cast<int>(f));
-      // No record yet (the run before ended inside the first window): the
-      // calendar's time_origin, which an appending run keeps.
+      // No record yet (the run before ended inside the first window), or
+      // a GRIB2 file: the calendar's time_origin, which an appending run keeps.
       if (anchors[f] == kNoAnchor && origin_ < segment_start_) anchors[f] = origin_;
     }
   MPI_Bcast(anchors.data(), static_cast<int>(anchors.size()), MPI_INT64_T, 0, comm_);
