@@ -135,6 +135,8 @@ class Schedule {
   std::int64_t instant(std::int64_t k) const;
   // The smallest k >= 0 with instant(k) >= t.
   std::int64_t first_at_or_after(std::int64_t t) const;
+  Duration period() const { return period_; }
+  Duration offset() const { return offset_; }
 
  private:
   const Calendar* calendar_;

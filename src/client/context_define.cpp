@@ -598,7 +598,10 @@ void Context::close_definition(const std::vector<const Context*>& others) {
     driver_->keep_for_checkpoints(settings_);
   });
   // Before the files open: a refused state damages none.
-  if (resume_) collectively(comm_, [&] { driver_->resume(settings_, resume_->path, resume_start_); });
+  if (resume_)
+    collectively(comm_, [&] { driver_->resume(settings_, resume_->path, resume_start_); });
+  else
+    driver_->align_appended_files();
   if (world_->attached()) {
     collectively(comm_, [&] { driver_->attach(); });
   } else {

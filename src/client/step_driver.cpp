@@ -453,11 +453,16 @@ void StepDriver::warn_open_windows() const {
   for (const OutputVar& out : outputs_) {
     if (out.window_samples == 0) continue;
     const output::VariableInfo& v = plan_.variables[out.plan_index];
+    const FileSchedule& fs = files_[out.file];
+    const auto date = [&](std::int64_t t) { return calendar::format_date(calendar_->to_date(t)); };
     std::cerr << "foehn: warning: context '" << id_ << "': field '" << v.field_id << "' ("
               << filters::temporal_op_name(graph_.node(out.node).stage.op()) << ") closes with " << out.window_samples
-              << " sample(s) since step " << out.window_first_step
-              << " in a window that has not ended: no record holds them, and a run continued from here starts "
-                 "a new window (set the context variable restart_dir to carry it over: docs/restart.md)"
+              << " sample(s) since step " << out.window_first_step << " in a window that has not ended: file '"
+              << plan_.files[out.file].id << "' variable '" << v.name << "', window [" << date(fs.record_start) << ", "
+              << date(fs.sampler.schedule->instant(fs.sampler.next_k))
+              << "): no record holds them, and a run continued from here (append=\"true\") writes that window's "
+                 "record from its own samples only (set the context variable restart_dir to carry it over: "
+                 "docs/restart.md)"
               << std::endl;
   }
 }

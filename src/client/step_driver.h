@@ -85,6 +85,12 @@ class StepDriver {
   void resume(const ModelSettings& settings, const std::string& state_path, std::int64_t segment_start);
   // Keeps what a checkpoint needs of the model's settings (global indices).
   void keep_for_checkpoints(const ModelSettings& settings);
+  // append="true" without a restart state (step_driver_append.cpp): each
+  // continued file's schedule counts from its first record's window (or
+  // time_origin when it has none), as in the unbroken run; a window open at
+  // this run's start is said to hold only this run's samples. Collective;
+  // before the files open.
+  void align_appended_files();
   void drain_sends();
 
  private:
@@ -118,6 +124,8 @@ class StepDriver {
   // At close: a warning for each reduction whose window holds samples that
   // no record will (rank 0 speaks for all: every rank has the same schedule).
   void warn_open_windows() const;
+  std::int64_t appended_anchor(int file) const;  // rank 0
+  void align_file(int file, std::int64_t anchor);
 
   // For each server, this rank's data positions in its range (cached per domain).
   const std::vector<std::vector<std::int64_t>>& destinations_of(

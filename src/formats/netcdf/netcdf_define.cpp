@@ -74,6 +74,7 @@ void NetcdfWriter::define(const ContextPlan& plan, const FileInfo& f) {
   put_global_attributes(plan, f);
   ds_.end_definition();
   set_access(plan, f);
+  bound_time_caches();
 }
 
 void NetcdfWriter::put_time_attributes(const ContextPlan& plan, int var, const char* long_name) const {
@@ -294,12 +295,6 @@ void NetcdfWriter::define_variable(const ContextPlan& plan, int vi) {
   if (!timeless_[vi]) dims.push_back(dim_time_);
   for (const Dim& d : v.dims) dims.push_back(dimid_.at({static_cast<int>(d.kind), d.index}));
   const int var = ds_.def_var(v.name, v.prec == 8 ? NC_DOUBLE : NC_FLOAT, dims);
-  // A writer puts whole blocks of a record at once, so HDF5's chunk cache
-  // (16 MiB per variable by default) only copies the data and keeps it:
-  // 12 variables of a 311 MB record held 192 MiB of a server
-  // (bench/output_heavy.py). Chunks larger than this small cache go to
-  // the file directly.
-  ds_.set_chunk_cache(var, kChunkCacheBytes);
   // Small records: a chunk of many records. netCDF's default chunks one
   // record (or one level of one), so every record adds chunks to HDF5's
   // chunk index, whose B-tree nodes fill its metadata cache as the file
@@ -319,7 +314,13 @@ void NetcdfWriter::define_variable(const ContextPlan& plan, int vi) {
       ds_.def_chunking(var, sizes);
     }
   }
-  if (!dims.empty()) define_compression(v, var);  // netcdf_compression.cpp
+  // A writer puts whole blocks of a record at once, so HDF5's chunk cache
+  // (16 MiB per variable by default) only copies the data and keeps it:
+  // 12 variables of a 311 MB record held 192 MiB of a server
+  // (bench/output_heavy.py). Chunks larger than this small cache go to
+  // the file directly.
+  if (!dims.empty()) define_compression(v, var);  // netcdf_compression.cpp (may chunk it)
+  size_chunk_cache(vi, var);
   put_variable_attributes(v, vi, var);
   varids_[vi] = var;
 }
