@@ -112,8 +112,7 @@ int main(int argc, char** argv) {
     std::printf("%-32s count %8.3f ms, memcpy %8.3f ms: count / memcpy %5.2f\n", r.name.c_str(), r.count_s * 1e3,
                 r.memcpy_s * 1e3, r.count_s / r.memcpy_s);
     json << "    \"" << r.name << "\": {\"count_s\": " << r.count_s << ", \"memcpy_s\": " << r.memcpy_s
-         << ", \"count_over_memcpy\": " << r.count_s / r.memcpy_s << "}" << (k + 1 < results.size() ? "," : "")
-         << "\n";
+         << ", \"count_over_memcpy\": " << r.count_s / r.memcpy_s << "}" << (k + 1 < results.size() ? "," : "") << "\n";
   }
   json << "  }\n}\n";
   return 0;
