@@ -50,6 +50,7 @@ struct Runtime {
   std::vector<Context*> open;                // the open contexts, to drain before waiting for the servers
   std::vector<foehn_context_impl*> handles;  // every handle given out, in opening order
   std::vector<std::string> resumed;          // exact restarts: the states contexts resumed from, for the report
+  foehn::report::Details details;            // of the closed contexts: files (attached), non-finite values
 };
 
 Runtime& runtime() {
@@ -153,10 +154,19 @@ void write_report(Runtime& r, foehn::report::RunReport& report) {
     report.servers.resize(static_cast<size_t>(bytes) / sizeof(foehn::report::ServerFigures));
     MPI_Recv(report.servers.data(), bytes, MPI_BYTE, st.MPI_SOURCE, foehn::transport::kTagReport, r.world.comm,
              MPI_STATUS_IGNORE);
+    // Then this model's files, as the servers wrote them (server_loop.cpp).
+    MPI_Probe(st.MPI_SOURCE, foehn::transport::kTagReport, r.world.comm, &st);
+    MPI_Get_count(&st, MPI_CHAR, &bytes);
+    std::string text(static_cast<std::size_t>(bytes), '\0');
+    MPI_Recv(text.data(), bytes, MPI_CHAR, st.MPI_SOURCE, foehn::transport::kTagReport, r.world.comm,
+             MPI_STATUS_IGNORE);
+    foehn::report::merge(report.details, foehn::report::from_text(text));
   }
   report.resumed = r.resumed;
   foehn::report::print_clients(std::cerr, r.code_id, report.clients);
   for (const auto& line : report.resumed) std::cerr << "foehn report: resumed " << line << "\n";
+  foehn::report::print_files(std::cerr, report.details.files);
+  foehn::report::print_non_finite(std::cerr, report.details.fields);
   for (const auto& line : foehn::report::advice(report)) std::cerr << "foehn advice: " << line << "\n";
   for (const auto& ctx : r.config.contexts) {
     const auto* var = ctx.find_variable("report_file");
@@ -186,6 +196,9 @@ void close_context(foehn_context ctx, const char* call) {
   struct Release {  // runs after close(), even when it throws
     foehn_context ctx;
     ~Release() {
+      try {
+        foehn::report::merge(runtime().details, ctx->context->report_details());
+      } catch (const std::exception&) {}  // the report only loses this context's lines
       --runtime().contexts_open;
       std::erase(runtime().open, ctx->context.get());
       ctx->context.reset();
@@ -313,6 +326,7 @@ int foehn_finalize(void) {
     foehn::report::RunReport report;
     report.code = r.code_id;
     report.clients = foehn::report::gather(mine, r.world.local);
+    report.details = foehn::report::gather(r.details, r.world.local);
     int rank = 0;
     MPI_Comm_rank(r.world.local, &rank);
     if (rank == 0) write_report(r, report);

@@ -70,6 +70,10 @@ void Context::close() {
   driver_->close();
 }
 
+report::Details Context::report_details() const {
+  return driver_ ? driver_->report_details() : report::Details{};
+}
+
 void Context::checkpoint() {
   check_open("foehn_checkpoint");
   if (!closed_definition_)

@@ -23,6 +23,7 @@
 #include "client/plan_builder.h"
 #include "client/restart_state.h"
 #include "config/config.h"
+#include "report/details.h"
 #include "transport/send_channel.h"
 #include "transport/world.h"
 
@@ -89,6 +90,8 @@ class Context {
     return *driver_;
   }
   void close();
+  // The report's lines of this context (step_driver.h); empty before close of definition.
+  report::Details report_details() const;
   // foehn_checkpoint: the state after the current step into restart_dir.
   void checkpoint();
   // An exact restart: "context '<id>': state of <date> (<path>)"; "" otherwise.

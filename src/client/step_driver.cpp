@@ -51,6 +51,7 @@ StepDriver::StepDriver(const std::string& id, MPI_Comm comm, const config::Conte
       segment_start_(built.start) {
   MPI_Comm_rank(comm_, &rank_);
   MPI_Comm_size(comm_, &size_);
+  non_finite_.resize(fields_.size());
   split_.resize(files_.size());
   for (std::size_t f = 0; f < files_.size(); ++f)
     if (!plan_.files[f].split_freq.empty())
@@ -335,22 +336,22 @@ void StepDriver::send_sample(OutputVar& out, const T* data, std::int64_t record,
 }
 
 template <class T>
-void StepDriver::feed(OutputVar& out, const T* data) {
+bool StepDriver::feed(OutputVar& out, const T* data) {
   const FileSchedule& fs = files_[out.file];
   const std::string& field = plan_.variables[out.plan_index].field_id;
   filters::Node& node = graph_.node(out.node);
   filters::TemporalStage& stage = node.stage;
   if (!stage.reduces()) {  // instant, once
-    if (!stage.wants(fs.sampler.due, false)) return;
+    if (!stage.wants(fs.sampler.due, false)) return false;
     if (out.last_record == fs.record)
       fail(FOEHN_ERR_ARGUMENT,
            "field '" + field + "' in context '" + id_ + "' was already written at step " + std::to_string(step_));
     out.last_record = fs.record;
     stage.took_value();
     send_values(out, data, fs.record);
-    return;
+    return true;
   }
-  if (!stage.wants(false, node.sampler.due)) return;
+  if (!stage.wants(false, node.sampler.due)) return false;
   if (out.last_sample_step == step_)
     fail(FOEHN_ERR_ARGUMENT,
          "field '" + field + "' in context '" + id_ + "' was already written at step " + std::to_string(step_));
@@ -361,6 +362,7 @@ void StepDriver::feed(OutputVar& out, const T* data) {
     send_sample(out, data, current_record(out), weight);
   else
     stage.add(0, data, static_cast<std::size_t>(out.local_size), weight);
+  return true;
 }
 
 template <class T>
@@ -377,11 +379,18 @@ void StepDriver::write(int handle, const T* data, std::size_t n) {
                                  std::to_string(field.local_size) + " values (local grid " + field.shape_text +
                                  "), given " + std::to_string(n));
   if (n > 0 && data == nullptr) fail(FOEHN_ERR_ARGUMENT, "field '" + field.id + "': data is NULL");
-  for (int o : field.outputs) feed(outputs_[o], data);
+  bool taken = false;
+  for (int o : field.outputs) taken = feed(outputs_[o], data) || taken;
   // A copy for the expressions and chains evaluated at the end of the step.
-  if (field.source >= 0 && !graph_.set_source(field.source, step_, data, n, field.missing))
-    fail(FOEHN_ERR_ARGUMENT,
-         "field '" + field.id + "' in context '" + id_ + "' was already written at step " + std::to_string(step_));
+  if (field.source >= 0) {
+    if (!graph_.set_source(field.source, step_, data, n, field.missing))
+      fail(FOEHN_ERR_ARGUMENT,
+           "field '" + field.id + "' in context '" + id_ + "' was already written at step " + std::to_string(step_));
+    taken = true;
+  }
+  // The report's count, over what foehn took (the data are still in cache
+  // from the copies above, for fields up to the cache's size).
+  if (taken) count_non_finite(data, n, non_finite_[static_cast<std::size_t>(handle)]);
 }
 
 template void StepDriver::write<float>(int, const float*, std::size_t);
@@ -486,6 +495,16 @@ void StepDriver::close() {
   for (auto& ch : channels_) ch.drain();
   progress_.reset();
   collect_acks("writing the files");
+}
+
+report::Details StepDriver::report_details() const {
+  report::Details d;
+  if (attached_) d.files = attached_->file_bytes();
+  for (std::size_t h = 0; h < fields_.size(); ++h)
+    if (non_finite_[h].any())
+      d.fields.push_back({id_, fields_[h].id, static_cast<double>(non_finite_[h].nan),
+                          static_cast<double>(non_finite_[h].pos_inf), static_cast<double>(non_finite_[h].neg_inf)});
+  return d;
 }
 
 void StepDriver::drain_sends() {

@@ -18,12 +18,14 @@
 #include <vector>
 
 #include "client/agree.h"
+#include "client/non_finite.h"
 #include "calendar/calendar.h"
 #include "client/plan_builder.h"
 #include "config/config.h"
 #include "filters/graph.h"
 #include "grid/pack_plan.h"
 #include "output/output_plan.h"
+#include "report/details.h"
 #include "server/output_engine.h"
 #include "transport/event.h"
 #include "transport/progress_thread.h"
@@ -92,6 +94,9 @@ class StepDriver {
   // before the files open.
   void align_appended_files();
   void drain_sends();
+  // For the report: the non-finite values written into each field (those
+  // with any) and, attached, the files this rank wrote (complete after close).
+  report::Details report_details() const;
 
  private:
   LocalFailure wait_for_servers_synced();  // a checkpoint in server mode, rank 0
@@ -140,7 +145,7 @@ class StepDriver {
   void advance_time(std::int64_t now);
   void end_step();
   template <class T>
-  void feed(OutputVar& out, const T* data);
+  bool feed(OutputVar& out, const T* data);  // true when the output took the values
   template <class T>
   void send_values(OutputVar& out, const T* data, std::int64_t record);
   template <class T>
@@ -168,6 +173,7 @@ class StepDriver {
   std::int64_t start_ = 0, origin_ = 0, timestep_us_ = 0;
   output::ContextPlan plan_;
   std::vector<Field> fields_;
+  std::vector<NonFiniteCounts> non_finite_;  // by field: in the writes foehn took
   std::unordered_map<std::string, int> field_index_;
   std::vector<OutputVar> outputs_;
   filters::Graph graph_;  // sources, expressions, chains and the outputs' temporal stages, in the local layout

@@ -10,6 +10,7 @@
 #include <mpi.h>
 
 #include <cstdint>
+#include <filesystem>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -41,7 +42,20 @@ struct WriterTraits {
 struct WriterFigures {
   std::uint64_t bytes = 0;   // values written (not counting metadata)
   double write_seconds = 0;  // inside the data writes and the closing flush
+  // After close: the bytes this writer accounts for on disk (the file's
+  // size for its first writer, or each writer's part; Zarr: the chunk files
+  // it wrote), less what an appended file held before. Summed over the
+  // writers and periods of a <file>, against `bytes`: the achieved
+  // compression ratio in the report.
+  std::uint64_t disk_bytes = 0;
 };
+
+// The size of a file, 0 if it cannot be read (the report's figure, never an error).
+inline std::uint64_t size_on_disk(const std::string& path) {
+  std::error_code ec;
+  const auto n = std::filesystem::file_size(path, ec);
+  return ec ? 0 : static_cast<std::uint64_t>(n);
+}
 
 // The value of points no writer received, for variables without a fill
 // value of their own: netCDF's defaults (NC_FILL_DOUBLE, NC_FILL_FLOAT),

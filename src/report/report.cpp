@@ -137,8 +137,19 @@ std::string to_json(const RunReport& r) {
                        {"forward_cap_bytes", s.forward_cap_bytes},
                        {"forward_wait_seconds", s.forward_wait_seconds}});
   }
+  json files = json::array(), non_finite = json::array();
+  for (const FileBytes& f : r.details.files)
+    files.push_back({{"context", f.context},
+                     {"file", f.file},
+                     {"raw_bytes", f.raw_bytes},
+                     {"disk_bytes", f.disk_bytes},
+                     {"compression_ratio", compression_ratio(f)}});
+  for (const FieldNonFinite& f : r.details.fields)
+    non_finite.push_back(
+        {{"context", f.context}, {"field", f.field}, {"nan", f.nan}, {"pos_inf", f.pos_inf}, {"neg_inf", f.neg_inf}});
   json doc = {{"foehn_report_version", 2}, {"code", r.code},     {"mode", r.servers.empty() ? "attached" : "server"},
-              {"clients", clients},        {"servers", servers}, {"advice", advice(r)}};
+              {"clients", clients},        {"servers", servers}, {"files", files},
+              {"non_finite", non_finite},  {"advice", advice(r)}};
   if (!r.resumed.empty()) doc["resumed"] = r.resumed;
   return doc.dump(2) + "\n";
 }

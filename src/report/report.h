@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "report/details.h"
+
 namespace foehn::report {
 
 // Plain doubles, so that a gather moves them as one MPI_DOUBLE array.
@@ -62,6 +64,7 @@ struct RunReport {
   // Exact restarts: for each context that resumed, which state
   // ("context 'atm': state of <date> (<path>)").
   std::vector<std::string> resumed;
+  Details details;  // per file: raw and on-disk bytes; per field: non-finite values
 };
 
 // Collective over comm; rank 0 returns every rank's figures, the others an empty vector.

@@ -102,6 +102,7 @@ OutputEngine::OutputEngine(output::ContextPlan plan, WriterRole role)
   for (const auto& f : plan_.files) (writes_together(f) ? shared : own) = true;
   mixed_ = shared && own && writers_ > 1 && !role_.forward;
   files_.resize(plan_.files.size());
+  closed_by_file_.resize(plan_.files.size());
   for (std::size_t i = 0; i < plan_.files.size(); ++i)
     if (!role_.forward && (role_.pool < 0 || role_.file_pool.at(i) == role_.pool)) open_file(static_cast<int>(i));
 }
@@ -173,6 +174,8 @@ void OutputEngine::start_record(int file, std::int64_t record, double time) {
   const formats::WriterFigures figures = files_[file]->figures();  // close included
   closed_.bytes += figures.bytes;
   closed_.write_seconds += figures.write_seconds;
+  closed_by_file_[file].bytes += figures.bytes;
+  if (!empty) closed_by_file_[file].disk_bytes += figures.disk_bytes;  // a removed file takes no room
   p.period = period;
   p.first_record = record;
   plan_.files[file].resume_file_records = -1;  // the periods after the checkpoint's begin new files
@@ -735,6 +738,18 @@ double OutputEngine::write_seconds() const {
   for (const auto& f : files_)
     if (f) t += f->figures().write_seconds;
   return t;
+}
+
+std::vector<report::FileBytes> OutputEngine::file_bytes() const {
+  std::vector<report::FileBytes> out;
+  for (std::size_t i = 0; i < files_.size(); ++i) {
+    if (!files_[i]) continue;
+    const formats::WriterFigures open = files_[i]->figures();
+    out.push_back({plan_.context_id, plan_.files[i].id, static_cast<int>(plan_.key >> 16),
+                   static_cast<double>(closed_by_file_[i].bytes + open.bytes),
+                   static_cast<double>(closed_by_file_[i].disk_bytes + open.disk_bytes)});
+  }
+  return out;
 }
 
 std::uint64_t OutputEngine::bytes_written() const {

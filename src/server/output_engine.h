@@ -28,6 +28,7 @@
 #include "grid/stream_map.h"
 #include "formats/writer.h"
 #include "output/output_plan.h"
+#include "report/details.h"
 #include "transport/event.h"
 
 namespace foehn::server {
@@ -105,6 +106,9 @@ class OutputEngine {
   // Memory held for records being assembled (and recycled), for the report.
   std::size_t buffer_bytes() const;
   double write_seconds() const;  // inside the files' data writes and closes
+  // Per file this writer wrote: its values' bytes and its bytes on disk
+  // (every period's file; complete after close()), for the report.
+  std::vector<report::FileBytes> file_bytes() const;
   const std::vector<std::string>& warnings() const { return warnings_; }
 
  private:
@@ -195,6 +199,7 @@ class OutputEngine {
   std::vector<FilePeriods> periods_;  // by file
   std::function<void()> synced_;
   formats::WriterFigures closed_;     // of files already closed (split), close included
+  std::vector<formats::WriterFigures> closed_by_file_;  // the same, by file (split periods before the open one)
   std::map<std::pair<int, std::int64_t>, Pending> pending_;
   std::vector<std::vector<std::byte>> spare_;  // recycled record buffers
   std::deque<Announce> announced_;

@@ -139,12 +139,20 @@ class Server {
     figures_.cpu_seconds = report::process_cpu_seconds();
     figures_.peak_rss_bytes = report::peak_rss_bytes();
     const auto all = report::gather(figures_, w_.local);
+    const report::Details files = report::gather(details_, w_.local);
     if (index_ == 0) {
       report::print_servers(std::cerr, all);
-      // Each model's first rank writes the whole report: send it ours.
-      for (int root : w_.model_roots)
-        MPI_Send(all.data(), static_cast<int>(all.size() * sizeof(report::ServerFigures)), MPI_BYTE, root,
-                 transport::kTagReport, w_.comm);
+      // Each model's first rank writes the whole report: send it ours, then its files.
+      for (std::size_t k = 0; k < w_.model_roots.size(); ++k) {
+        MPI_Send(all.data(), static_cast<int>(all.size() * sizeof(report::ServerFigures)), MPI_BYTE,
+                 w_.model_roots[k], transport::kTagReport, w_.comm);
+        report::Details of_model;
+        for (const auto& f : files.files)
+          if (f.code == static_cast<int>(k)) of_model.files.push_back(f);
+        const std::string text = report::to_text(of_model);
+        MPI_Send(text.data(), static_cast<int>(text.size()), MPI_CHAR, w_.model_roots[k], transport::kTagReport,
+                 w_.comm);
+      }
     }
     return failed_ ? 1 : 0;
   }
@@ -714,6 +722,7 @@ class Server {
           std::cerr << "foehn-server " << index_ << ": warning: context '" << slot.id << "': " << w << std::endl;
         figures_.bytes_written += static_cast<double>(slot.engine->bytes_written());
         figures_.write_seconds += slot.engine->write_seconds();
+        report::merge(details_, {slot.engine->file_bytes(), {}});
       } catch (const std::exception& e) {
         // The error that ended the writing comes again: it was told already.
         if (slot.error != e.what()) fail_context(slot, e.what());
@@ -760,6 +769,7 @@ class Server {
   std::size_t forward_cap_ = 0;               // the sum of the open level-1 contexts' forward_cap
   std::size_t receive_bytes_ = 0;             // the receive buffer
   report::ServerFigures figures_;
+  report::Details details_;  // the files' raw and on-disk bytes, by context
 };
 
 }  // namespace

@@ -84,6 +84,7 @@ GribWriter::GribWriter(const output::ContextPlan& plan, int file, WriterTarget t
   std::string error;
   if (rank_ == 0 || own_file_) {
     try {
+      size_before_ = size_on_disk(path_);  // what an appended file held (0 for a new one)
       open_output(plan, f);
     } catch (const IoError& e) { error = e.what(); }
   }
@@ -340,6 +341,8 @@ void GribWriter::close() {
   if (out_) {
     if (std::fclose(out_) != 0 && error.empty()) error = path_ + ": closing failed: " + std::strerror(errno);
     out_ = nullptr;
+    const std::uint64_t size = size_on_disk(path_);
+    disk_bytes_ = size > size_before_ ? size - size_before_ : 0;
   }
   if (!error.empty()) throw IoError(error);
 }

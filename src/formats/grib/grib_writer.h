@@ -39,7 +39,7 @@ class GribWriter final : public Writer {
   void put(int variable, std::int64_t record, const grid::Box& box, const void* values) override;
   void sync() override;
   void close() override;
-  WriterFigures figures() const override { return {bytes_, write_seconds_}; }
+  WriterFigures figures() const override { return {bytes_, write_seconds_, disk_bytes_}; }
 
  private:
   struct Field {              // one plan variable of the file
@@ -91,6 +91,7 @@ class GribWriter final : public Writer {
   std::vector<long long> message_sizes_;
   std::uint64_t bytes_ = 0;   // values put (the report's figure, as for NetCDF)
   double write_seconds_ = 0;  // exchanging, encoding and writing
+  std::uint64_t size_before_ = 0, disk_bytes_ = 0;  // the file's size before this run (append), added at close
 };
 
 }  // namespace grib

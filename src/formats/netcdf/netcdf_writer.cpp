@@ -52,6 +52,7 @@ NetcdfWriter::NetcdfWriter(const ContextPlan& plan, int file_index, WriterTarget
                   std::to_string(f.resume_file_records) + " records were written before it" +
                   (part_.whole ? ")" : "; a multiple_file part: parts continue with the same number of writers)"));
   if ((f.append || f.resume_file_records >= 0) && std::filesystem::exists(target.path)) {
+    size_before_ = size_on_disk(target.path);
     ds_ = NcDataset::open_for_append(target.path, target.comm, parallel_);
     attach(plan, f);
   } else {
@@ -210,6 +211,10 @@ void NetcdfWriter::close() {
   const double t0 = MPI_Wtime();
   ds_.close();
   write_seconds_ += MPI_Wtime() - t0;
+  if (is_root_) {  // the file is complete once the collective close returns
+    const std::uint64_t size = size_on_disk(ds_.path());
+    disk_bytes_ = size > size_before_ ? size - size_before_ : 0;
+  }
 }
 
 }  // namespace netcdf

@@ -53,7 +53,7 @@ class NetcdfWriter final : public Writer {
   void put(int variable, std::int64_t record, const grid::Box& box, const void* values) override;
   void sync() override;
   void close() override;
-  WriterFigures figures() const override { return {bytes_written_, write_seconds_}; }
+  WriterFigures figures() const override { return {bytes_written_, write_seconds_, disk_bytes_}; }
 
  private:
   using DimKey = std::pair<int, int>;  // (0: domain j, 1: domain i, 2: axis; index)
@@ -149,6 +149,7 @@ class NetcdfWriter final : public Writer {
   std::map<std::string, std::string> quantization_containers_;  // algorithm -> its CF container variable
   std::uint64_t bytes_written_ = 0;
   double write_seconds_ = 0;
+  std::uint64_t size_before_ = 0, disk_bytes_ = 0;  // the file's size before this run (append), added at close
   std::uint64_t record_bytes_ = 0, cache_bytes_ = 0;  // HDF5's chunk caches of the file's variables
   std::uint64_t file_bytes_ = 0;                      // records written into the file by all its writers
   std::uint64_t synced_bytes_ = 0;                    // of which flushed by check_space

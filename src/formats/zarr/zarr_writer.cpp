@@ -162,6 +162,7 @@ void ZarrWriter::define(const ContextPlan& plan, const FileInfo& f) {
     if (compress2(out.data(), &packed, static_cast<const Bytef*>(data), static_cast<uLong>(bytes), 1) != Z_OK)
       throw IoError(path_ + "/" + dir + ": zlib compress2 failed");
     write_direct(std::filesystem::path(path_) / dir / key, out.data(), packed);
+    disk_bytes_ += packed;
   };
 
   // Groups in the order their variables come.
@@ -369,8 +370,10 @@ void ZarrWriter::write_time(std::int64_t record, double end, double start) {
   std::vector<unsigned char> out(packed);
   if (compress2(out.data(), &packed, reinterpret_cast<const Bytef*>(&stamp), sizeof stamp, 1) != Z_OK)
     throw IoError(path_ + ": zlib compress2 failed on the time");
-  for (const std::string& dir : time_dirs_)
+  for (const std::string& dir : time_dirs_) {
     write_direct(std::filesystem::path(path_) / dir / std::to_string(record), out.data(), packed);
+    disk_bytes_ += packed;
+  }
   if (record + 1 > records_) {
     records_ = record + 1;
     write_time_shape(records_);
@@ -399,6 +402,7 @@ void ZarrWriter::write_chunk(const Array& a, std::int64_t record, std::int64_t o
   if (compress2(packed_.data(), &packed, data, static_cast<uLong>(bytes), a.level) != Z_OK)
     throw IoError(path_ + "/" + a.dir + ": zlib compress2 failed on chunk " + key);
   write_direct(std::filesystem::path(path_) / a.dir / key, packed_.data(), packed);
+  disk_bytes_ += packed;
 }
 
 void ZarrWriter::put(int variable, std::int64_t record, const grid::Box& box, const void* values) {

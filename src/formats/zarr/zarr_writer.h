@@ -42,7 +42,7 @@ class ZarrWriter final : public Writer {
   void put(int variable, std::int64_t record, const grid::Box& box, const void* values) override;
   void sync() override {}  // every chunk is a closed file once written
   void close() override;
-  WriterFigures figures() const override { return {bytes_, write_seconds_}; }
+  WriterFigures figures() const override { return {bytes_, write_seconds_, disk_bytes_}; }
 
  private:
   struct Array {  // a data variable of the file
@@ -88,6 +88,7 @@ class ZarrWriter final : public Writer {
   std::vector<unsigned char> scratch_, packed_;
   std::uint64_t bytes_ = 0;
   double write_seconds_ = 0;
+  std::uint64_t disk_bytes_ = 0;  // the chunk files this writer wrote (metadata not counted)
 };
 
 }  // namespace zarr
