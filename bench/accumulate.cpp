@@ -92,7 +92,7 @@ SumErrors sum_errors(std::size_t points, int samples) {
   SumErrors e;
   for (std::size_t i = 0; i < points; ++i) {
     const long double ref = exact[i] / samples;
-    auto rel = [&](long double sum) { return static_cast<double>(std::fabs(sum / samples - ref) / std::fabs(ref)); };
+    auto rel = [&](long double mean) { return static_cast<double>(std::fabs(mean - ref) / std::fabs(ref)); };
     // What is written is a float32 mean: the error that matters is beyond its rounding.
     e.float32 = std::max(e.float32, rel(static_cast<float>(s32[i] / static_cast<float>(samples))));
     e.kahan32 = std::max(e.kahan32, rel(static_cast<float>(k32[i] / static_cast<float>(samples))));
