@@ -240,8 +240,8 @@ int main(int argc, char** argv) {
               << 100 * of64[k] << " %)\n";
   std::cout << "add_missing     " << miss * 1e3 << " ms  (" << miss / m << " x memcpy, 16 bytes per point)\n"
             << "previous        " << prev * 1e3 << " ms  (" << prev / m << " x memcpy, 16 bytes per point)\n"
-            << "period end      three passes " << end_before_s * 1e3 << " ms, fused " << end_fused_s * 1e3
-            << " ms (" << end_fused_s / (2 * m) << " x a float64 memcpy)\n"
+            << "period end      three passes " << end_before_s * 1e3 << " ms, fused " << end_fused_s * 1e3 << " ms ("
+            << end_fused_s / (2 * m) << " x a float64 memcpy)\n"
             << "mean of " << error_samples << " float32 samples, max relative error: float32 sum " << err.float32
             << ", float32 Kahan " << err.kahan32 << ", float64 sum " << err.float64 << "\n";
   return 0;

@@ -153,14 +153,11 @@ double add_sample(TemporalOp op, double* v, double* wt, const T* in, std::size_t
   switch (op) {
     case TemporalOp::instant: return sweep<TemporalOp::instant, kWeights, false>(v, wt, in, n, w, missing, w_point);
     case TemporalOp::once: return sweep<TemporalOp::once, kWeights, false>(v, wt, in, n, w, missing, w_point);
-    case TemporalOp::average:
-      return sweep<TemporalOp::average, kWeights, kFirst>(v, wt, in, n, w, missing, w_point);
+    case TemporalOp::average: return sweep<TemporalOp::average, kWeights, kFirst>(v, wt, in, n, w, missing, w_point);
     case TemporalOp::accumulate:
       return sweep<TemporalOp::accumulate, kWeights, kFirst>(v, wt, in, n, w, missing, w_point);
-    case TemporalOp::minimum:
-      return sweep<TemporalOp::minimum, kWeights, kFirst>(v, wt, in, n, w, missing, w_point);
-    case TemporalOp::maximum:
-      return sweep<TemporalOp::maximum, kWeights, kFirst>(v, wt, in, n, w, missing, w_point);
+    case TemporalOp::minimum: return sweep<TemporalOp::minimum, kWeights, kFirst>(v, wt, in, n, w, missing, w_point);
+    case TemporalOp::maximum: return sweep<TemporalOp::maximum, kWeights, kFirst>(v, wt, in, n, w, missing, w_point);
   }
   return 0;
 }

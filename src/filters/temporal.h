@@ -87,17 +87,16 @@ class Accumulator {
   void restore(const double* values, const double* weights, double weight_all);
 
  private:
-  void start_per_point();  // every point's weight is weight_all_
+  void start_per_point();           // every point's weight is weight_all_
   void write_start_values() const;  // what reset() defers
-
 
   TemporalOp op_ = TemporalOp::instant;
   // running sum, min or max (instant, once: the last value, NaN if missing);
   // mutable: the deferred reset may be written when they are read
   mutable std::vector<double> value_;
   mutable bool pending_reset_ = false;  // value_ is stale: the window has no sample yet
-  std::vector<double> weight_;  // per point: summed weights of the valid samples (when per_point_)
-  double weight_all_ = 0;       // otherwise: the weight every point has
+  std::vector<double> weight_;          // per point: summed weights of the valid samples (when per_point_)
+  double weight_all_ = 0;               // otherwise: the weight every point has
   bool per_point_ = false;
 };
 
