@@ -11,6 +11,9 @@ of 24 steps (4 records of 311 MB, 1.24 GB), against about 3 s of model work,
   netcdf-beside-model  that plain writer beside a computing model (`none`) in
                  one MPMD job: 1 + 1 processes, as the model and the server
                  share the machine in foehn-server
+  foehn-average  (optional) foehn-server with every field averaged over each
+                 output period (operation="average", computed on the model
+                 rank: every step is added, each period's end sends the means)
   foehn-flush-each  (optional) foehn-server with each record flushed to the
                  file system (sync_seconds 0): what the default flush by the
                  clock (every 10 s) costs at most
@@ -36,7 +39,7 @@ import time
 
 import miniapp_runs
 
-SCHEMES = ("none", "foehn-server", "foehn-flush-each", "netcdf-writer", "netcdf-beside-model", "sequential")
+SCHEMES = ("none", "foehn-server", "foehn-average", "foehn-flush-each", "netcdf-writer", "netcdf-beside-model", "sequential")
 TARGETS = {"wall_ratio": 1.5, "throughput_ratio": 0.85, "server_rss_mib": 600, "model_growth_records": 1.2}
 MIB = 1 << 20
 
@@ -67,9 +70,11 @@ def parse_args():
     return p.parse_args()
 
 
-def iodef_for(cfg, workdir, sync_seconds=None):
+def iodef_for(cfg, workdir, sync_seconds=None, operation=None):
     """The iodef with this run's output period and fields (the file lists 12)."""
     text = pathlib.Path(cfg["iodef"]).read_text()
+    if operation:
+        text = re.sub(r'(<field_definition operation=)"\w+"', rf'\1"{operation}"', text)
     text = re.sub(r'output_freq="\d+ts"', f'output_freq="{cfg["every"]}ts"', text)
     keep = ("u", "v", "t", "d", "vo", "q", "cc", "o3", "crwc", "cswc", "clwc", "ciwc")[: cfg["fields"]]
     text = re.sub(r'\s*<field field_ref="(\w+)"/>', lambda m: m.group(0) if m.group(1) in keep else "", text)
@@ -92,10 +97,11 @@ def run(build, scheme, cfg, workdir, timeout=900):
              "--levels", str(cfg["levels"]), "--fields", str(cfg["fields"]), "--steps", str(cfg["steps"]),
              "--every", str(cfg["every"]), "--summary", "summary.json"]
     work = 0 if scheme.startswith("netcdf-") else cfg["work"]
-    foehn = scheme in ("foehn-server", "foehn-flush-each")
+    foehn = scheme in ("foehn-server", "foehn-average", "foehn-flush-each")
     model += ["--work", str(work), "--output", "none" if scheme == "none" else "foehn" if foehn else "netcdf"]
     if foehn:  # foehn-flush-each: the file flushed after every record (sync_seconds 0), the worst case of the clock
-        model += ["--iodef", str(iodef_for(cfg, workdir, 0 if scheme == "foehn-flush-each" else None))]
+        model += ["--iodef", str(iodef_for(cfg, workdir, 0 if scheme == "foehn-flush-each" else None,
+                                           "average" if scheme == "foehn-average" else None))]
     cmd = ["mpiexec", "--bind-to", "none", "-n", str(cfg["model_ranks"]), "-x", "OMP_NUM_THREADS=1", *model]
     if scheme == "netcdf-beside-model":
         # A computing model without output next to the plain writer (--alone:
@@ -177,6 +183,13 @@ def summarise(runs, schemes):
         checks["job_wall_ratio"] = f["wall_seconds"] / n["wall_seconds"]
         checks["server_rss_mib"] = f.get("server_max_rss_bytes", 0) / MIB
         checks["model_growth_records"] = f["model_rss_growth_bytes"] / f["record_bytes"]
+    if "none" in table and "foehn-average" in table:  # issue 19: average <= 1.25 x, growth <= 1.2 records
+        f, n = table["foehn-average"], table["none"]
+        checks["average_ratio"] = f["model_seconds"] / n["model_seconds"]
+        checks["average_growth_records"] = f["model_rss_growth_bytes"] / f["record_bytes"]
+        checks["average_rss_over_none_records"] = (f["model_max_rss_bytes"] - n["model_max_rss_bytes"]) / f["record_bytes"]
+        if "foehn-server" in table:
+            checks["average_over_instant"] = f["model_seconds"] / table["foehn-server"]["model_seconds"]
     if "foehn-flush-each" in table and "foehn-server" in table:
         checks["flush_each_ratio"] = table["foehn-flush-each"]["model_seconds"] / table["foehn-server"]["model_seconds"]
         checks["flush_each_job_ratio"] = table["foehn-flush-each"]["wall_seconds"] / table["foehn-server"]["wall_seconds"]
@@ -228,6 +241,14 @@ def markdown(cfg, table, checks, met):
             lines.append(f"| (server bytes per busy second / plain writer {label}) | {checks[f'drain_ratio_{key}']:.0%} | | |")
     if "job_wall_ratio" in checks:
         lines.append(f"| (job wall, foehn server / no output) | {checks['job_wall_ratio']:.2f} x | | |")
+    if "average_ratio" in checks:
+        lines.append(f"| (model time, averages / no output; issue 19: <= 1.25 x) | {checks['average_ratio']:.2f} x | | |")
+        if "average_over_instant" in checks:
+            lines.append(f"| (model time, averages / instant) | {checks['average_over_instant']:.2f} x | | |")
+        lines.append(f"| (model-rank growth with averages, in records; issue 19: <= 1.2) "
+                     f"| {checks['average_growth_records']:.2f} x | | |")
+        lines.append(f"| (model peak RSS with averages - no output, in records) "
+                     f"| {checks['average_rss_over_none_records']:.2f} x | | |")
     if "flush_each_ratio" in checks:
         lines.append(f"| (model time, flushed after every record / foehn's default, sync_seconds 10) "
                      f"| {checks['flush_each_ratio']:.3f} x | | |")

@@ -87,7 +87,7 @@ void StepDriver::prepare(const ModelSettings& settings) {
   // Clients send to level-1 servers only (all servers with one level).
   const int nservers = attached ? 1 : static_cast<int>(world_->server_ranks.size()) - plan_.level2_ranks;
   std::vector<std::size_t> bytes_per_server(nservers, sizeof(transport::BufferHeader));
-  std::size_t largest_local = 0, result_size = 0;
+  std::size_t largest_local = 0;
   std::map<int, std::vector<std::vector<std::int64_t>>> by_domain;  // found once per domain
   // (domain, outer, inner, data points, first destination's points): what a plan depends on.
   using PackKey = std::tuple<int, std::int64_t, std::int64_t, std::int64_t, std::size_t>;
@@ -131,12 +131,11 @@ void StepDriver::prepare(const ModelSettings& settings) {
       d.total = out.pack->size(static_cast<std::size_t>(s));
       if (d.total) bytes_per_server[s] += transport::event_bytes(d.total * out.elem);
     }
-    // Client-side results are computed in the local layout, in double.
-    largest_local = std::max(largest_local, static_cast<std::size_t>(out.local_size) * sizeof(double));
-    result_size = std::max(result_size, static_cast<std::size_t>(out.local_size));
+    // Staging and attached packing hold a field's local values, in double at most.
+    if (attached || out.pack->staged())
+      largest_local = std::max(largest_local, static_cast<std::size_t>(out.local_size) * sizeof(double));
   }
   scratch_.resize(largest_local);
-  result_.resize(result_size);
   if (attached) return;
   size_channels(bytes_per_server);
 }
@@ -242,9 +241,9 @@ void StepDriver::make_room(int server) {
   ch.acquire();
 }
 
-template <class T, class U>
+template <class T, class U, class Convert>
 void StepDriver::pack(OutputVar& out, int server, const T* data, std::int64_t record, std::uint16_t flags,
-                      double weight, double missing) {
+                      double weight, Convert convert) {
   const Destination& d = out.dest[server];
   transport::SendChannel& ch = channels_[server];
   std::int64_t offset = 0;
@@ -281,47 +280,41 @@ void StepDriver::pack(OutputVar& out, int server, const T* data, std::int64_t re
     U* payload = reinterpret_cast<U*>(direct ? ch.begin_direct(h) : ch.append(h, count * sizeof(U)));
     // The pack plan gathers from the data, or copies from the staging
     // buffer send_values/send_sample filled (scratch_, unused otherwise
-    // when servers run); values equal to `missing` become NaN (samples).
+    // when servers run).
     const T* staged = reinterpret_cast<const T*>(scratch_.data());
-    if (std::isnan(missing))
-      out.pack->pack(static_cast<std::size_t>(server), data, staged, offset, count, payload);
-    else
-      out.pack->pack(static_cast<std::size_t>(server), data, staged, offset, count, payload,
-                    [m = static_cast<T>(missing)](T x) {  // compared in the data's own type
-                      return x == m ? static_cast<U>(std::nan("")) : static_cast<U>(x);
-                    });
+    out.pack->pack(static_cast<std::size_t>(server), data, staged, offset, count, payload, convert);
     if (direct) ch.end_direct(count * sizeof(U));
     offset += count;
   }
 }
 
-template <class T, class U>
-void StepDriver::pack_attached(OutputVar& out, const T* data, std::int64_t record) {
+template <class T, class U, class Convert>
+void StepDriver::pack_attached(OutputVar& out, const T* data, std::int64_t record, Convert convert) {
   const Destination& d = out.dest[0];
   if (d.total == 0) return;
   U* packed = reinterpret_cast<U*>(scratch_.data());
-  out.pack->pack(0, data, static_cast<const T*>(nullptr), 0, d.total, packed);
+  out.pack->pack(0, data, static_cast<const T*>(nullptr), 0, d.total, packed, convert);
   EventHeader h{
       EventType::data, key_, static_cast<std::uint32_t>(out.plan_index), sizeof(U), 0, record, 0, d.total, 0, 0};
   attached_->on_data(rank_, h, reinterpret_cast<const std::byte*>(packed));
 }
 
-template <class T>
-void StepDriver::send_values(OutputVar& out, const T* data, std::int64_t record) {
+template <class T, class Convert>
+void StepDriver::send_values(OutputVar& out, const T* data, std::int64_t record, Convert convert) {
   if (attached_) {
     if (out.elem == 8)
-      pack_attached<T, double>(out, data, record);
+      pack_attached<T, double>(out, data, record, convert);
     else
-      pack_attached<T, float>(out, data, record);
+      pack_attached<T, float>(out, data, record, convert);
     return;
   }
   if (out.pack->staged()) out.pack->stage(data, reinterpret_cast<T*>(scratch_.data()));
   for (size_t s = 0; s < out.dest.size(); ++s) {
     if (!out.dest[s].total) continue;
     if (out.elem == 8)
-      pack<T, double>(out, static_cast<int>(s), data, record, 0, 0, std::nan(""));
+      pack<T, double>(out, static_cast<int>(s), data, record, 0, 0, convert);
     else
-      pack<T, float>(out, static_cast<int>(s), data, record, 0, 0, std::nan(""));
+      pack<T, float>(out, static_cast<int>(s), data, record, 0, 0, convert);
   }
 }
 
@@ -329,10 +322,15 @@ template <class T>
 void StepDriver::send_sample(OutputVar& out, const T* data, std::int64_t record, double weight) {
   // Samples travel as double so that the server's result equals the client's.
   if (out.pack->staged()) out.pack->stage(data, reinterpret_cast<T*>(scratch_.data()));
-  for (size_t s = 0; s < out.dest.size(); ++s)
-    if (out.dest[s].total)
+  const double missing = graph_.node(out.node).stage.missing();
+  for (size_t s = 0; s < out.dest.size(); ++s) {
+    if (!out.dest[s].total) continue;
+    if (std::isnan(missing))
+      pack<T, double>(out, static_cast<int>(s), data, record, transport::kSample, weight, grid::StreamMap::Cast{});
+    else  // values equal to `missing` become NaN, compared in the data's own type
       pack<T, double>(out, static_cast<int>(s), data, record, transport::kSample, weight,
-                      graph_.node(out.node).stage.missing());
+                      [m = static_cast<T>(missing)](T x) { return x == m ? std::nan("") : static_cast<double>(x); });
+  }
 }
 
 template <class T>
@@ -426,9 +424,18 @@ void StepDriver::finish_record(OutputVar& out) {
     return;
   }
   filters::TemporalStage& stage = graph_.node(out.node).stage;
-  stage.result(0, result_.data(), static_cast<std::size_t>(out.local_size));
+  const filters::Accumulator& acc = stage.accumulator();
+  const auto n = static_cast<std::size_t>(out.local_size);
+  if (!acc.per_point_weights()) {
+    // One pass: each running value becomes its result in the send buffer,
+    // in the output's type; the reset writes nothing (temporal.h).
+    send_values(out, acc.values(), fs.record, acc.uniform_result());
+  } else {
+    if (result_.size() < n) result_.resize(n);  // once: the largest field with missing values
+    stage.result(0, result_.data(), n);
+    send_values(out, result_.data(), fs.record);
+  }
   stage.reset();
-  send_values(out, result_.data(), fs.record);
 }
 
 void StepDriver::end_step() {

@@ -146,17 +146,19 @@ class StepDriver {
   void end_step();
   template <class T>
   bool feed(OutputVar& out, const T* data);  // true when the output took the values
-  template <class T>
-  void send_values(OutputVar& out, const T* data, std::int64_t record);
+  // convert(x) is what a value x of the data sends (a static_cast by
+  // default; a period's end: the mean of a running sum).
+  template <class T, class Convert = grid::StreamMap::Cast>
+  void send_values(OutputVar& out, const T* data, std::int64_t record, Convert convert = {});
   template <class T>
   void send_sample(OutputVar& out, const T* data, std::int64_t record, double weight);
   void finish_record(OutputVar& out);
   std::int64_t current_record(const OutputVar& out) const;
-  template <class T, class U>
+  template <class T, class U, class Convert>
   void pack(OutputVar& out, int server, const T* data, std::int64_t record, std::uint16_t flags, double weight,
-            double missing);
-  template <class T, class U>
-  void pack_attached(OutputVar& out, const T* data, std::int64_t record);
+            Convert convert);
+  template <class T, class U, class Convert>
+  void pack_attached(OutputVar& out, const T* data, std::int64_t record, Convert convert);
   void send_event_to_all(transport::EventType type, std::uint32_t item, std::int64_t record, double time,
                          double time_start);
   void make_room(int server);
@@ -209,8 +211,8 @@ class StepDriver {
   } channel_plan_;
   std::unique_ptr<transport::ProgressThread> progress_;  // variable progress_thread
   std::unique_ptr<server::OutputEngine> attached_;       // attached mode only
-  std::vector<std::byte> scratch_;                       // attached packing
-  std::vector<double> result_;                           // client-side temporal results
+  std::vector<std::byte> scratch_;                       // attached packing, staged pack plans
+  std::vector<double> result_;  // client-side temporal results with per-point weights (sized when first needed)
 
   // Time.
   std::int64_t step_ = -1;

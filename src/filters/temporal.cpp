@@ -42,14 +42,26 @@ std::string_view cf_method(TemporalOp op) {
 Accumulator::Accumulator(TemporalOp op, std::size_t size) : op_(op), value_(size) { reset(); }
 
 void Accumulator::reset() {
+  pending_reset_ = true;  // written by the window's first sample (or write_start_values)
+  weight_all_ = 0;
+  per_point_ = false;
+}
+
+void Accumulator::write_start_values() const {
   double start = 0;
   if (op_ == TemporalOp::minimum) start = std::numeric_limits<double>::infinity();
   if (op_ == TemporalOp::maximum) start = -std::numeric_limits<double>::infinity();
   // instant and once: a point no sample reached is missing.
   if (!reduces(op_)) start = std::numeric_limits<double>::quiet_NaN();
   std::fill(value_.begin(), value_.end(), start);
-  weight_all_ = 0;
-  per_point_ = false;
+  pending_reset_ = false;
+}
+
+Accumulator::UniformResult Accumulator::uniform_result() const {
+  if (per_point_) throw std::logic_error("Accumulator::uniform_result: the window keeps per-point weights");
+  if (pending_reset_) return {1.0, false};  // no sample: every point is missing
+  if (!reduces(op_)) return {1.0, true};
+  return {op_ == TemporalOp::average ? weight_all_ : 1.0, weight_all_ > 0};
 }
 
 void Accumulator::start_per_point() {
@@ -59,6 +71,7 @@ void Accumulator::start_per_point() {
 
 void Accumulator::restore(const double* values, const double* weights, double weight_all) {
   std::copy(values, values + value_.size(), value_.begin());
+  pending_reset_ = false;
   per_point_ = false;
   weight_all_ = weight_all;
   if (!weights) return;
@@ -88,7 +101,9 @@ inline bool valid(double x, double missing) {
 // it missing); with per-point weights, a valid value adds w_point to its
 // point's. Returns how many values were skipped. The loop is branch-free and
 // vectorises (omp simd: the count is a sum of ones, exact in any order).
-template <TemporalOp kOp, bool kWeights, class T>
+// kFirst: the window's first sample; the running values are not read but
+// set to what adding to the start values gives (0 + w x, min(+inf, x), ...).
+template <TemporalOp kOp, bool kWeights, bool kFirst, class T>
 double sweep(double* __restrict v, double* __restrict wt, const T* __restrict in, std::size_t n, double w,
              T missing_value, double w_point) {
   const double missing = static_cast<double>(missing_value);
@@ -98,15 +113,24 @@ double sweep(double* __restrict v, double* __restrict wt, const T* __restrict in
   for (std::size_t i = 0; i < n; ++i) {
     const double x = static_cast<double>(in[i]);
     const bool ok = valid(x, missing);
-    if constexpr (kOp == TemporalOp::average) v[i] += ok ? w * x : 0.0;  // a sum from +0: adding 0.0 changes no bit
-    if constexpr (kOp == TemporalOp::accumulate) v[i] += ok ? x : 0.0;
-    if constexpr (kOp == TemporalOp::minimum) {
-      const double lower = x < v[i] ? x : v[i];  // std::min(v, x)
-      v[i] = ok ? lower : v[i];
-    }
-    if constexpr (kOp == TemporalOp::maximum) {
-      const double higher = v[i] < x ? x : v[i];  // std::max(v, x)
-      v[i] = ok ? higher : v[i];
+    if constexpr (kFirst) {
+      constexpr double inf = std::numeric_limits<double>::infinity();
+      // 0.0 + y, not y: a sum of -0.0 is +0.0, as from the start value.
+      if constexpr (kOp == TemporalOp::average) v[i] = ok ? 0.0 + w * x : 0.0;
+      if constexpr (kOp == TemporalOp::accumulate) v[i] = ok ? 0.0 + x : 0.0;
+      if constexpr (kOp == TemporalOp::minimum) v[i] = ok ? x : inf;  // min(+inf, x) is x
+      if constexpr (kOp == TemporalOp::maximum) v[i] = ok ? x : -inf;
+    } else {
+      if constexpr (kOp == TemporalOp::average) v[i] += ok ? w * x : 0.0;  // a sum from +0: adding 0.0 changes no bit
+      if constexpr (kOp == TemporalOp::accumulate) v[i] += ok ? x : 0.0;
+      if constexpr (kOp == TemporalOp::minimum) {
+        const double lower = x < v[i] ? x : v[i];  // std::min(v, x)
+        v[i] = ok ? lower : v[i];
+      }
+      if constexpr (kOp == TemporalOp::maximum) {
+        const double higher = v[i] < x ? x : v[i];  // std::max(v, x)
+        v[i] = ok ? higher : v[i];
+      }
     }
     if constexpr (!reduces(kOp)) v[i] = ok ? x : nan;
     if constexpr (kWeights) wt[i] += ok ? w_point : 0.0;
@@ -123,16 +147,17 @@ void add_weights(double* __restrict wt, const T* __restrict in, std::size_t n, d
   for (std::size_t i = 0; i < n; ++i) wt[i] += valid(static_cast<double>(in[i]), missing) ? w_point : 0.0;
 }
 
-template <bool kWeights, class T>
+template <bool kWeights, bool kFirst, class T>
 double add_sample(TemporalOp op, double* v, double* wt, const T* in, std::size_t n, double w, T missing,
                   double w_point) {
   switch (op) {
-    case TemporalOp::instant: return sweep<TemporalOp::instant, kWeights>(v, wt, in, n, w, missing, w_point);
-    case TemporalOp::once: return sweep<TemporalOp::once, kWeights>(v, wt, in, n, w, missing, w_point);
-    case TemporalOp::average: return sweep<TemporalOp::average, kWeights>(v, wt, in, n, w, missing, w_point);
-    case TemporalOp::accumulate: return sweep<TemporalOp::accumulate, kWeights>(v, wt, in, n, w, missing, w_point);
-    case TemporalOp::minimum: return sweep<TemporalOp::minimum, kWeights>(v, wt, in, n, w, missing, w_point);
-    case TemporalOp::maximum: return sweep<TemporalOp::maximum, kWeights>(v, wt, in, n, w, missing, w_point);
+    case TemporalOp::instant: return sweep<TemporalOp::instant, kWeights, false>(v, wt, in, n, w, missing, w_point);
+    case TemporalOp::once: return sweep<TemporalOp::once, kWeights, false>(v, wt, in, n, w, missing, w_point);
+    case TemporalOp::average: return sweep<TemporalOp::average, kWeights, kFirst>(v, wt, in, n, w, missing, w_point);
+    case TemporalOp::accumulate:
+      return sweep<TemporalOp::accumulate, kWeights, kFirst>(v, wt, in, n, w, missing, w_point);
+    case TemporalOp::minimum: return sweep<TemporalOp::minimum, kWeights, kFirst>(v, wt, in, n, w, missing, w_point);
+    case TemporalOp::maximum: return sweep<TemporalOp::maximum, kWeights, kFirst>(v, wt, in, n, w, missing, w_point);
   }
   return 0;
 }
@@ -142,15 +167,21 @@ template <class T>
 void Accumulator::add(std::size_t at, const T* in, std::size_t n, double w, double missing_value) {
   const T missing = static_cast<T>(missing_value);
   const double w_point = op_ == TemporalOp::average ? w : 1.0;  // what a valid value adds to its point's weight
+  const bool whole = at == 0 && n == value_.size();
   // instant and once need no weights: a skipped point is NaN in value_.
   if (!reduces(op_)) {
-    add_sample<false>(op_, value_.data() + at, nullptr, in, n, w, missing, w_point);
+    if (pending_reset_ && !whole) write_start_values();  // the points this sample misses are missing
+    pending_reset_ = false;
+    add_sample<false, false>(op_, value_.data() + at, nullptr, in, n, w, missing, w_point);
     return;
   }
-  if (!per_point_ && at == 0 && n == value_.size()) {
+  if (!per_point_ && whole) {
     // Values are added as they come; if some were skipped, the points start
     // their own weights from the weight all had before this sample.
-    const double skipped = add_sample<false>(op_, value_.data(), nullptr, in, n, w, missing, w_point);
+    const double skipped = pending_reset_
+                               ? add_sample<false, true>(op_, value_.data(), nullptr, in, n, w, missing, w_point)
+                               : add_sample<false, false>(op_, value_.data(), nullptr, in, n, w, missing, w_point);
+    pending_reset_ = false;
     if (skipped == 0) {
       weight_all_ += w_point;
       return;
@@ -159,14 +190,19 @@ void Accumulator::add(std::size_t at, const T* in, std::size_t n, double w, doub
     add_weights(weight_.data(), in, n, w_point, missing);
     return;
   }
+  if (pending_reset_) write_start_values();
   if (!per_point_) start_per_point();  // a part of the points: from now on, each its own weight
-  add_sample<true>(op_, value_.data() + at, weight_.data() + at, in, n, w, missing, w_point);
+  add_sample<true, false>(op_, value_.data() + at, weight_.data() + at, in, n, w, missing, w_point);
 }
 
 template <class U>
 void Accumulator::result(std::size_t at, U* __restrict out, std::size_t n) const {
   const double* __restrict v = value_.data() + at;
   constexpr double nan = std::numeric_limits<double>::quiet_NaN();
+  if (pending_reset_) {  // no sample since the reset: every point is missing
+    std::fill(out, out + n, static_cast<U>(nan));
+    return;
+  }
   if (!reduces(op_)) {
 #pragma omp simd
     for (std::size_t i = 0; i < n; ++i) out[i] = static_cast<U>(v[i]);

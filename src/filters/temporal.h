@@ -34,6 +34,12 @@ std::string_view cf_method(TemporalOp op);
 // value, NaN) or covers part of the points (the server adds fragments),
 // starting from the weight every point had so far, so the result is the
 // same, bit for bit, either way. They keep their memory across windows.
+//
+// A reset writes nothing: the window's first sample covering every point
+// sets the running values (as adding it to the start value would, bit for
+// bit), so a period's end is one pass (result or pack) and the first
+// sample reads no running values. A first sample covering part of the
+// points (the server's fragments) writes the start values first.
 class Accumulator {
  public:
   Accumulator() = default;
@@ -55,9 +61,23 @@ class Accumulator {
   // Whether this window keeps a weight per point (for tests and memory figures).
   bool per_point_weights() const { return per_point_; }
 
+  // The result of point i from its running value alone, while one weight
+  // serves every point (!per_point_weights()): result(i) is
+  // static_cast<U>(uniform_result()(values()[i])), bit for bit, so a period's
+  // end can convert the running values straight into a send buffer.
+  struct UniformResult {
+    double scale = 1;   // the mean divides by the weight all points have
+    bool valid = true;  // false: no valid sample reached any point (NaN)
+    double operator()(double v) const { return valid ? v / scale : std::numeric_limits<double>::quiet_NaN(); }
+  };
+  UniformResult uniform_result() const;
+
   // Checkpoints (src/restart/): the running values, and the summed weight
   // of point i's valid samples.
-  const double* values() const { return value_.data(); }
+  const double* values() const {
+    if (pending_reset_) write_start_values();
+    return value_.data();
+  }
   double weight_of(std::size_t i) const { return per_point_ ? weight_[i] : weight_all_; }
   double weight_all() const { return weight_all_; }
   // Continues a window from a checkpoint: size() values and, when not null,
@@ -67,12 +87,16 @@ class Accumulator {
   void restore(const double* values, const double* weights, double weight_all);
 
  private:
-  void start_per_point();  // every point's weight is weight_all_
+  void start_per_point();           // every point's weight is weight_all_
+  void write_start_values() const;  // what reset() defers
 
   TemporalOp op_ = TemporalOp::instant;
-  std::vector<double> value_;   // running sum, min or max (instant, once: the last value, NaN if missing)
-  std::vector<double> weight_;  // per point: summed weights of the valid samples (when per_point_)
-  double weight_all_ = 0;       // otherwise: the weight every point has
+  // running sum, min or max (instant, once: the last value, NaN if missing);
+  // mutable: the deferred reset may be written when they are read
+  mutable std::vector<double> value_;
+  mutable bool pending_reset_ = false;  // value_ is stale: the window has no sample yet
+  std::vector<double> weight_;          // per point: summed weights of the valid samples (when per_point_)
+  double weight_all_ = 0;               // otherwise: the weight every point has
   bool per_point_ = false;
 };
 

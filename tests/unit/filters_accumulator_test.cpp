@@ -8,6 +8,7 @@
 #include <cstring>
 #include <limits>
 #include <random>
+#include <stdexcept>
 #include <vector>
 
 #include "filters/temporal.h"
@@ -163,6 +164,94 @@ TEST(AccumulatorWeights, NaNIsSkippedInfinitiesAreData) {
   EXPECT_EQ(run(TemporalOp::maximum, {-inf, 2}), 2.0);
   EXPECT_EQ(run(TemporalOp::minimum, {-inf, 2}), -inf);
   EXPECT_TRUE(std::isnan(run(TemporalOp::instant, {1, kNaN})));
+}
+
+// A reset writes nothing: the next window's first sample sets the running
+// values. Stale values must never show, and -0.0 samples sum to +0.0 as from
+// the start value; a window that starts with fragments (the server) writes
+// the start values first.
+TYPED_TEST(AccumulatorWeights, DeferredResetGivesTheSameBits) {
+  using T = TypeParam;
+  const std::size_t n = 67;
+  for (TemporalOp op : kOps) {
+    SCOPED_TRACE(std::string(foehn::filters::temporal_op_name(op)));
+    std::mt19937_64 gen(23);
+    Accumulator acc(op, n);
+    for (int window = 0; window < 4; ++window) {
+      Reference ref(op, n);
+      for (int k = 0; k < 3; ++k) {
+        auto s = sample<T>(n, gen, window == 3 ? 7 : 0);
+        for (std::size_t i = 0; i < n; i += 5) s[i] = static_cast<T>(-0.0);
+        if (window == 2 && k == 0) {  // fragments first: [0, 30) and [40, n); [30, 40) missed
+          acc.add(0, s.data(), 30, 2.0, -999.0);
+          ref.add(0, s.data(), 30, 2.0, -999.0);
+          acc.add(40, s.data() + 40, n - 40, 2.0, -999.0);
+          ref.add(40, s.data() + 40, n - 40, 2.0, -999.0);
+          continue;
+        }
+        acc.add(0, s.data(), n, 0.5 + k, -999.0);
+        ref.add(0, s.data(), n, 0.5 + k, -999.0);
+      }
+      expect_same<T>(acc, ref, n);
+      acc.reset();
+    }
+  }
+}
+
+// uniform_result() applied to the running values is result(), bit for bit,
+// in float and double: what a client packs at a period's end.
+TEST(AccumulatorWeights, UniformResultIsTheResult) {
+  const std::size_t n = 41;
+  for (TemporalOp op : kOps) {
+    SCOPED_TRACE(std::string(foehn::filters::temporal_op_name(op)));
+    std::mt19937_64 gen(29);
+    Accumulator acc(op, n);
+    for (int samples : {0, 1, 6}) {
+      acc.reset();
+      for (int k = 0; k < samples; ++k) {
+        const auto s = sample<double>(n, gen, 0);
+        acc.add(0, s.data(), n, 1.0 / 3.0 + k);
+      }
+      ASSERT_FALSE(acc.per_point_weights());
+      std::vector<double> out64(n);
+      std::vector<float> out32(n);
+      acc.result(0, out64.data(), n);
+      acc.result(0, out32.data(), n);
+      const Accumulator::UniformResult r = acc.uniform_result();
+      for (std::size_t i = 0; i < n; ++i) {
+        ASSERT_TRUE(same_bits(r(acc.values()[i]), out64[i])) << samples << " samples, point " << i;
+        const float f = static_cast<float>(r(acc.values()[i]));
+        ASSERT_TRUE(std::memcmp(&f, &out32[i], sizeof f) == 0 || (std::isnan(f) && std::isnan(out32[i])));
+      }
+    }
+  }
+  // With per-point weights the running values alone do not give the result.
+  Accumulator acc(TemporalOp::average, 2);
+  const double s[2] = {1.0, kNaN};
+  acc.add(0, s, 2, 1.0);
+  EXPECT_THROW(acc.uniform_result(), std::logic_error);
+}
+
+// A checkpoint taken right after a reset holds the start values (the
+// deferred reset is written when they are read), so a restored window
+// continues as the reference does.
+TEST(AccumulatorWeights, ValuesAfterResetAreTheStartValues) {
+  const std::size_t n = 9;
+  for (TemporalOp op : {TemporalOp::average, TemporalOp::minimum, TemporalOp::maximum}) {
+    Accumulator acc(op, n);
+    std::vector<double> s(n);
+    for (std::size_t i = 0; i < n; ++i) s[i] = 3.0 * static_cast<double>(i) - 7.0;
+    acc.add(0, s.data(), n, 1.0);
+    acc.reset();
+    std::vector<double> saved(acc.values(), acc.values() + n);
+    Accumulator restored(op, n);
+    restored.restore(saved.data(), nullptr, acc.weight_all());
+    Reference ref(op, n);
+    for (std::size_t i = 0; i < n; ++i) s[i] = 1.5 - static_cast<double>(i);
+    restored.add(0, s.data(), n, 1.0);
+    ref.add(0, s.data(), n, 1.0, kNaN);
+    expect_same<double>(restored, ref, n);
+  }
 }
 
 TEST(AccumulatorWeights, NoSampleGivesNaNEverywhere) {
