@@ -30,10 +30,20 @@ constexpr Kind kGrid{"grid", "grid_group", Schema::grid};
 constexpr Kind kField{"field", "field_group", Schema::field};
 
 // XIOS's context takes <calendar> and the *_definition elements of its node
-// types and skips anything else without a word: foehn warns and goes on.
+// types and skips anything else without a word: foehn warns and goes on,
+// but for an element foehn knows put in the wrong place (still an error:
+// <field> in <context> is a mistake worth stopping for).
 bool is_ignored_by_xios(const Node& child) {
-  const std::string_view name = child.name, suffix = "_definition";
-  return name != "calendar" && !(name.size() > suffix.size() && name.substr(name.size() - suffix.size()) == suffix);
+  const std::string_view name = child.name;
+  const auto ends_with = [&](std::string_view suffix) {
+    return name.size() > suffix.size() && name.substr(name.size() - suffix.size()) == suffix;
+  };
+  static const std::vector<std::string_view> elements = {
+      "simulation", "context", "variable", "field", "file", "axis", "domain", "scalar", "grid", "temporal_splitting"};
+  for (std::string_view e : elements)
+    if (name == e) return false;
+  return name != "calendar" && !ends_with("_definition") && !ends_with("_group") && !ends_with("_axis") &&
+         !ends_with("_domain") && !ends_with("_scalar") && name != "pool" && name != "service";
 }
 
 AttrMap inherit(const AttrMap& inherited, const Node& node) {

@@ -166,8 +166,8 @@ TEST(Check, ElementsXiosIgnoresAreWarnedAbout) {
             std::string::npos)
       << r.warnings[0].message;
   EXPECT_NE(r.warnings[0].message.find("scalar_definition"), std::string::npos) << r.warnings[0].message;
-  // An element XIOS acts on but foehn lacks is still an error.
-  EXPECT_FALSE(check_text("<simulation><context id='c'><pool_definition/></context></simulation>").ok());
+  // An element foehn knows, misplaced, is still an error (XIOS would skip it too).
+  EXPECT_THROW(check_text("<simulation><context id='c'><field id='t'/></context></simulation>"), config::ConfigError);
 }
 
 TEST(Check, CalendarTimestepMustBeAFixedTime) {
