@@ -43,6 +43,11 @@ module foehn
     module procedure write_r8_1_h, write_r8_2_h, write_r8_3_h, write_r8_4_h, write_r8_5_h
   end interface foehn_write
 
+  ! foehn_field_is_active(ctx, field_id or handle, [status])
+  interface foehn_field_is_active
+    module procedure field_is_active_id, field_is_active_h
+  end interface foehn_field_is_active
+
   ! foehn_read(ctx, field_id, array, [status]): fields of files with mode="read"
   interface foehn_read
     module procedure read_r4_1, read_r4_2, read_r4_3, read_r4_4, read_r4_5
@@ -133,6 +138,13 @@ module foehn
       character(kind=c_char), intent(in) :: field_id(*)
       integer(c_int), intent(out) :: active
     end function c_field_is_active
+    integer(c_int) function c_field_is_active_h(ctx, handle, active) bind(C, name="foehn_field_is_active_h")
+      import :: c_int, c_ptr
+      implicit none
+      type(c_ptr), value :: ctx
+      integer(c_int), value :: handle
+      integer(c_int), intent(out) :: active
+    end function c_field_is_active_h
     integer(c_int) function c_field_handle(ctx, field_id, handle) bind(C, name="foehn_field_handle")
       import :: c_int, c_char, c_ptr
       implicit none
@@ -496,8 +508,9 @@ contains
     call finish(c_checkpoint(ctx%ptr), "foehn_checkpoint", status)
   end subroutine foehn_checkpoint
 
-  ! True if the field is needed at the current step.
-  logical function foehn_field_is_active(ctx, field_id, status) result(active)
+  ! True if the field is needed at the current step (generic
+  ! foehn_field_is_active: by field id or by handle, as foehn_write).
+  logical function field_is_active_id(ctx, field_id, status) result(active)
     type(foehn_context), intent(in) :: ctx
     character(*), intent(in) :: field_id
     integer, intent(out), optional :: status
@@ -505,7 +518,17 @@ contains
     flag = 0
     call finish(c_field_is_active(ctx%ptr, c_string(field_id), flag), "foehn_field_is_active", status)
     active = flag /= 0
-  end function foehn_field_is_active
+  end function field_is_active_id
+
+  logical function field_is_active_h(ctx, handle, status) result(active)
+    type(foehn_context), intent(in) :: ctx
+    integer, intent(in) :: handle
+    integer, intent(out), optional :: status
+    integer(c_int) :: flag
+    flag = 0
+    call finish(c_field_is_active_h(ctx%ptr, int(handle, c_int), flag), "foehn_field_is_active", status)
+    active = flag /= 0
+  end function field_is_active_h
 
   ! A handle to write a field without a string lookup.
   subroutine foehn_field_handle(ctx, field_id, handle, status)

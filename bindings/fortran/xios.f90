@@ -66,6 +66,11 @@ module xios
     module procedure set_current_context_handle, set_current_context_id
   end interface xios_set_current_context
 
+  interface xios_field_is_active
+    module procedure xios_field_is_active_id, xios_field_is_active_hdl
+  end interface xios_field_is_active
+  public :: xios_field_is_active_id, xios_field_is_active_hdl
+
   interface xios_field_get_domain
     module procedure field_get_domain_id, field_get_domain_hdl
   end interface xios_field_get_domain
@@ -342,22 +347,29 @@ contains
 
   ! --------------------------------------------------------------- per step
 
-  ! at_current_timestep .true.: the field is needed at this step; otherwise
-  ! (the default): some enabled output uses it at all.
-  logical function xios_field_is_active(field_id, at_current_timestep) result(active)
+  ! XIOS's generic xios_field_is_active(field_id or field_hdl,
+  ! at_current_timestep_arg): .true.: the field is needed at this step;
+  ! otherwise (the default): some enabled output uses it at all.
+  logical function xios_field_is_active_id(field_id, at_current_timestep_arg) result(active)
     character(*), intent(in) :: field_id
-    logical, intent(in), optional :: at_current_timestep
+    logical, intent(in), optional :: at_current_timestep_arg
     integer :: status
     logical :: now
     now = .false.
-    if (present(at_current_timestep)) now = at_current_timestep
+    if (present(at_current_timestep_arg)) now = at_current_timestep_arg
     if (now) then
       active = foehn_field_is_active(current_ctx("xios_field_is_active"), field_id, status)
     else
       active = foehn_field_is_used(current_ctx("xios_field_is_active"), field_id, status)
     end if
     call check(status, "xios_field_is_active")
-  end function xios_field_is_active
+  end function xios_field_is_active_id
+
+  logical function xios_field_is_active_hdl(field_hdl, at_current_timestep_arg) result(active)
+    type(xios_field), intent(in) :: field_hdl
+    logical, intent(in), optional :: at_current_timestep_arg
+    active = xios_field_is_active_id(field_hdl%id, at_current_timestep_arg)
+  end function xios_field_is_active_hdl
 
   include "xios_send.inc"
 

@@ -89,6 +89,8 @@ int foehn_checkpoint(foehn_context ctx);
 /* Sets *active to 1 if the field is needed at the current step, else 0; for
  * a field of a file with mode="read": 1 when a record is read now. */
 int foehn_field_is_active(foehn_context ctx, const char* field_id, int* active);
+/* The same by a handle of foehn_field_handle (as the writes take them). */
+int foehn_field_is_active_h(foehn_context ctx, int handle, int* active);
 /* A precomputed handle for a field id (no string lookup in the write). */
 int foehn_field_handle(foehn_context ctx, const char* field_id, int* handle);
 

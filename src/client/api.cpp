@@ -290,6 +290,11 @@ int foehn_init(const char* code_id, const char* config_path, MPI_Comm world, MPI
     // left waiting: on an error they are released at once (below).
     foehn::client::collectively(
         r.world.local, [&] { r.config = foehn::config::parse_file(text(config_path, "foehn_init: config_path")); });
+    // What the XML asks that XIOS would skip (docs/xml.md): said once, by model rank 0.
+    int rank = 0;
+    MPI_Comm_rank(r.world.local, &rank);
+    if (rank == 0)
+      for (const auto& w : r.config.warnings) std::cerr << "foehn: " << w.str() << "\n";
   });
   Runtime& r = runtime();
   if (status != FOEHN_OK && r.initialized) {
@@ -438,6 +443,16 @@ int foehn_field_is_active(foehn_context ctx, const char* field_id, int* active) 
         if (!active) fail(FOEHN_ERR_ARGUMENT, "foehn_field_is_active: active is NULL");
         const std::string id = text(field_id, "foehn_field_is_active: field_id");
         *active = (c.reads(id) ? c.read_is_due(id) : c.is_active(c.handle(id))) ? 1 : 0;
+      },
+      true);
+}
+
+int foehn_field_is_active_h(foehn_context ctx, int handle, int* active) {
+  return api_call(
+      [&] {
+        Context& c = context_of(ctx, "foehn_field_is_active_h");
+        if (!active) fail(FOEHN_ERR_ARGUMENT, "foehn_field_is_active_h: active is NULL");
+        *active = c.steps("foehn_field_is_active_h").checked_is_active(handle) ? 1 : 0;
       },
       true);
 }

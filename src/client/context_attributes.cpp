@@ -2,7 +2,8 @@
 // (xios_set_attr, xios_set_*_attr, xios_is_defined_*_attr, xios_getvar):
 // read the resolved definitions, and change field, field group and file
 // attributes before close of definition as if the XML had said so (domain,
-// axis, scalar and grid attributes set here are kept, with no effect).
+// axis, scalar and grid attributes set here are kept, with no effect, but
+// for an axis's formula attributes, which are written).
 #include <algorithm>
 #include <string>
 
@@ -336,7 +337,10 @@ void Context::set_attribute(const std::string& kind, const std::string& id, cons
   if (kind != "domain" && kind != "axis" && kind != "scalar" && kind != "grid")
     fail(FOEHN_ERR_ARGUMENT, what + ": unknown kind (field, field_group, file, domain, axis, scalar, grid)");
   if (!extra) fail(FOEHN_ERR_ARGUMENT, what + ": no such " + kind + " in context '" + id_ + "'");
-  if (!config::stored_only(kind, name))
+  // An axis's formula attributes are written from `extra` (plan_builder.cpp).
+  const bool axis_formula = kind == "axis" && (name == "formula" || name == "formula_term" ||
+                                               name == "formula_bounds" || name == "formula_term_bounds");
+  if (!config::stored_only(kind, name) && !axis_formula)
     fail(FOEHN_ERR_ARGUMENT,
          what + ": only attributes foehn keeps without acting on them can be set at run time on a " + kind +
              "; the others come from the XML or the foehn_set_domain_* / foehn_set_axis* "

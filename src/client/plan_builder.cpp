@@ -50,6 +50,12 @@ void refuse_unsupported_file(const config::FileDef& f, const std::string& id) {
     config_error(f.where, "file '" + id + "': " + why);
 }
 
+// Where the file's output_freq is given (its line, or the file's).
+config::Location output_freq_where(const config::FileDef& f) {
+  const auto o = f.origins.find("output_freq");
+  return o != f.origins.end() && o->second.where.line > 0 ? o->second.where : f.where;
+}
+
 // "a -> b -> c": a cycle of field references, for messages.
 std::string join(const std::vector<std::string>& path, const std::string& last) {
   std::string s;
@@ -157,6 +163,16 @@ int PlanBuilder::plan_axis(const std::string& id, const config::Location& where)
   else
     info.axis_type = s.axis_type;
   if (auto b = a->extra.find("bounds_name"); b != a->extra.end()) info.bounds_name = b->second;
+  // A parametric vertical coordinate, as XIOS writes it: formula_term goes
+  // out as CF's formula_terms; *_bounds go on the bounds variable.
+  auto formula = [&](const char* from, const char* to, std::vector<output::Attribute>& into) {
+    if (auto f = a->extra.find(from); f != a->extra.end()) into.push_back({to, "string", f->second});
+  };
+  formula("formula", "formula", info.attributes);
+  formula("formula_term", "formula_terms", info.attributes);
+  formula("formula_bounds", "formula", info.bounds_attributes);
+  formula("formula_term_bounds", "formula_terms", info.bounds_attributes);
+  for (const auto& var : a->variables) info.attributes.push_back({var.output_name(), var.type, var.value});
   // The global size: the model's decomposition, else the XML's, else the
   // values the model gives for the whole axis.
   const std::string what = "axis '" + id + "' in context '" + id_ + "': ";
@@ -517,6 +533,8 @@ void PlanBuilder::resolve_definitions() {
     }
     refuse_unsupported_file(file, file_id);
     if (file.output_freq.empty()) config_error(file.where, "file '" + file_id + "' has no output_freq");
+    if (const std::string why = config::output_freq_refusal(file, timestep_us_); !why.empty())
+      config_error(output_freq_where(file), "file '" + file_id + "': " + why);
     const calendar::Duration freq = calendar::parse_duration(file.output_freq);
     if (freq.is_zero() || freq.months < 0 || freq.microseconds < 0 || freq.timesteps < 0)
       config_error(file.where, "file '" + file_id + "': output_freq '" + file.output_freq + "' must be positive");

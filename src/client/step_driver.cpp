@@ -153,6 +153,7 @@ void StepDriver::update_calendar(std::int64_t step) {
   if (dynamic_steps_)
     fail(FOEHN_ERR_STATE,
          "foehn_update_calendar: context '" + id_ + "' is driven by foehn_set_model_time; use one or the other");
+  if (step == 0 && step_ == 0) return;  // already there (a write at the start date), as XIOS
   if (step < 0 || step <= step_)
     fail(FOEHN_ERR_ARGUMENT, "foehn_update_calendar: context '" + id_ + "': step " + std::to_string(step) +
                                  " does not follow the current step " + std::to_string(step_));
@@ -162,7 +163,7 @@ void StepDriver::update_calendar(std::int64_t step) {
 }
 
 void StepDriver::set_model_time(double seconds) {
-  if (step_ >= 0 && !dynamic_steps_)
+  if (step_ > 0 && !dynamic_steps_)
     fail(FOEHN_ERR_STATE,
          "foehn_set_model_time: context '" + id_ + "' is driven by foehn_update_calendar; use one or the other");
   const double us = std::round(seconds * static_cast<double>(calendar::kMicrosPerSecond));
@@ -201,6 +202,9 @@ void StepDriver::advance_time(std::int64_t now) {
     else if (rank_ == 0)
       send_event_to_all(EventType::announce, static_cast<std::uint32_t>(f), fs.record, now_seconds_, start);
   }
+  if (pending_initial_ > 0)
+    for (OutputVar& out : outputs_)
+      if (!out.initial.empty() && files_[out.file].sampler.due) send_initial(out);
   graph_.advance(now);
   // What the previous step wrote leaves now, while the model computes.
   for (auto& ch : channels_) {
@@ -224,6 +228,13 @@ bool StepDriver::is_active(int handle) const {
     if (node.stage.wants(files_[outputs_[o].file].sampler.due, node.sampler.due)) return true;
   }
   return false;
+}
+
+bool StepDriver::checked_is_active(int handle) const {
+  if (handle < 0 || handle >= static_cast<int>(fields_.size()))
+    fail(FOEHN_ERR_ARGUMENT,
+         "foehn_field_is_active_h: invalid field handle " + std::to_string(handle) + " in context '" + id_ + "'");
+  return is_active(handle);
 }
 
 std::int64_t StepDriver::current_record(const OutputVar& out) const {
@@ -340,6 +351,11 @@ bool StepDriver::feed(OutputVar& out, const T* data) {
   filters::Node& node = graph_.node(out.node);
   filters::TemporalStage& stage = node.stage;
   if (!stage.reduces()) {  // instant, once
+    if (at_start() && stage.op() == filters::TemporalOp::once && !stage.once_done() && !fs.sampler.due) {
+      if (out.initial.empty()) ++pending_initial_;
+      out.initial.assign(data, data + out.local_size);  // to its first record (advance_time)
+      return true;
+    }
     if (!stage.wants(fs.sampler.due, false)) return false;
     if (out.last_record == fs.record)
       fail(FOEHN_ERR_ARGUMENT,
@@ -349,7 +365,9 @@ bool StepDriver::feed(OutputVar& out, const T* data) {
     send_values(out, data, fs.record);
     return true;
   }
-  if (!stage.wants(false, node.sampler.due)) return false;
+  // XIOS samples from one step after the start date (its sampling offsets
+  // are never negative here): step 0's values are in no window.
+  if (at_start() || !stage.wants(false, node.sampler.due)) return false;
   if (out.last_sample_step == step_)
     fail(FOEHN_ERR_ARGUMENT,
          "field '" + field + "' in context '" + id_ + "' was already written at step " + std::to_string(step_));
@@ -368,17 +386,26 @@ void StepDriver::write(int handle, const T* data, std::size_t n) {
   if (handle < 0 || handle >= static_cast<int>(fields_.size()))
     fail(FOEHN_ERR_ARGUMENT,
          "foehn_write: invalid field handle " + std::to_string(handle) + " in context '" + id_ + "'");
-  if (step_ < 0)
-    fail(FOEHN_ERR_STATE, "foehn_write: context '" + id_ + "': set the time first (foehn_update_calendar)");
+  // As in XIOS, the context is at step 0 (the start date) from close of
+  // definition until the first update: a model writes its initial state there.
+  if (step_ < 0) {
+    step_ = 0;
+    advance_time(segment_start_);
+  }
   Field& field = fields_[handle];
   if (field.local_size < 0) return;  // no enabled file uses this field
+  const bool unused_step0 = at_start() && !warned_step0_ && !is_active(handle);
   if (static_cast<std::int64_t>(n) != field.local_size)
     fail(FOEHN_ERR_ARGUMENT, "field '" + field.id + "' in context '" + id_ + "': expected " +
                                  std::to_string(field.local_size) + " values (local grid " + field.shape_text +
                                  "), given " + std::to_string(n));
   if (n > 0 && data == nullptr) fail(FOEHN_ERR_ARGUMENT, "field '" + field.id + "': data is NULL");
-  bool taken = false;
-  for (int o : field.outputs) taken = feed(outputs_[o], data) || taken;
+  bool taken = false, kept = false;
+  for (int o : field.outputs) {
+    taken = feed(outputs_[o], data) || taken;
+    kept = kept || !outputs_[o].initial.empty();
+  }
+  if (unused_step0 && !kept) warn_step0(field.id);
   // A copy for the expressions and chains evaluated at the end of the step.
   if (field.source >= 0) {
     if (!graph_.set_source(field.source, step_, data, n, field.missing))
@@ -441,10 +468,12 @@ void StepDriver::finish_record(OutputVar& out) {
 void StepDriver::end_step() {
   if (step_ < 0 || ended_step_ == step_) return;  // a checkpoint ended this step already
   ended_step_ = step_;
-  graph_.evaluate(step_, now_, dynamic_steps_);
-  for (OutputVar& out : outputs_) {
-    const std::vector<int>& in = graph_.node(out.node).inputs;
-    if (!in.empty() && graph_.has_values(in[0], step_)) feed(out, graph_.values(in[0]));
+  if (!at_start()) {  // expressions and chains sample nothing at the start date (see feed)
+    graph_.evaluate(step_, now_, dynamic_steps_);
+    for (OutputVar& out : outputs_) {
+      const std::vector<int>& in = graph_.node(out.node).inputs;
+      if (!in.empty() && graph_.has_values(in[0], step_)) feed(out, graph_.values(in[0]));
+    }
   }
   for (OutputVar& out : outputs_)
     if (graph_.node(out.node).stage.reduces() && files_[out.file].sampler.due) finish_record(out);
@@ -462,6 +491,31 @@ void StepDriver::send_event_to_all(EventType type, std::uint32_t item, std::int6
     EventHeader h{type, key_, item, 0, 0, record, 0, 0, time, time_start};
     channels_[s].append(h, 0);
   }
+}
+
+void StepDriver::send_initial(OutputVar& out) {
+  filters::TemporalStage& stage = graph_.node(out.node).stage;
+  const FileSchedule& fs = files_[out.file];
+  if (!stage.once_done()) {
+    out.last_record = fs.record;
+    stage.took_value();
+    send_values(out, out.initial.data(), fs.record);
+  }
+  std::vector<double>().swap(out.initial);
+  --pending_initial_;
+}
+
+// XIOS samples the start date only for a negative freq_offset, which foehn
+// refuses at its line: a write there is dropped, as XIOS drops it, with a
+// word (once per context) instead of XIOS's silence.
+void StepDriver::warn_step0(const std::string& field) {
+  warned_step0_ = true;
+  if (rank_ != 0) return;
+  std::cerr << "foehn: warning: context '" << id_ << "': field '" << field
+            << "' is written at step 0 (the start date, before the first update_calendar with a step > 0), which "
+               "no output samples: the values are not written, as in XIOS, whose outputs sample from one time step "
+               "after the start date (docs/xios-compatibility.md)"
+            << std::endl;
 }
 
 void StepDriver::warn_open_windows() const {

@@ -64,6 +64,8 @@ class StepDriver {
   // The field's local data shape ("40 x 20 x 3"); std::out_of_range for a bad handle.
   const std::string& shape_text(int handle) const { return fields_.at(static_cast<std::size_t>(handle)).shape_text; }
   bool is_active(int handle) const;
+  // foehn_field_is_active_h: as is_active; a handle that is no field's is an error.
+  bool checked_is_active(int handle) const;
   bool is_used(int handle) const;
   // The model's time (instant): the start date until the first step.
   std::int64_t model_time() const { return step_ < 0 ? segment_start_ : now_; }
@@ -111,6 +113,9 @@ class StepDriver {
     // Samples taken since the last record of a reduction, and the step of
     // the first: at close, an open window is lost (and said so).
     std::int64_t window_samples = 0, window_first_step = -1;
+    // A once field written at step 0 (XIOS takes its first value, even at
+    // the start date): the values, sent with the file's first record.
+    std::vector<double> initial;
   };
   // Checkpoints: the global index of each local value of a node's grid
   // (-1: not this rank's to give) and the grid's global size.
@@ -131,6 +136,10 @@ class StepDriver {
   void warn_open_windows() const;
   std::int64_t appended_anchor(int file) const;  // rank 0
   void align_file(int file, std::int64_t anchor);
+  void warn_step0(const std::string& field);
+  // Step 0 of this run, the start date (writes before the first update).
+  bool at_start() const { return step_ == 0 && now_ == segment_start_; }
+  void send_initial(OutputVar& out);  // a once field's step-0 values, with its first record
 
   // For each server, this rank's data positions in its range (cached per domain).
   const std::vector<std::vector<std::int64_t>>& destinations_of(
@@ -221,6 +230,8 @@ class StepDriver {
   std::int64_t segment_start_ = 0;       // this run's start: step 0 (a resumed run: the checkpoint's date)
   std::int64_t now_ = 0;                 // model time (instant, microseconds)
   bool dynamic_steps_ = false;           // the model tells its time: averages weight by time
+  bool warned_step0_ = false;            // warn_step0 has spoken
+  int pending_initial_ = 0;              // outputs holding step-0 values of a once field
   double now_seconds_ = 0;
 };
 

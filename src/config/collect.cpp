@@ -29,6 +29,23 @@ constexpr Kind kScalar{"scalar", "scalar_group", Schema::scalar};
 constexpr Kind kGrid{"grid", "grid_group", Schema::grid};
 constexpr Kind kField{"field", "field_group", Schema::field};
 
+// XIOS's context takes <calendar> and the *_definition elements of its node
+// types and skips anything else without a word: foehn warns and goes on,
+// but for an element foehn knows put in the wrong place (still an error:
+// <field> in <context> is a mistake worth stopping for).
+bool is_ignored_by_xios(const Node& child) {
+  const std::string_view name = child.name;
+  const auto ends_with = [&](std::string_view suffix) {
+    return name.size() > suffix.size() && name.substr(name.size() - suffix.size()) == suffix;
+  };
+  static const std::vector<std::string_view> elements = {
+      "simulation", "context", "variable", "field", "file", "axis", "domain", "scalar", "grid", "temporal_splitting"};
+  for (std::string_view e : elements)
+    if (name == e) return false;
+  return name != "calendar" && !ends_with("_definition") && !ends_with("_group") && !ends_with("_axis") &&
+         !ends_with("_domain") && !ends_with("_scalar") && name != "pool" && name != "service";
+}
+
 AttrMap inherit(const AttrMap& inherited, const Node& node) {
   AttrMap out = inherited;
   // Bad attributes (already reported) come along, marked, so that later
@@ -65,10 +82,14 @@ class Collector {
     for (const Node& child : context.children) {
       bool known = false;
       for (std::string_view a : allowed) known = known || child.name == a;
-      if (!known)
-        unknown_element(child, context, allowed);
-      else
+      if (known)
         parts[child.name].push_back(&child);
+      else if (is_ignored_by_xios(child))  // XIOS's own iodef.xml misspells <scalar_defintion>
+        raw_.warnings.push_back({child.where, "element <" + child.name +
+                                                  "> in <context> is ignored, as XIOS ignores it" +
+                                                  did_you_mean(child.name, allowed, "<", ">")});
+      else
+        unknown_element(child, context, allowed);
     }
 
     for (const Node* calendar : parts["calendar"]) {
@@ -161,7 +182,7 @@ class Collector {
   }
 
   // What may appear inside an element: grid components in a grid, variables
-  // in a field, spatial transformations in a domain, axis or scalar
+  // in a field or an axis, spatial transformations in a domain, axis or scalar
   // (transformations.cpp), nothing elsewhere.
   static void check_element_children(const Node& element, const Kind& kind) {
     if (&kind != &kField) check_no_text(element);
@@ -183,13 +204,14 @@ class Collector {
           else
             unknown_element(t, c, {});
         }
-      } else if (&kind == &kField && c.name == "variable") {
-        check_variable(c);
+      } else if ((&kind == &kField || &kind == &kAxis) && c.name == "variable") {
+        check_variable(c);  // an axis's: attributes of its coordinate variable
       } else if (is_transformation(c, element)) {
         check_transformation(c, element);
       } else {
         unknown_element(c, element,
-                        &kind == &kField ? std::vector<std::string_view>{"variable"} : std::vector<std::string_view>{});
+                        &kind == &kField || &kind == &kAxis ? std::vector<std::string_view>{"variable"}
+                                                            : std::vector<std::string_view>{});
       }
     }
   }

@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <set>
 
+#include "calendar/calendar.h"
 #include "config/internal.h"
 #include "config/refusals.h"
 #include "config/values.h"
@@ -40,6 +41,22 @@ std::string write_file_refusal(const FileDef& f) {
     if (const auto why = refusal("file", name); !why.empty())
       return "attribute '" + name + "' is not supported yet: " + std::string(why);
   return "";
+}
+
+std::string output_freq_refusal(const FileDef& f, std::int64_t timestep_us) {
+  if (timestep_us <= 0 || f.output_freq.empty()) return "";
+  calendar::Duration freq;
+  try {
+    freq = calendar::parse_duration(f.output_freq);
+  } catch (const calendar::TimeError&) { return ""; }  // the reader reports the form
+  // Months and years are whole days (a user calendar's day too is assumed
+  // whole steps only when 86400 s is).
+  constexpr std::int64_t kDay = 86400LL * calendar::kMicrosPerSecond;
+  if (freq.microseconds % timestep_us == 0 && (freq.months == 0 || kDay % timestep_us == 0)) return "";
+  return "output_freq '" + f.output_freq + "' is not a whole number of time steps (" +
+         calendar::format_duration({0, timestep_us, 0}) +
+         "): XIOS writes such a file at the first step at or after each output date, so its records "
+         "fall at uneven intervals; give a multiple of the time step (or count it in 'ts')";
 }
 
 std::string write_field_refusal(const FieldDef& f) {

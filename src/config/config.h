@@ -127,8 +127,11 @@ struct AxisDef {
   std::string ref;
   std::vector<TransformationDef> transformations;
   Location where;
-  ExtraAttributes extra;     // comment, axis_type, dim_name, bounds_name, prec, ...
+  ExtraAttributes extra;     // comment, axis_type, dim_name, bounds_name, prec, formula, ...
   AttributeOrigins origins;  // where each resolved attribute came from
+  // <variable> children: attributes of the coordinate variable (not XIOS,
+  // which refuses them in an axis; docs/xios-compatibility.md)
+  std::vector<Variable> variables;
 };
 
 struct DomainDef {

@@ -290,6 +290,12 @@ class Resolver {
     a.extra = extras(e, {"id", "name", "long_name", "standard_name", "unit", "positive", "n_glo", "value", "bounds"});
     a.ref = text(e, "axis_ref");
     a.transformations = transformations_of(e);
+    if (e.node) {
+      std::vector<const Node*> variables;
+      for (const Node& c : e.node->children)
+        if (c.name == "variable") variables.push_back(&c);
+      a.variables = variables_of(variables);
+    }
     return a;
   }
 

@@ -56,12 +56,25 @@ struct DomainInfo {
   std::int64_t size() const { return ni_glo * nj_glo; }
 };
 
+// A NetCDF attribute asked for by the XML: a <variable> of a file (global),
+// of a field or of an axis, or valid_min/valid_max. type: "string", "int", "double",
+// "bool" (config::Variable's types, written as text, NC_INT64 or NC_INT,
+// NC_DOUBLE, text), or "data": the variable's own type (float or double).
+struct Attribute {
+  std::string name, type, value;
+  friend bool operator==(const Attribute&, const Attribute&) = default;
+};
+
 struct AxisInfo {
   std::string id, name, long_name, standard_name, units, positive;
   std::string axis_type;       // CF axis attribute: X, Y, Z or T ("": Z)
   std::string bounds_name;     // name of the bounds variable ("": <name>_bnds)
   std::vector<double> values;  // n_glo values
   std::vector<double> bounds;  // 2 per value (lower, upper), or empty
+  // On the coordinate variable: formula, formula_terms (a parametric
+  // vertical coordinate) and the axis's <variable>s; on the bounds variable:
+  // formula and formula_terms from formula_bounds, formula_term_bounds.
+  std::vector<Attribute> attributes, bounds_attributes;
   // By client: the global indices of its part, in its data order. Empty:
   // every client holds the whole axis (then grids of axes only are sent
   // by client 0 alone).
@@ -76,15 +89,6 @@ struct ScalarInfo {
   std::string id, name, long_name, standard_name, units, positive, axis_type, bounds_name;
   bool has_value = false;
   double value = 0;
-};
-
-// A NetCDF attribute asked for by the XML: a <variable> of a file (global)
-// or of a field, or valid_min/valid_max. type: "string", "int", "double",
-// "bool" (config::Variable's types, written as text, NC_INT64 or NC_INT,
-// NC_DOUBLE, text), or "data": the variable's own type (float or double).
-struct Attribute {
-  std::string name, type, value;
-  friend bool operator==(const Attribute&, const Attribute&) = default;
 };
 
 // One dimension of a variable, slowest first (C order), time excluded.

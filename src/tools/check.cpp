@@ -106,6 +106,12 @@ struct ContextChecker {
     if (const std::string why = config::write_file_refusal(file); !why.empty())
       problem(file.where, "file '" + file.id + "': " + why);
     check_duration(file.where, "output_freq", file.output_freq);
+    if (!ctx.calendar.timestep.empty()) {
+      const calendar::Duration step = calendar::parse_duration(ctx.calendar.timestep);
+      if (step.months == 0 && step.timesteps == 0)
+        if (const std::string why = config::output_freq_refusal(file, step.microseconds); !why.empty())
+          problem(file.where, "file '" + file.id + "': " + why);
+    }
     check_duration(file.where, "split_freq", file.split_freq);
     check_duration(file.where, "sync_freq", file.sync_freq);
     check_split_format(file);

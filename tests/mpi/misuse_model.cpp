@@ -1,7 +1,7 @@
 // Misuses of the C API must end in an error that names what happened, never
 // in a crash or a hang, in attached and server mode (issue 18, items 2, 3, 5).
 //
-// usage: misuse_model <misuse.xml> after_close|reinit|finalize_open|skip_write|wrong_size
+// usage: misuse_model <misuse.xml> after_close|reinit|finalize_open|skip_write|wrong_size|step0
 //   after_close    any call with a closed context, and a second close: FOEHN_ERR_STATE naming the context
 //   reinit         foehn_init after foehn_finalize: FOEHN_ERR_STATE, at once
 //   finalize_open  foehn_finalize with the context open: FOEHN_ERR_STATE naming it, and the file holds
@@ -9,6 +9,10 @@
 //   skip_write     rank 0 does not write ps at step 2 (item 1): the run ends, the record holds fill values
 //                  where rank 0's part is, and every other value is exact
 //   wrong_size     as skip_write, but rank 0 writes the wrong size at step 2, which is refused (FOEHN_ERR_ARGUMENT)
+//   step0          every rank writes ps before the first update (step 0, the start date: a model's initial
+//                  state), which succeeds and, as in XIOS, is not written (no output samples the start date);
+//                  foehn_update_calendar(0) then does nothing; foehn_field_is_active_h agrees with
+//                  foehn_field_is_active at every step, and refuses a handle that is no field's
 // Three steps of ps (one record each) are written first. Exits 0 when every
 // rank saw what it expected.
 #include <netcdf.h>
@@ -52,8 +56,23 @@ foehn_context open_and_write(MPI_Comm comm, const std::string& mode) {
   expect(foehn_set_domain_rectilinear(ctx, "dom", kNi, kNj, 0, kNi, j0, nj, lon, lat + j0) == FOEHN_OK, "domain");
   expect(foehn_close_definition(ctx) == FOEHN_OK, "close_definition");
   std::vector<double> ps(static_cast<size_t>(kNi * nj));
+  int handle = -1, by_handle = -1, by_id = -1;
+  expect(foehn_field_handle(ctx, "ps", &handle) == FOEHN_OK, "field_handle");
+  if (mode == "step0") {
+    for (int j = 0; j < nj; ++j)
+      for (int i = 0; i < kNi; ++i) ps[static_cast<size_t>(j * kNi + i)] = value(0, i, j0 + j);
+    expect(foehn_write_double(ctx, "ps", ps.data(), ps.size()) == FOEHN_OK, "write at step 0");
+    expect(foehn_field_is_active_h(ctx, handle, &by_handle) == FOEHN_OK && by_handle == 0,
+           "ps is not active at step 0 (by handle)");
+    expect(foehn_update_calendar(ctx, 0) == FOEHN_OK, "update_calendar(0) after a write at step 0");
+    expect_error(foehn_field_is_active_h(ctx, handle + 1000, &by_handle), FOEHN_ERR_ARGUMENT,
+                 "is_active of a bad handle", "invalid field handle");
+  }
   for (int step = 1; step <= kSteps; ++step) {
     expect(foehn_update_calendar(ctx, step) == FOEHN_OK, "update_calendar");
+    expect(foehn_field_is_active_h(ctx, handle, &by_handle) == FOEHN_OK &&
+               foehn_field_is_active(ctx, "ps", &by_id) == FOEHN_OK && by_handle == 1 && by_id == 1,
+           "ps is active at step " + std::to_string(step) + " by handle and by id");
     for (int j = 0; j < nj; ++j)
       for (int i = 0; i < kNi; ++i) ps[static_cast<size_t>(j * kNi + i)] = value(step, i, j0 + j);
     if (rank == 0 && step == kFaultStep && mode == "skip_write") continue;
@@ -126,12 +145,16 @@ int main(int argc, char** argv) {
     expect_error(foehn_update_calendar(ctx, kSteps + 1), FOEHN_ERR_STATE, "update_calendar after finalize",
                  "is closed");
     if (rank == 0) check_file();
+  } else if (mode == "step0") {
+    expect(foehn_context_close(ctx) == FOEHN_OK, "close");
+    expect(foehn_finalize() == FOEHN_OK, "finalize");
+    if (rank == 0) check_file();  // records of steps 1 to kSteps only
   } else if (mode == "skip_write" || mode == "wrong_size") {
     expect(foehn_context_close(ctx) == FOEHN_OK, "close after a step without ps from rank 0");
     expect(foehn_finalize() == FOEHN_OK, "finalize");
     if (rank == 0) check_file(kNj / size, true);
   } else {
-    expect(false, "a mode: after_close, reinit, finalize_open, skip_write or wrong_size");
+    expect(false, "a mode: after_close, reinit, finalize_open, skip_write, wrong_size or step0");
   }
   MPI_Comm_free(&comm);
   std::printf("misuse_model %s: %s\n", mode.c_str(), ok ? "as expected" : "FAILED");

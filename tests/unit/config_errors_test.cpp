@@ -104,9 +104,6 @@ INSTANTIATE_TEST_SUITE_P(
         BadConfig{"duplicate_output_name.xml", 9, "context[id=atm]/file_definition/file[id=out]/field[field_ref=t]",
                   "file 'out' already has a field named 't'"},
         BadConfig{"wrong_root.xml", 2, "context[id=atm]", "the root element must be <simulation>, not <context>"},
-        BadConfig{"unknown_context_child.xml", 3, "context[id=atm]/field_definitions",
-                  "unknown element <field_definitions> in <context>; did you mean "
-                  "<field_definition>?"},
         BadConfig{"duplicate_context.xml", 4, "context[id=atm]", "duplicate context id 'atm' (first defined at "},
         BadConfig{"compression_level.xml", 3, "context[id=atm]/field_definition",
                   "bad compression_level '12' on <field_definition>: expected an "
@@ -124,6 +121,18 @@ INSTANTIATE_TEST_SUITE_P(
     });
 
 // ---- every error of a file --------------------------------------------------
+
+// XIOS skips an element it does not know in a context (issue 21, item 9):
+// a warning with file, line and a suggestion, and reading goes on.
+TEST(ConfigSkippedElements, UnknownContextChildIsAWarning) {
+  const Simulation sim = parse_file(kDir + "skipped_context_child.xml");
+  ASSERT_EQ(sim.warnings.size(), 1u);
+  EXPECT_EQ(sim.warnings[0].where.line, 3);
+  EXPECT_EQ(sim.warnings[0].where.file, kDir + "skipped_context_child.xml");
+  EXPECT_TRUE(contains(sim.warnings[0].message, "element <field_definitions> in <context> is ignored, as XIOS ignores "
+                                                "it; did you mean <field_definition>?"))
+      << sim.warnings[0].message;
+}
 
 TEST(ConfigSeveralErrors, EveryErrorWithItsLineAndPath) {
   const std::string file = kDir + "bad_many/several_errors.xml";

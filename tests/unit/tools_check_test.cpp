@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "config/config.h"
+#include "config/refusals.h"
 #include "tools/check.h"
 #include "tools/cli.h"
 
@@ -124,6 +125,49 @@ TEST(Check, WhatCloseOfDefinitionRefusesIsReported) {
   EXPECT_EQ(r.problems[1].where.line, 3);
   EXPECT_NE(m[1].find("file 'b': attribute 'time_counter_name' is not supported yet"), std::string::npos) << m[1];
   EXPECT_NE(m[2].find("field 'y': attribute 'add_offset' is not supported yet"), std::string::npos) << m[2];
+}
+
+TEST(Check, OutputFreqMustBeAWholeNumberOfSteps) {
+  // Issue 21, item 10: 1 h output with 40-minute steps would give records at
+  // 1h20, 2h, 3h20, 4h; refused at the file's line, as close of definition does.
+  const CheckResult r = check_text(
+      "<simulation><context id='c'><calendar type='gregorian' timestep='40mi'/>"
+      "<domain_definition><domain id='d'/></domain_definition><file_definition>\n"
+      "<file id='a' output_freq='1h'><field id='x' domain_ref='d'/></file>\n"
+      "<file id='b' output_freq='2h'><field id='y' domain_ref='d'/></file>\n"
+      "<file id='m' output_freq='1mo'><field id='z' domain_ref='d'/></file>\n"
+      "<file id='t' output_freq='3ts'><field id='w' domain_ref='d'/></file>\n"
+      "</file_definition></context></simulation>");
+  const std::vector<std::string> m = messages(r);
+  ASSERT_EQ(m.size(), 1u) << (m.empty() ? "" : m[0]);
+  EXPECT_EQ(r.problems[0].where.line, 2);
+  EXPECT_NE(m[0].find("file 'a': output_freq '1h' is not a whole number of time steps"), std::string::npos) << m[0];
+  constexpr std::int64_t kMinute = 60 * 1000000LL;
+  config::FileDef f;
+  f.output_freq = "1d";
+  EXPECT_EQ(config::output_freq_refusal(f, 8 * kMinute), "");  // 1440 min = 180 steps
+  EXPECT_NE(config::output_freq_refusal(f, 7 * kMinute), "");
+  f.output_freq = "1mo";  // months are whole days
+  EXPECT_EQ(config::output_freq_refusal(f, 8 * kMinute), "");
+  EXPECT_NE(config::output_freq_refusal(f, 7 * kMinute), "");
+  EXPECT_EQ(config::output_freq_refusal(f, 0), "");  // no time step known: the model sets it
+}
+
+TEST(Check, ElementsXiosIgnoresAreWarnedAbout) {
+  // Issue 21, item 9: XIOS's own iodef.xml misspells <scalar_defintion>, which
+  // XIOS skips: foehn warns with its line and goes on.
+  const CheckResult r = check_text(
+      "<simulation><context id='c'>\n<scalar_defintion><scalar id='s'/></scalar_defintion>\n"
+      "</context></simulation>");
+  EXPECT_TRUE(r.ok()) << (r.problems.empty() ? "" : r.problems[0].message);
+  ASSERT_EQ(r.warnings.size(), 1u);
+  EXPECT_EQ(r.warnings[0].where.line, 2);
+  EXPECT_NE(r.warnings[0].message.find("<scalar_defintion> in <context> is ignored, as XIOS ignores it"),
+            std::string::npos)
+      << r.warnings[0].message;
+  EXPECT_NE(r.warnings[0].message.find("scalar_definition"), std::string::npos) << r.warnings[0].message;
+  // An element foehn knows, misplaced, is still an error (XIOS would skip it too).
+  EXPECT_THROW(check_text("<simulation><context id='c'><field id='t'/></context></simulation>"), config::ConfigError);
 }
 
 TEST(Check, CalendarTimestepMustBeAFixedTime) {

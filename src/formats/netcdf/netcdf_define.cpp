@@ -129,11 +129,13 @@ void NetcdfWriter::define_axis(const ContextPlan& plan, int index) {
   ds_.put_text(var, "long_name", a.long_name);
   ds_.put_text(var, "units", a.units.empty() ? "1" : a.units);
   ds_.put_text(var, "positive", a.positive);
+  for (const auto& at : a.attributes) put_attribute(ds_, var, at, NC_DOUBLE);
   if (!a.bounds.empty()) {  // CF bounds: (axis, 2), lower then upper
     const std::string bounds = a.bounds_name.empty() ? name + "_bnds" : a.bounds_name;
     int nb = ds_.find_dim("axis_nbounds").value_or(-1);
     if (nb < 0) nb = ds_.def_dim("axis_nbounds", 2);
-    ds_.def_var(bounds, NC_DOUBLE, {id, nb});
+    const int bvar = ds_.def_var(bounds, NC_DOUBLE, {id, nb});
+    for (const auto& at : a.bounds_attributes) put_attribute(ds_, bvar, at, NC_DOUBLE);
     ds_.put_text(var, "bounds", bounds);
     axis_bounds_[index] = bounds;
   }

@@ -212,6 +212,7 @@ void ZarrWriter::define(const ContextPlan& plan, const FileInfo& f) {
           if (!a.standard_name.empty()) attrs["standard_name"] = a.standard_name;
           if (!a.units.empty()) attrs["units"] = a.units;
           if (!a.positive.empty()) attrs["positive"] = a.positive;
+          for (const output::Attribute& at : a.attributes) put_attribute(attrs, at);
           static_array(prefix + name, {name}, {a.size()}, "<f8", a.values.data(), a.values.size() * 8, attrs);
           continue;
         }
