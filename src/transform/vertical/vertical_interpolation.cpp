@@ -22,6 +22,7 @@ VerticalInterpolator::VerticalInterpolator(std::int64_t columns, std::int64_t so
   coordinate_.assign(static_cast<std::size_t>(source_levels * columns), 0.0);
   target_.assign(static_cast<std::size_t>(target_levels * columns), 0.0);
   sorted_coordinate_.reserve(static_cast<std::size_t>(source_levels));
+  target_order_.resize(static_cast<std::size_t>(target_levels));
   sorted_level_.reserve(static_cast<std::size_t>(source_levels));
 }
 
@@ -42,6 +43,16 @@ void VerticalInterpolator::set_coordinate(std::span<const double> source, std::s
                         std::to_string(target.size()) + " (expected " + std::to_string(target_levels_) + " or " +
                         std::to_string(target_levels_ * columns_) + ")");
   std::copy(source.begin(), source.end(), coordinate_.begin());
+  // Shared targets are visited in increasing order, so that each column's
+  // search is one walk up its levels (NaN targets last).
+  shared_targets_ = shared;
+  if (shared) {
+    for (std::int64_t t = 0; t < target_levels_; ++t) target_order_[static_cast<std::size_t>(t)] = t;
+    std::sort(target_order_.begin(), target_order_.end(), [&](std::int64_t a, std::int64_t b) {
+      const double x = target[static_cast<std::size_t>(a)], y = target[static_cast<std::size_t>(b)];
+      return std::isnan(y) ? !std::isnan(x) : x < y;
+    });
+  }
   for (std::int64_t t = 0; t < target_levels_; ++t)
     for (std::int64_t c = 0; c < columns_; ++c)
       target_[static_cast<std::size_t>(t * columns_ + c)] =
@@ -62,63 +73,90 @@ void VerticalInterpolator::gather_column(std::int64_t c, const T* data) const {
     if (usable_coordinate(coordinate_[at]) && (!data || !missing_data(static_cast<double>(data[at]))))
       sorted_level_.push_back(static_cast<std::int32_t>(l));
   }
-  std::sort(sorted_level_.begin(), sorted_level_.end(), [&](std::int32_t a, std::int32_t b) {
-    return coordinate_[static_cast<std::size_t>(a * columns_ + c)] <
-           coordinate_[static_cast<std::size_t>(b * columns_ + c)];
-  });
-  sorted_coordinate_.clear();
-  for (std::int32_t l : sorted_level_) {
-    const double x = coordinate_[static_cast<std::size_t>(l * columns_ + c)];
-    sorted_coordinate_.push_back(options_.log_coordinate ? std::log(x) : x);
+  // Model columns are monotonic: sorting is then a reversal or nothing.
+  const auto coordinate = [&](std::int32_t l) { return coordinate_[static_cast<std::size_t>(l * columns_ + c)]; };
+  bool increasing = true, decreasing = true;
+  for (std::size_t k = 1; k < sorted_level_.size(); ++k) {
+    const double a = coordinate(sorted_level_[k - 1]), b = coordinate(sorted_level_[k]);
+    increasing = increasing && a < b;
+    decreasing = decreasing && a > b;
   }
+  if (decreasing && !increasing)
+    std::reverse(sorted_level_.begin(), sorted_level_.end());
+  else if (!increasing)
+    std::sort(sorted_level_.begin(), sorted_level_.end(),
+              [&](std::int32_t a, std::int32_t b) { return coordinate(a) < coordinate(b); });
+  // Searched in the raw coordinate (ln is monotonic); ln only of the few
+  // levels a stencil uses.
+  sorted_coordinate_.clear();
+  for (std::int32_t l : sorted_level_) sorted_coordinate_.push_back(coordinate(l));
 }
 
-int VerticalInterpolator::stencil(double raw, std::int32_t* level, double* weight) const {
+int VerticalInterpolator::stencil(double raw, std::int32_t* level, double* weight, std::int64_t* walk) const {
   const auto n = static_cast<std::int64_t>(sorted_level_.size());
   if (!usable_coordinate(raw) || n == 0) return 0;
-  const double x = options_.log_coordinate ? std::log(raw) : raw;
-  const bool inside = x >= sorted_coordinate_.front() && x <= sorted_coordinate_.back();
+  const bool inside = raw >= sorted_coordinate_.front() && raw <= sorted_coordinate_.back();
   if (!inside && !options_.extrapolate) return 0;
   if (n == 1) {
     if (!inside) return 0;
     level[0] = sorted_level_[0], weight[0] = 1;
     return 1;
   }
+  const auto coordinate = [&](std::int64_t k) {
+    const double v = sorted_coordinate_[static_cast<std::size_t>(k)];
+    return options_.log_coordinate ? std::log(v) : v;
+  };
+  const double x = options_.log_coordinate ? std::log(raw) : raw;
   // Bracket [lo, lo + 1] (the end segment when outside), then widened by
   // one level at a time on the side of the nearer end, as XIOS does.
-  const auto upper = std::upper_bound(sorted_coordinate_.begin(), sorted_coordinate_.end(), x);
-  std::int64_t lo = std::clamp<std::int64_t>(upper - sorted_coordinate_.begin() - 1, 0, n - 2);
+  // The first level above raw: walked on from the previous (smaller)
+  // target's, or searched.
+  std::int64_t upper = 0;
+  if (walk) {
+    upper = *walk;
+    while (upper < n && sorted_coordinate_[static_cast<std::size_t>(upper)] <= raw) ++upper;
+    *walk = upper;
+  } else {
+    upper = std::upper_bound(sorted_coordinate_.begin(), sorted_coordinate_.end(), raw) - sorted_coordinate_.begin();
+  }
+  std::int64_t lo = std::clamp<std::int64_t>(upper - 1, 0, n - 2);
   std::int64_t hi = lo + 1;
+  double x_lo = coordinate(lo), x_hi = coordinate(hi);
+  double xs[3] = {x_lo, x_hi, 0};  // the stencil's coordinates, lo first
   for (int extra = 1; extra < options_.order && hi - lo + 1 < n; ++extra) {
-    const bool down =
-        x - sorted_coordinate_[static_cast<std::size_t>(lo)] < sorted_coordinate_[static_cast<std::size_t>(hi)] - x;
-    if ((down && lo > 0) || hi == n - 1)
+    const bool down = x - x_lo < x_hi - x;
+    if ((down && lo > 0) || hi == n - 1) {
       --lo;
-    else
+      x_lo = coordinate(lo);
+      xs[2] = xs[1], xs[1] = xs[0], xs[0] = x_lo;
+    } else {
       ++hi;
+      x_hi = coordinate(hi);
+      xs[2] = x_hi;
+    }
   }
   // Lagrange weights of the stencil's levels at x.
-  for (std::int64_t k = lo; k <= hi; ++k) {
+  const int used = static_cast<int>(hi - lo + 1);
+  for (int k = 0; k < used; ++k) {
     double w = 1;
-    const double xk = sorted_coordinate_[static_cast<std::size_t>(k)];
-    for (std::int64_t q = lo; q <= hi; ++q)
-      if (q != k)
-        w *= (x - sorted_coordinate_[static_cast<std::size_t>(q)]) /
-             (xk - sorted_coordinate_[static_cast<std::size_t>(q)]);
-    level[k - lo] = sorted_level_[static_cast<std::size_t>(k)];
-    weight[k - lo] = w;
+    for (int q = 0; q < used; ++q)
+      if (q != k) w *= (x - xs[q]) / (xs[k] - xs[q]);
+    level[k] = sorted_level_[static_cast<std::size_t>(lo + k)];
+    weight[k] = w;
   }
-  return static_cast<int>(hi - lo + 1);
+  return used;
 }
 
 void VerticalInterpolator::build_column(std::int64_t c) {
   gather_column<double>(c, nullptr);
   const std::int64_t stride = target_levels_ * columns_;
-  for (std::int64_t t = 0; t < target_levels_; ++t) {
+  std::int64_t walk = 0;
+  for (std::int64_t k = 0; k < target_levels_; ++k) {
+    const std::int64_t t = shared_targets_ ? target_order_[static_cast<std::size_t>(k)] : k;
     const std::int64_t at = t * columns_ + c;
     std::int32_t level[3];
     double weight[3];
-    const int used = stencil(target_[static_cast<std::size_t>(at)], level, weight);
+    const int used = stencil(target_[static_cast<std::size_t>(at)], level, weight, shared_targets_ ? &walk : nullptr);
     // Unused slots: no stencil (-1, the fill value), or a column too short
     // for the order (a level repeated with weight 0), so that apply needs
     // no per-slot test.
@@ -135,7 +173,7 @@ T VerticalInterpolator::interpolate_skipping_missing(std::int64_t c, std::int64_
   gather_column(c, in);
   std::int32_t level[3];
   double weight[3];
-  const int used = stencil(target_[static_cast<std::size_t>(t * columns_ + c)], level, weight);
+  const int used = stencil(target_[static_cast<std::size_t>(t * columns_ + c)], level, weight, nullptr);
   if (used == 0) return static_cast<T>(options_.fill);
   double sum = 0;
   for (int m = 0; m < used; ++m)

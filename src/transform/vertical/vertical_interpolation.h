@@ -18,6 +18,9 @@
 // stencils (per step when the coordinate changes, O(columns x (source +
 // target levels x log source levels))); apply is one gather per stencil
 // point over contiguous columns. Nothing is allocated after construction.
+// Per column the stencils cost O(source + target levels) when the column is
+// monotonic (as model columns are) and the targets are shared: no sort, one
+// walk up the levels, ln only of the levels a stencil uses.
 #pragma once
 
 #include <cstdint>
@@ -65,8 +68,10 @@ class VerticalInterpolator {
   template <class T>
   void gather_column(std::int64_t c, const T* data) const;
   // The stencil of target coordinate `raw` in the gathered column: the
-  // number of levels (0: none), their indices and Lagrange weights.
-  int stencil(double raw, std::int32_t* level, double* weight) const;
+  // number of levels (0: none), their indices and Lagrange weights. `walk`
+  // (targets in increasing order): where the previous target's search
+  // ended, advanced; null: a binary search.
+  int stencil(double raw, std::int32_t* level, double* weight, std::int64_t* walk) const;
   void build_column(std::int64_t c);
   template <class T>
   T interpolate_skipping_missing(std::int64_t c, std::int64_t t, const T* in) const;
@@ -82,6 +87,9 @@ class VerticalInterpolator {
   std::vector<double> weight_;
   // The coordinates of the last set_coordinate (targets per column).
   std::vector<double> coordinate_, target_;
+  // Shared targets: their indices by increasing value (each column's search is one walk).
+  bool shared_targets_ = false;
+  std::vector<std::int64_t> target_order_;
   // Scratch of one column: valid levels sorted by increasing coordinate.
   mutable std::vector<double> sorted_coordinate_;
   mutable std::vector<std::int32_t> sorted_level_;
