@@ -112,7 +112,8 @@ int main(int argc, char** argv) {
   const double apply_bytes =
       static_cast<double>(nrec) * (static_cast<double>(w.bytes()) + 8.0 * static_cast<double>(n_src + n_dst));
   const double vertical_bytes = static_cast<double>(tv * columns) * (8.0 + 2 * (12.0 + 8.0));
-  const double coordinate_bytes = static_cast<double>(columns) * (8.0 * static_cast<double>(lv) + 24.0 * static_cast<double>(tv));
+  const double coordinate_bytes =
+      static_cast<double>(columns) * (8.0 * static_cast<double>(lv) + 24.0 * static_cast<double>(tv));
   const std::size_t tn = std::max<std::size_t>(static_cast<std::size_t>(apply_bytes / 24), (64u << 20) / 24);
   std::vector<double> ta(tn), tb(tn, 1.0), tc(tn, 2.0);
   std::vector<double> t_triad, t_apply, t_vertical, t_coordinate;

@@ -302,7 +302,8 @@ int PlanBuilder::coordinate_node(const Transformations& tr, std::size_t k, bool 
   const transform::Transform& map = *tr.maps[k];
   const config::TransformationDef& t = *tr.defs[k];
   const std::string& id = source_side ? map.coordinate_source : map.coordinate_target;
-  const std::string attr = source_side ? (t.attr("coordinate_src") ? "coordinate_src" : "coordinate") : "coordinate_dst";
+  const std::string attr =
+      source_side ? (t.attr("coordinate_src") ? "coordinate_src" : "coordinate") : "coordinate_dst";
   const config::FieldDef* def = def_.find_field(id);
   if (!def) config_error(t.where, "<interpolate_axis>: unknown coordinate field '" + id + "'");
   const std::vector<config::GridComponent> grid = transform::grid_components(def_, *def);
@@ -314,17 +315,19 @@ int PlanBuilder::coordinate_node(const Transformations& tr, std::size_t k, bool 
     same = grid[q].kind == want[q].kind &&
            (grid[q].ref == want[q].ref || (!source_side && tr.origin[q].ref != tr.target[q].ref));
   if (!same)
-    config_error(t.where, "<interpolate_axis>: " + attr + "=\"" + id + "\" must be on the grid of the " +
-                              (source_side ? "interpolated field's source field (the same domain and axes in the same order)"
-                                           : "interpolated field (the same domain and axes in the same order, any axis of "
-                                             "the target's size in place of the interpolated one), with interpolate_axis "
-                                             "the last transformation"));
+    config_error(t.where,
+                 "<interpolate_axis>: " + attr + "=\"" + id + "\" must be on the grid of the " +
+                     (source_side ? "interpolated field's source field (the same domain and axes in the same order)"
+                                  : "interpolated field (the same domain and axes in the same order, any axis of "
+                                    "the target's size in place of the interpolated one), with interpolate_axis "
+                                    "the last transformation"));
   std::vector<std::string> path{"<interpolate_axis>"};  // for cycles through expressions
   int node = node_for_field(id, t.where, path);
   if (source_side)
     for (std::size_t q = 0; q < k; ++q) {  // the steps before this one, as the field takes them
       if (tr.maps[q]->needs_coordinates())
-        config_error(t.where, "<interpolate_axis>: a chain with two interpolations on coordinate fields is not supported");
+        config_error(t.where,
+                     "<interpolate_axis>: a chain with two interpolations on coordinate fields is not supported");
       node = graph_.add_transform(node, tr.maps[q]);
     }
   const std::size_t have = graph_.node(node).values.size();

@@ -59,8 +59,8 @@ class Graph {
   // output_size values. A transform with coordinate fields
   // (needs_coordinates) takes their nodes too, in the order source, target
   // (-1: none); it is evaluated in a step once all its inputs have values.
-  int add_transform(int input, std::shared_ptr<const transform::Transform> transform,
-                    int source_coordinate = -1, int target_coordinate = -1);
+  int add_transform(int input, std::shared_ptr<const transform::Transform> transform, int source_coordinate = -1,
+                    int target_coordinate = -1);
   // @id: `stage` over every value of `input`, giving its result at the ends
   // of `period` (null: every step).
   int add_chain(int input, TemporalStage stage, std::unique_ptr<calendar::Schedule> period);

@@ -447,8 +447,9 @@ std::vector<double> vertical_target_levels(const config::TransformationDef& t, c
                                            const Component& source) {
   const bool per_point_targets = !vertical_target_coordinate(t).empty();
   if (target.value.empty() && !(per_point_targets && target.n_glo))
-    throw config::ConfigError(target.where, "axis '" + target.id + "' is filled by <interpolate_axis>: give its levels (value=...)" +
-                                                std::string(per_point_targets ? " or, with coordinate_dst, n_glo" : ""));
+    throw config::ConfigError(target.where,
+                              "axis '" + target.id + "' is filled by <interpolate_axis>: give its levels (value=...)" +
+                                  std::string(per_point_targets ? " or, with coordinate_dst, n_glo" : ""));
   if (target.n_glo && !target.value.empty() && *target.n_glo != static_cast<std::int64_t>(target.value.size()))
     throw config::ConfigError(target.where, "axis '" + target.id + "': n_glo=" + std::to_string(*target.n_glo) +
                                                 " but " + std::to_string(target.value.size()) + " values");

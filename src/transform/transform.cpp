@@ -225,9 +225,9 @@ void Transform::apply(const double* in, const double* source_coordinate, const d
       return;
     case Operation::columns:
       for (std::size_t o = 0; o < outer; ++o)
-        columns->apply(in + o * n_source * inner, source_coordinate ? source_coordinate + o * n_source * inner : nullptr,
-                       target_coordinate ? target_coordinate + o * n_target * inner : nullptr,
-                       out + o * n_target * inner);
+        columns->apply(
+            in + o * n_source * inner, source_coordinate ? source_coordinate + o * n_source * inner : nullptr,
+            target_coordinate ? target_coordinate + o * n_target * inner : nullptr, out + o * n_target * inner);
       return;
   }
 }

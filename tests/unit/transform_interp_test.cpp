@@ -208,7 +208,9 @@ TEST(InterpolateAxis, CoordinateFieldsPerColumnAndStep) {
     s.map.prepare();
     for (int step = 0; step < 2; ++step) {
       std::vector<double> pres(levels * columns), in(levels * columns), pt(nt * columns), out(nt * columns);
-      const auto profile = [&](double p, std::size_t c) { return 250.0 + 0.01 * p * static_cast<double>(c + 1) + step; };
+      const auto profile = [&](double p, std::size_t c) {
+        return 250.0 + 0.01 * p * static_cast<double>(c + 1) + step;
+      };
       for (std::size_t l = 0; l < levels; ++l)
         for (std::size_t c = 0; c < columns; ++c) {
           const double surface = 1010.0 - 20.0 * static_cast<double>(c) + 5.0 * step;
@@ -243,9 +245,9 @@ TEST(InterpolateAxis, RefusedAtTheirLine) {
   EXPECT_NE(error("<axis id=\"p\" value=\"1.5\"><interpolate_axis coordinate=\"pres\" coordinate_src=\"p3\"/></axis>")
                 .find("name two source coordinates"),
             std::string::npos);
-  EXPECT_NE(error("<axis id=\"p\" value=\"1.5\"><interpolate_axis coordinate=\"pres\"/></axis>", true)
-                .find("decomposed"),
-            std::string::npos);
+  EXPECT_NE(
+      error("<axis id=\"p\" value=\"1.5\"><interpolate_axis coordinate=\"pres\"/></axis>", true).find("decomposed"),
+      std::string::npos);
   EXPECT_NE(error("<axis id=\"p\" value=\"1.5\"><interpolate_axis/></axis>", true).find("decomposed"),
             std::string::npos);
   EXPECT_NE(error("<axis id=\"p\" value=\"1.5\"><interpolate_axis order=\"3\"/></axis>").find("order 3 is not 1 or 2"),

@@ -50,10 +50,10 @@ class AxisInterpolation final : public ColumnOperator {
     if (source_field_ || target_field_) {
       if ((source_field_ && !source_coordinate) || (target_field_ && !target_coordinate))
         throw std::logic_error("interpolate_axis: applied without the values of its coordinate field");
-      kernel_->set_coordinate(source_field_ ? std::span<const double>(source_coordinate, in_size_)
-                                            : std::span<const double>(axis_coordinate_),
-                              target_field_ ? std::span<const double>(target_coordinate, out_size_)
-                                            : std::span<const double>(target_));
+      kernel_->set_coordinate(
+          source_field_ ? std::span<const double>(source_coordinate, in_size_)
+                        : std::span<const double>(axis_coordinate_),
+          target_field_ ? std::span<const double>(target_coordinate, out_size_) : std::span<const double>(target_));
     }
     kernel_->apply(std::span<const double>(in, in_size_), std::span<double>(out, out_size_));
   }
@@ -83,8 +83,9 @@ Step build_vertical(const config::TransformationDef& t, const config::AxisDef& t
   if (source_field.empty())
     for (double v : source_levels)
       if (std::isnan(v))
-        bad(t, "the source axis has no values (give value= or foehn_set_axis): they are the coordinate (or name a "
-               "coordinate field: coordinate=)");
+        bad(t,
+            "the source axis has no values (give value= or foehn_set_axis): they are the coordinate (or name a "
+            "coordinate field: coordinate=)");
   if (source.data_size() != source.owned.size())
     bad(t, "the source axis has masked or left-out levels; interpolate_axis needs every level");
   vertical::VerticalOptions options;
@@ -118,7 +119,8 @@ Step build_vertical(const config::TransformationDef& t, const config::AxisDef& t
   s.map.n_source = source.data_size();
   s.map.n_target = c.data_size();
   s.text = t.kind + " " + std::to_string(source.ni_glo) + " -> " + std::to_string(c.ni_glo) + " (order " +
-           std::to_string(options.order) + (options.log_coordinate ? ", in ln" : "") + ")" + vertical_coordinate_text(t);
+           std::to_string(options.order) + (options.log_coordinate ? ", in ln" : "") + ")" +
+           vertical_coordinate_text(t);
   return s;
 }
 

@@ -68,7 +68,8 @@ void VerticalInterpolator::set_coordinate(std::span<const double> source, std::s
     const std::int64_t nb = std::min(kBlock, columns_ - c0);
     for (std::int64_t l = 0; l < source_levels_; ++l) {
       const double* row = source.data() + l * columns_ + c0;
-      for (std::int64_t b = 0; b < nb; ++b) block_coordinate_[static_cast<std::size_t>(b * source_levels_ + l)] = row[b];
+      for (std::int64_t b = 0; b < nb; ++b)
+        block_coordinate_[static_cast<std::size_t>(b * source_levels_ + l)] = row[b];
     }
     for (std::int64_t b = 0; b < nb; ++b) build_column(c0 + b, b);
     for (std::int64_t r = 0; r < points() * target_levels_; ++r) {  // r = m * target_levels + t
