@@ -38,4 +38,20 @@ inline constexpr FieldInfo kSurfacePressure = {"sp", "Surface pressure", "surfac
 
 inline constexpr int kNumFields3d = static_cast<int>(kFields3d.size());
 
+// Pressure on the model levels, as IFS gives it: p_k = a_k + b_k * ps on
+// hybrid levels, pure pressure near the top (b = 0) and following the
+// terrain at the bottom (a = 0, b = 1 at the lowest level, k = levels - 1).
+// Sent to foehn when the iodef uses it (the coordinate of pressure-level
+// output, iodef_plev.xml); the model's state does not depend on it.
+inline constexpr FieldInfo kPressure = {"pres", "Air pressure", "air_pressure", "Pa", 5.0e4, 0.0};
+
+inline double hybrid_a(int k, int levels) {  // Pa
+  const double eta = static_cast<double>(k + 1) / levels;
+  return 8.0e4 * eta * (1.0 - eta);
+}
+inline double hybrid_b(int k, int levels) {
+  const double eta = static_cast<double>(k + 1) / levels;
+  return eta * eta;
+}
+
 }  // namespace miniapp

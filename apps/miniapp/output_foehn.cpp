@@ -20,6 +20,7 @@
 #include <mpi.h>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "fields.h"
 #include "foehn/foehn.h"
@@ -71,6 +72,16 @@ class FoehnOutput : public Output {
                               &handle_[i]),
            "foehn_field_handle");
     }
+    // 3-D pressure (fields.h) when the iodef uses it: unknown to foehn otherwise.
+    has_pressure_ = foehn_field_handle(ctx_, kPressure.id, &pressure_handle_) == FOEHN_OK;
+    if (has_pressure_) {
+      pressure_ = std::make_unique_for_overwrite<float[]>(static_cast<std::size_t>(n) * levels);
+      surface_.resize(static_cast<std::size_t>(n));
+      for (int k = 0; k < levels; ++k) {
+        hybrid_a_.push_back(hybrid_a(k, levels));
+        hybrid_b_.push_back(hybrid_b(k, levels));
+      }
+    }
     values_[kNumFields3d] = static_cast<std::size_t>(n);
     for (int i = 0; i < kNumFields3d; ++i) values_[i] = static_cast<std::size_t>(n) * levels;
     if (overlapped_)
@@ -107,10 +118,16 @@ class FoehnOutput : public Output {
       join_helper();  // its calendar says which fields are due; its sends have read the arrays
       for (int i = 0; i < kFields; ++i)
         if (active_[i]) state.gather(field_of(i), buffer_[i].get(), true);
+      if (pressure_active_) compute_pressure(state, true);
       pending_ = true;
       return;
     }
     calendar(step);
+    if (pressure_active_) {
+      compute_pressure(state, false);
+      must(foehn_write_float_h(ctx_, pressure_handle_, pressure_.get(), surface_.size() * hybrid_a_.size()),
+           "foehn_write_float_h");
+    }
     for (int i = 0; i < kFields; ++i) {
       if (!active_[i]) continue;
       state.gather(field_of(i), buffer_[0].get(), false);
@@ -139,12 +156,27 @@ class FoehnOutput : public Output {
            "foehn_field_is_active");
       active_[i] = active != 0;
     }
+    int active = 0;
+    if (has_pressure_) must(foehn_field_is_active(ctx_, kPressure.id, &active), "foehn_field_is_active");
+    pressure_active_ = active != 0;
+  }
+
+  // p = a_k + b_k * ps on every level, from the state's surface pressure.
+  void compute_pressure(const State& state, bool threaded) {
+    state.gather(-1, surface_.data(), threaded);
+    const std::size_t n = surface_.size();
+    for (std::size_t k = 0; k < hybrid_a_.size(); ++k)
+      for (std::size_t p = 0; p < n; ++p)
+        pressure_[k * n + p] = static_cast<float>(hybrid_a_[k] + hybrid_b_[k] * surface_[p]);
   }
 
   void send_pending() {
     if (!pending_) return;
     for (int i = 0; i < kFields; ++i)
       if (active_[i]) must(foehn_write_float_h(ctx_, handle_[i], buffer_[i].get(), values_[i]), "foehn_write_float_h");
+    if (pressure_active_)
+      must(foehn_write_float_h(ctx_, pressure_handle_, pressure_.get(), surface_.size() * hybrid_a_.size()),
+           "foehn_write_float_h");
     pending_ = false;
   }
 
@@ -161,6 +193,11 @@ class FoehnOutput : public Output {
   // Gathered in the files' precision, as the baselines do; not zero-filled
   // first (the overlapped scheme's 13 arrays would cost a pass over 84 MB).
   std::unique_ptr<float[]> buffer_[kFields];
+  // 3-D pressure: sent only when the iodef uses it.
+  bool has_pressure_ = false, pressure_active_ = false;
+  int pressure_handle_ = -1;
+  std::unique_ptr<float[]> pressure_;
+  std::vector<double> surface_, hybrid_a_, hybrid_b_;
 };
 
 }  // namespace

@@ -168,6 +168,8 @@ class PlanBuilder {
   struct Transformations {
     std::vector<std::shared_ptr<const transform::Transform>> maps;
     std::vector<std::string> texts;  // "zoom_domain 40x20 -> 10x5" per step
+    std::vector<const config::TransformationDef*> defs;  // the XML element of each step
+    std::vector<config::GridComponent> origin, target;   // the source field's grid and the field's
   };
   // Empty when the field's grid is its source's or no component of it is
   // transformed; otherwise builds the maps and gives the transformed
@@ -175,6 +177,10 @@ class PlanBuilder {
   Transformations plan_transformations(const config::FieldDef& f, const std::string& source);
   transform::Component source_component(const config::GridComponent& c);
   void store_target(const config::GridComponent& c, const transform::Component& target, bool block_source);
+  // Adds step k of `tr` to the graph after `input`, with the nodes of its
+  // coordinate fields (interpolate_axis coordinate=...) in its layouts.
+  int add_transform_step(const Transformations& tr, std::size_t k, int input);
+  int coordinate_node(const Transformations& tr, std::size_t k, bool source_side);
 
   void resolve_definitions();
   // file: the field's file, whose compression and quantization its fields

@@ -240,6 +240,8 @@ PlanBuilder::Transformations PlanBuilder::plan_transformations(const config::Fie
     any = any || ((p >= origin.size() || target[p].ref != origin[p].ref) && transform::transformed(def_, target[p]));
   if (!any) return out;
   const auto chains = transform::chains_between(def_, origin, target, f.where, f.id.empty() ? source : f.id);
+  out.origin = origin;
+  out.target = target;
   std::vector<transform::Component> now;
   std::vector<bool> block;  // a domain held as a block (targets of a zoom stay blocks)
   for (const config::GridComponent& c : origin) {
@@ -256,18 +258,19 @@ PlanBuilder::Transformations PlanBuilder::plan_transformations(const config::Fie
       if (auto built = built_steps_.find(key); built != built_steps_.end()) {
         if (t->kind == "interpolate_domain") block[p] = true;
         out.texts.push_back(built->second.text);
+        out.defs.push_back(t);
         out.maps.push_back(built->second.map);
         now[p] = built->second.target;
         continue;
       }
       transform::Step step;
       if (t->kind == "interpolate_domain") {  // collective: every rank builds the same ones in the same order
-        const auto key = std::make_pair(t, origin[p].ref + "#" + std::to_string(k));
-        auto it = interpolations_.find(key);
+        const auto shared = std::make_pair(t, origin[p].ref + "#" + std::to_string(k));
+        auto it = interpolations_.find(shared);
         if (it == interpolations_.end()) {
           const config::DomainDef* owner = transform::owner_domain(def_, *t);
           if (!owner) config_error(t->where, "<interpolate_domain> outside a domain");
-          it = interpolations_.emplace(key, transform::interp::build_interpolation(*t, *owner, now[p], placement_.comm))
+          it = interpolations_.emplace(shared, transform::interp::build_interpolation(*t, *owner, now[p], placement_.comm))
                    .first;
         }
         step = it->second;
@@ -286,6 +289,7 @@ PlanBuilder::Transformations PlanBuilder::plan_transformations(const config::Fie
       step.map.outer = outer;
       step.map.prepare();
       out.texts.push_back(step.text);
+      out.defs.push_back(t);
       out.maps.push_back(std::make_shared<const transform::Transform>(std::move(step.map)));
       now[p] = std::move(step.target);
       built_steps_.emplace(key, BuiltStep{now[p], out.maps.back(), out.texts.back()});
@@ -293,6 +297,58 @@ PlanBuilder::Transformations PlanBuilder::plan_transformations(const config::Fie
     store_target(target[p], now[p], block[p]);
   }
   return out;
+}
+
+int PlanBuilder::add_transform_step(const Transformations& tr, std::size_t k, int input) {
+  const auto& map = tr.maps[k];
+  if (!map->needs_coordinates()) return graph_.add_transform(input, map);
+  const int source = map->coordinate_source.empty() ? -1 : coordinate_node(tr, k, true);
+  const int target = map->coordinate_target.empty() ? -1 : coordinate_node(tr, k, false);
+  return graph_.add_transform(input, map, source, target);
+}
+
+// The node giving a coordinate field's values in the layout of step k's
+// source (coordinate/coordinate_src: a field on the source field's grid,
+// taken through the steps before k as the field is) or target
+// (coordinate_dst: a field on the field's own grid, k the last step).
+int PlanBuilder::coordinate_node(const Transformations& tr, std::size_t k, bool source_side) {
+  const transform::Transform& map = *tr.maps[k];
+  const config::TransformationDef& t = *tr.defs[k];
+  const std::string& id = source_side ? map.coordinate_source : map.coordinate_target;
+  const std::string attr =
+      source_side ? (t.attr("coordinate_src") ? "coordinate_src" : "coordinate") : "coordinate_dst";
+  const config::FieldDef* def = def_.find_field(id);
+  if (!def) config_error(t.where, "<interpolate_axis>: unknown coordinate field '" + id + "'");
+  const std::vector<config::GridComponent> grid = transform::grid_components(def_, *def);
+  const std::vector<config::GridComponent>& want = source_side ? tr.origin : tr.target;
+  // The target side may have its own axis of the target's size where the
+  // field's grid has the interpolated one.
+  bool same = grid.size() == want.size() && (source_side || k + 1 == tr.maps.size());
+  for (std::size_t q = 0; same && q < grid.size(); ++q)
+    same = grid[q].kind == want[q].kind &&
+           (grid[q].ref == want[q].ref || (!source_side && tr.origin[q].ref != tr.target[q].ref));
+  if (!same)
+    config_error(t.where,
+                 "<interpolate_axis>: " + attr + "=\"" + id + "\" must be on the grid of the " +
+                     (source_side ? "interpolated field's source field (the same domain and axes in the same order)"
+                                  : "interpolated field (the same domain and axes in the same order, any axis of "
+                                    "the target's size in place of the interpolated one), with interpolate_axis "
+                                    "the last transformation"));
+  std::vector<std::string> path{"<interpolate_axis>"};  // for cycles through expressions
+  int node = node_for_field(id, t.where, path);
+  if (source_side)
+    for (std::size_t q = 0; q < k; ++q) {  // the steps before this one, as the field takes them
+      if (tr.maps[q]->needs_coordinates())
+        config_error(t.where,
+                     "<interpolate_axis>: a chain with two interpolations on coordinate fields is not supported");
+      node = graph_.add_transform(node, tr.maps[q]);
+    }
+  const std::size_t have = graph_.node(node).values.size();
+  const std::size_t need = source_side ? map.input_size() : map.output_size();
+  if (have != need)
+    config_error(t.where, "<interpolate_axis>: " + attr + "=\"" + id + "\" holds " + std::to_string(have) +
+                              " values on this rank where the interpolation needs " + std::to_string(need));
+  return node;
 }
 
 }  // namespace foehn::client

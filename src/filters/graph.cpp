@@ -28,12 +28,15 @@ int Graph::add_expression(std::shared_ptr<const Expression> expression, std::vec
   return add(std::move(n));
 }
 
-int Graph::add_transform(int input, std::shared_ptr<const transform::Transform> transform) {
-  const auto key = std::make_pair(input, transform.get());
+int Graph::add_transform(int input, std::shared_ptr<const transform::Transform> transform, int source_coordinate,
+                         int target_coordinate) {
+  const auto key = std::make_tuple(input, transform.get(), source_coordinate, target_coordinate);
   if (auto it = transform_nodes_.find(key); it != transform_nodes_.end()) return it->second;  // computed once
   Node n;
   n.kind = NodeKind::transform;
   n.inputs = {input};
+  n.source_coordinate = source_coordinate;
+  n.target_coordinate = target_coordinate;
   n.values.resize(transform->output_size());
   n.transform = std::move(transform);
   const int index = add(std::move(n));
@@ -100,7 +103,18 @@ void Graph::evaluate(std::int64_t step, std::int64_t now, bool irregular) {
     } else if (node.kind == NodeKind::transform) {
       const Node& in = nodes_[static_cast<std::size_t>(node.inputs[0])];
       if (in.step != step) continue;
-      node.transform->apply(in.values.data(), node.values.data());
+      // A coordinate field of the same step, or no value this step.
+      const double* coordinate[2] = {nullptr, nullptr};
+      bool ready = true;
+      for (int k = 0; k < 2; ++k) {
+        const int c = k == 0 ? node.source_coordinate : node.target_coordinate;
+        if (c < 0) continue;
+        const Node& cn = nodes_[static_cast<std::size_t>(c)];
+        ready = ready && cn.step == step;
+        coordinate[k] = cn.values.data();
+      }
+      if (!ready) continue;
+      node.transform->apply(in.values.data(), coordinate[0], coordinate[1], node.values.data());
       node.step = step;
     } else if (node.kind == NodeKind::expression) {
       bool ready = true;

@@ -19,6 +19,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <map>
+#include <tuple>
 #include <memory>
 #include <vector>
 
@@ -42,6 +43,7 @@ enum class NodeKind {
 struct Node {
   NodeKind kind = NodeKind::source;
   std::vector<int> inputs;                                // expression: one per expression input; chain, output: 0 or 1
+  int source_coordinate = -1, target_coordinate = -1;     // transform: nodes of its coordinate fields (-1: none)
   std::shared_ptr<const Expression> expression;           // expression
   std::shared_ptr<const transform::Transform> transform;  // transform
   std::vector<const double*> input_values;                // expression: its inputs' values, set when evaluated
@@ -55,8 +57,12 @@ class Graph {
  public:
   int add_source(std::size_t size);
   int add_expression(std::shared_ptr<const Expression> expression, std::vector<int> inputs, std::size_t size);
-  // `transform` of the values of `input` (of its input_size), giving its output_size values.
-  int add_transform(int input, std::shared_ptr<const transform::Transform> transform);
+  // `transform` of the values of `input` (of its input_size), giving its
+  // output_size values. A transform with coordinate fields
+  // (needs_coordinates) takes their nodes too, in the order source, target
+  // (-1: none); it is evaluated in a step once all its inputs have values.
+  int add_transform(int input, std::shared_ptr<const transform::Transform> transform, int source_coordinate = -1,
+                    int target_coordinate = -1);
   // @id: `stage` over every value of `input`, giving its result at the ends
   // of `period` (null: every step).
   int add_chain(int input, TemporalStage stage, std::unique_ptr<calendar::Schedule> period);
@@ -84,7 +90,8 @@ class Graph {
  private:
   int add(Node node);
   std::vector<Node> nodes_;
-  std::map<std::pair<int, const transform::Transform*>, int> transform_nodes_;  // (input, map) -> its node
+  // (input, map, coordinate inputs) -> its node: fields sharing a chain share its nodes
+  std::map<std::tuple<int, const transform::Transform*, int, int>, int> transform_nodes_;
 };
 
 }  // namespace foehn::filters

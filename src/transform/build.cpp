@@ -440,17 +440,28 @@ const config::AxisDef* owner_axis(const config::ContextDef& ctx, const config::T
   return nullptr;
 }
 
+std::string vertical_source_coordinate(const config::TransformationDef& t) {
+  const std::string* plain = t.attr("coordinate");
+  const std::string* src = t.attr("coordinate_src");
+  if (plain && src && *plain != *src)
+    bad(t, "coordinate=\"" + *plain + "\" and coordinate_src=\"" + *src +
+               "\" name two source coordinates (they mean the same: give one)");
+  return src ? *src : plain ? *plain : std::string();
+}
+
+std::string vertical_target_coordinate(const config::TransformationDef& t) {
+  const std::string* dst = t.attr("coordinate_dst");
+  return dst ? *dst : std::string();
+}
+
 std::vector<double> vertical_target_levels(const config::TransformationDef& t, const config::AxisDef& target,
                                            const Component& source) {
-  for (const char* name : {"coordinate", "coordinate_src", "coordinate_dst"})
-    if (t.attr(name))
-      bad(t, std::string(name) +
-                 " (a model field as the vertical coordinate) is not supported yet: the source "
-                 "axis's values are the coordinate");
-  if (target.value.empty())
+  const bool per_point_targets = !vertical_target_coordinate(t).empty();
+  if (target.value.empty() && !(per_point_targets && target.n_glo))
     throw config::ConfigError(target.where,
-                              "axis '" + target.id + "' is filled by <interpolate_axis>: give its levels (value=...)");
-  if (target.n_glo && *target.n_glo != static_cast<std::int64_t>(target.value.size()))
+                              "axis '" + target.id + "' is filled by <interpolate_axis>: give its levels (value=...)" +
+                                  std::string(per_point_targets ? " or, with coordinate_dst, n_glo" : ""));
+  if (target.n_glo && !target.value.empty() && *target.n_glo != static_cast<std::int64_t>(target.value.size()))
     throw config::ConfigError(target.where, "axis '" + target.id + "': n_glo=" + std::to_string(*target.n_glo) +
                                                 " but " + std::to_string(target.value.size()) + " values");
   const std::int64_t order = integer(t, "order").value_or(1);
@@ -458,7 +469,10 @@ std::vector<double> vertical_target_levels(const config::TransformationDef& t, c
   if (source.kind == Component::Kind::axis && order >= source.ni_glo)
     bad(t, "order " + std::to_string(order) + " needs at least " + std::to_string(order + 1) +
                " source levels; the source axis has " + std::to_string(source.ni_glo));
-  return target.value;
+  if (!target.value.empty()) return target.value;
+  std::vector<double> index(static_cast<std::size_t>(*target.n_glo));  // coordinate_dst: levels by number
+  std::iota(index.begin(), index.end(), 0.0);
+  return index;
 }
 
 Step vertical_shape(const config::TransformationDef& t, const Component& source, const config::AxisDef& target) {
@@ -470,8 +484,15 @@ Step vertical_shape(const config::TransformationDef& t, const Component& source,
   s.map.op = Operation::columns;
   s.map.n_source = source.data_size();
   s.map.n_target = s.target.data_size();
-  s.text = t.kind + " " + size_text(source) + " -> " + size_text(s.target);
+  s.text = t.kind + " " + size_text(source) + " -> " + size_text(s.target) + vertical_coordinate_text(t);
   return s;
+}
+
+std::string vertical_coordinate_text(const config::TransformationDef& t) {
+  const std::string src = vertical_source_coordinate(t), dst = vertical_target_coordinate(t);
+  if (src.empty() && dst.empty()) return "";
+  return " (coordinate " + (src.empty() ? std::string("the axis's values") : "field '" + src + "'") + " to " +
+         (dst.empty() ? std::string("the axis's values") : "field '" + dst + "'") + ")";
 }
 
 Step interpolation_shape(const config::TransformationDef& t, const Component& source, const config::DomainDef& target) {

@@ -86,12 +86,18 @@ struct TargetShape {
 TargetShape interpolation_target(const config::TransformationDef& t, const config::DomainDef& target);
 
 // interpolate_axis: the axis that holds `t` (null: none), and the target
-// levels it gives (value=, checked against n_glo); ConfigError at the line
-// at fault (no values, an order the source axis cannot carry, a
-// coordinate field, which is not supported yet).
+// levels it gives (value=, checked against n_glo; with coordinate_dst and
+// no values, the level numbers 0..n_glo-1); ConfigError at the line at
+// fault (no values, an order the source axis cannot carry). The model
+// fields giving the coordinate per point (XIOS's coordinate or
+// coordinate_src: the source's; coordinate_dst: the target's; "" when the
+// axis's values are), and how `foehn plan` names them.
 const config::AxisDef* owner_axis(const config::ContextDef& ctx, const config::TransformationDef& t);
 std::vector<double> vertical_target_levels(const config::TransformationDef& t, const config::AxisDef& target,
                                            const Component& source);
+std::string vertical_source_coordinate(const config::TransformationDef& t);
+std::string vertical_target_coordinate(const config::TransformationDef& t);
+std::string vertical_coordinate_text(const config::TransformationDef& t);
 // What interpolate_axis makes, for `foehn check` and `foehn plan`.
 Step vertical_shape(const config::TransformationDef& t, const Component& source, const config::AxisDef& target);
 

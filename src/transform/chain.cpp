@@ -2,6 +2,9 @@
 
 #include <numeric>
 #include <set>
+#include <string_view>
+
+#include "config/values.h"
 
 namespace foehn::transform {
 
@@ -33,6 +36,19 @@ Component::Kind component_kind(Kind k) {
   return k == Kind::domain ? Component::Kind::domain
          : k == Kind::axis ? Component::Kind::axis
                            : Component::Kind::scalar;
+}
+
+// interpolate_axis's coordinate fields must be fields of this context.
+void check_coordinate_fields(const config::ContextDef& ctx, const config::TransformationDef& t) {
+  for (const std::string& id : {vertical_source_coordinate(t), vertical_target_coordinate(t)}) {
+    if (id.empty() || ctx.find_field(id)) continue;
+    std::vector<std::string_view> names;
+    for (const config::FieldDef& f : ctx.fields)
+      if (!f.id.empty()) names.push_back(f.id);
+    throw config::ConfigError(t.where, "<interpolate_axis> in <axis>: unknown coordinate field '" + id +
+                                           "' (a field of this context giving the vertical coordinate at each point)" +
+                                           config::detail::did_you_mean(id, names));
+  }
 }
 
 }  // namespace
@@ -117,6 +133,7 @@ std::vector<const config::TransformationDef*> chain_between(const config::Contex
                                               kind_name(source_kind(*t)) + ", but its source here is a " +
                                               kind_name(kind));
     kind = target_kind(*t);
+    if (t->kind == "interpolate_axis") check_coordinate_fields(ctx, *t);
   }
   return chain;
 }

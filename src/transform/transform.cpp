@@ -209,7 +209,10 @@ void Transform::prepare() const {
   sums.assign(2 * block, 0.0);
 }
 
-void Transform::apply(const double* in, double* out) const {
+void Transform::apply(const double* in, double* out) const { apply(in, nullptr, nullptr, out); }
+
+void Transform::apply(const double* in, const double* source_coordinate, const double* target_coordinate,
+                      double* out) const {
   switch (op) {
     case Operation::gather: gather(*this, in, out); return;
     case Operation::sum: reduce<Operation::sum>(*this, in, out); return;
@@ -221,7 +224,10 @@ void Transform::apply(const double* in, double* out) const {
       remap_apply(*this, in, out);
       return;
     case Operation::columns:
-      for (std::size_t o = 0; o < outer; ++o) columns->apply(in + o * n_source * inner, out + o * n_target * inner);
+      for (std::size_t o = 0; o < outer; ++o)
+        columns->apply(
+            in + o * n_source * inner, source_coordinate ? source_coordinate + o * n_source * inner : nullptr,
+            target_coordinate ? target_coordinate + o * n_target * inner : nullptr, out + o * n_target * inner);
       return;
   }
 }

@@ -40,11 +40,14 @@ class HaloExchange {
 // An operation on whole columns of the transformed axis (interpolate_axis:
 // src/transform/interp/interpolate_axis.h): in is n_source levels x
 // `columns` values (the components before the axis), out n_target levels.
+// With coordinate fields, source_coordinate has in's layout and
+// target_coordinate out's, both of the same step (null: not used).
 class ColumnOperator {
  public:
   virtual ~ColumnOperator() = default;
   virtual void prepare(std::size_t columns) = 0;  // once, at close of definition
-  virtual void apply(const double* in, double* out) const = 0;
+  virtual void apply(const double* in, const double* source_coordinate, const double* target_coordinate,
+                     double* out) const = 0;
 };
 
 // An interpolation's part of a Transform, built once at close of
@@ -75,6 +78,10 @@ struct Transform {
   std::vector<double> weight;        // one per entry of source, or empty (all 1)
   std::shared_ptr<const RemapStage> remap;  // op == remap: the weights and the exchange
   std::shared_ptr<ColumnOperator> columns;  // op == columns: one per Transform (prepared for its inner)
+  // op == columns: the model fields giving the coordinate per point of each
+  // step (interpolate_axis coordinate/coordinate_src: on the step's source
+  // layout; coordinate_dst: on its target layout); empty: the axes' values.
+  std::string coordinate_source, coordinate_target;
 
   std::size_t input_size() const { return outer * n_source * inner; }
   std::size_t output_size() const { return outer * n_target * inner; }
@@ -82,6 +89,10 @@ struct Transform {
   // missing: reductions skip them; a target without a valid input is NaN.
   // No allocation; one loop per target and operation.
   void apply(const double* in, double* out) const;
+  // With the coordinate fields' values of the same step (input_size and
+  // output_size values; null where the step has none).
+  void apply(const double* in, const double* source_coordinate, const double* target_coordinate, double* out) const;
+  bool needs_coordinates() const { return !coordinate_source.empty() || !coordinate_target.empty(); }
 
   // Reductions with inner > 1 keep one sum, weight and count per inner
   // value while they walk a target's positions, so that the loop over the

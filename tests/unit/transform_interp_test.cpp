@@ -189,6 +189,46 @@ TEST(InterpolateAxis, LinearAndLogLinearProfilesExactInEveryColumn) {
   }
 }
 
+// coordinate="pres": the source coordinate per point and per step, given
+// with the values (the filter graph passes the field's values of the
+// step); coordinate_dst: the targets per point too.
+TEST(InterpolateAxis, CoordinateFieldsPerColumnAndStep) {
+  const config::ContextDef ctx = axes(
+      "<axis id=\"p\" value=\"850 500 300\"><interpolate_axis coordinate=\"pres\"/></axis>"
+      "<axis id=\"q\" n_glo=\"2\"><interpolate_axis coordinate_src=\"pres\" coordinate_dst=\"pt\"/></axis>");
+  const Component source = whole_axis({0, 1, 2, 3, 4});  // level numbers: not the coordinate
+  const std::size_t columns = 3, levels = 5;
+  for (std::size_t a = 0; a < 2; ++a) {
+    const config::AxisDef& target = ctx.axes[a];
+    transform::Step s = transform::interp::build_vertical(target.transformations[0], target, source);
+    EXPECT_EQ(s.map.coordinate_source, "pres");
+    EXPECT_EQ(s.map.coordinate_target, a == 0 ? "" : "pt");
+    const std::size_t nt = s.target.owned.size();
+    s.map.inner = columns;
+    s.map.prepare();
+    for (int step = 0; step < 2; ++step) {
+      std::vector<double> pres(levels * columns), in(levels * columns), pt(nt * columns), out(nt * columns);
+      const auto profile = [&](double p, std::size_t c) {
+        return 250.0 + 0.01 * p * static_cast<double>(c + 1) + step;
+      };
+      for (std::size_t l = 0; l < levels; ++l)
+        for (std::size_t c = 0; c < columns; ++c) {
+          const double surface = 1010.0 - 20.0 * static_cast<double>(c) + 5.0 * step;
+          pres[l * columns + c] = surface * (1.0 - 0.2 * static_cast<double>(l));  // bottom up
+          in[l * columns + c] = profile(pres[l * columns + c], c);
+        }
+      for (std::size_t t = 0; t < nt; ++t)
+        for (std::size_t c = 0; c < columns; ++c) pt[t * columns + c] = 900.0 - 300.0 * static_cast<double>(t) - c;
+      s.map.apply(in.data(), pres.data(), a == 0 ? nullptr : pt.data(), out.data());
+      for (std::size_t t = 0; t < nt; ++t)
+        for (std::size_t c = 0; c < columns; ++c) {
+          const double p = a == 0 ? target.value[t] : pt[t * columns + c];
+          EXPECT_NEAR(out[t * columns + c], profile(p, c), 1e-11) << a << " " << step << " " << t << " " << c;
+        }
+    }
+  }
+}
+
 TEST(InterpolateAxis, RefusedAtTheirLine) {
   const auto error = [](const std::string& text, bool decomposed = false) {
     try {
@@ -202,9 +242,12 @@ TEST(InterpolateAxis, RefusedAtTheirLine) {
   };
   EXPECT_EQ(error("<axis id=\"p\"><interpolate_axis/></axis>"),
             "2: axis 'p' is filled by <interpolate_axis>: give its levels (value=...)");
-  EXPECT_NE(error("<axis id=\"p\" value=\"1.5\"><interpolate_axis coordinate=\"pres\"/></axis>")
-                .find("coordinate (a model field as the vertical coordinate) is not supported yet"),
+  EXPECT_NE(error("<axis id=\"p\" value=\"1.5\"><interpolate_axis coordinate=\"pres\" coordinate_src=\"p3\"/></axis>")
+                .find("name two source coordinates"),
             std::string::npos);
+  EXPECT_NE(
+      error("<axis id=\"p\" value=\"1.5\"><interpolate_axis coordinate=\"pres\"/></axis>", true).find("decomposed"),
+      std::string::npos);
   EXPECT_NE(error("<axis id=\"p\" value=\"1.5\"><interpolate_axis/></axis>", true).find("decomposed"),
             std::string::npos);
   EXPECT_NE(error("<axis id=\"p\" value=\"1.5\"><interpolate_axis order=\"3\"/></axis>").find("order 3 is not 1 or 2"),

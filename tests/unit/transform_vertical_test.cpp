@@ -4,7 +4,9 @@
 // direction, missing levels (coordinate or data), extrapolation on and off.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <vector>
 
 #include "transform/vertical/vertical_interpolation.h"
@@ -158,6 +160,43 @@ TEST(VerticalInterpolation, TargetsMayDifferPerColumn) {
   std::vector<double> out(targets.size());
   v.apply(k.profile(f), out);
   for (std::size_t at = 0; at < targets.size(); ++at) EXPECT_NEAR(out[at], f(targets[at]), 1e-10);
+}
+
+// A coordinate field: the same object rebuilt every step from new
+// pressures (surface pressure changing per step), unsorted and repeated
+// targets, order 1 and 2, linear and ln; each step exact for its own
+// coordinate, as a fresh object gives.
+TEST(VerticalInterpolation, CoordinateChangingEveryStep) {
+  Case k;
+  k.targets = {50000, 92500, 30000, 92500, 1000, 85000};  // any order; 1000 Pa above every column
+  for (int order : {1, 2})
+    for (bool log : {false, true}) {
+      const VerticalOptions o{.order = order, .log_coordinate = log};
+      VerticalInterpolator v(k.columns, k.levels, static_cast<std::int64_t>(k.targets.size()), o);
+      auto f = [log](double p) { return log ? 220.0 + 25.0 * std::log(p) : 300.0 - 0.0008 * p; };
+      for (int step = 0; step < 3; ++step) {
+        Case s = k;
+        for (double& p : s.p) p *= 1.0 - 0.01 * step;
+        v.set_coordinate(s.p, s.targets);
+        std::vector<double> out(s.targets.size() * static_cast<std::size_t>(s.columns));
+        v.apply(s.profile(f), out);
+        const std::vector<double> fresh = s.run(o, s.profile(f));
+        EXPECT_EQ(std::memcmp(out.data(), fresh.data(), out.size() * sizeof(double)), 0) << order << log << step;
+        for (std::size_t t = 0; t < s.targets.size(); ++t)
+          for (int c = 0; c < s.columns; ++c) {
+            const double got = out[t * static_cast<std::size_t>(s.columns) + static_cast<std::size_t>(c)];
+            double lo = 1e300, hi = -1e300;  // the column's range
+            for (int l = 0; l < s.levels; ++l) {
+              lo = std::min(lo, s.p[static_cast<std::size_t>(l * s.columns + c)]);
+              hi = std::max(hi, s.p[static_cast<std::size_t>(l * s.columns + c)]);
+            }
+            if (s.targets[t] < lo || s.targets[t] > hi)
+              EXPECT_TRUE(std::isnan(got));
+            else
+              EXPECT_NEAR(got, f(s.targets[t]), 1e-9 * std::abs(f(s.targets[t]))) << order << log << step << t << c;
+          }
+      }
+    }
 }
 
 TEST(VerticalInterpolation, RefusesBadOrderAndSizes) {

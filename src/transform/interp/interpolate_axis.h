@@ -1,9 +1,14 @@
 // interpolate_axis as a step of the transformation stage: each column (the
 // values of the components before the axis, one per level) interpolated
-// from the source axis's values to the target axis's (XIOS's orders 1 and
-// 2, extrapolate; foehn's log_coordinate: in ln of the coordinate) by the
-// kernel of ../vertical/. Columns are local to a model rank: the source axis
-// must not be decomposed. No MPI.
+// from the source coordinate to the target's (XIOS's orders 1 and 2,
+// extrapolate; foehn's log_coordinate: in ln of the coordinate) by the
+// kernel of ../vertical/. The source coordinate is the source axis's values
+// or, with coordinate/coordinate_src, a model field on the step's source
+// layout (3-D pressure); the target's the target axis's values or, with
+// coordinate_dst, a field on its target layout. The Transform names them
+// (coordinate_source/target); the filter graph passes their values of the
+// same step. Columns are local to a model rank: the source axis must not be
+// decomposed. No MPI.
 #pragma once
 
 #include "config/config.h"

@@ -19,9 +19,13 @@ VerticalInterpolator::VerticalInterpolator(std::int64_t columns, std::int64_t so
   const auto n = static_cast<std::size_t>(points() * target_levels * columns);
   level_.assign(n, -1);
   weight_.assign(n, 0.0);
-  coordinate_.assign(static_cast<std::size_t>(source_levels * columns), 0.0);
   target_.assign(static_cast<std::size_t>(target_levels * columns), 0.0);
+  shared_target_.assign(static_cast<std::size_t>(target_levels), 0.0);
+  block_coordinate_.assign(static_cast<std::size_t>(kBlock * source_levels), 0.0);
+  block_level_.assign(static_cast<std::size_t>(points() * target_levels * kBlock), -1);
+  block_weight_.assign(static_cast<std::size_t>(points() * target_levels * kBlock), 0.0);
   sorted_coordinate_.reserve(static_cast<std::size_t>(source_levels));
+  target_order_.resize(static_cast<std::size_t>(target_levels));
   sorted_level_.reserve(static_cast<std::size_t>(source_levels));
 }
 
@@ -41,101 +45,184 @@ void VerticalInterpolator::set_coordinate(std::span<const double> source, std::s
                         " values (expected " + std::to_string(source_levels_ * columns_) + ") and the target " +
                         std::to_string(target.size()) + " (expected " + std::to_string(target_levels_) + " or " +
                         std::to_string(target_levels_ * columns_) + ")");
-  std::copy(source.begin(), source.end(), coordinate_.begin());
-  for (std::int64_t t = 0; t < target_levels_; ++t)
-    for (std::int64_t c = 0; c < columns_; ++c)
-      target_[static_cast<std::size_t>(t * columns_ + c)] =
-          target[static_cast<std::size_t>(shared ? t : t * columns_ + c)];
-  for (std::int64_t c = 0; c < columns_; ++c) build_column(c);
+  source_coordinate_ = source.data();
+  // Shared targets are visited in increasing order, so that each column's
+  // search is one walk up its levels (NaN targets last).
+  shared_targets_ = shared;
+  if (shared) {
+    std::copy(target.begin(), target.end(), shared_target_.begin());
+    for (std::int64_t t = 0; t < target_levels_; ++t) target_order_[static_cast<std::size_t>(t)] = t;
+    std::sort(target_order_.begin(), target_order_.end(), [&](std::int64_t a, std::int64_t b) {
+      const double x = target[static_cast<std::size_t>(a)], y = target[static_cast<std::size_t>(b)];
+      return std::isnan(y) ? !std::isnan(x) : x < y;
+    });
+  } else {
+    std::copy(target.begin(), target.end(), target_.begin());
+  }
+  // Blocks of columns: the block's coordinates transposed (a column's
+  // levels contiguous) and its stencils written row by row, so that a
+  // column touches no page per level (level-major data is one page per
+  // level and column otherwise).
+  const std::int64_t stride = target_levels_ * columns_;
+  for (std::int64_t c0 = 0; c0 < columns_; c0 += kBlock) {
+    const std::int64_t nb = std::min(kBlock, columns_ - c0);
+    for (std::int64_t l = 0; l < source_levels_; ++l) {
+      const double* row = source.data() + l * columns_ + c0;
+      for (std::int64_t b = 0; b < nb; ++b)
+        block_coordinate_[static_cast<std::size_t>(b * source_levels_ + l)] = row[b];
+    }
+    for (std::int64_t b = 0; b < nb; ++b) build_column(c0 + b, b);
+    for (std::int64_t r = 0; r < points() * target_levels_; ++r) {  // r = m * target_levels + t
+      const auto from = static_cast<std::size_t>(r * kBlock);
+      const auto to = static_cast<std::size_t>((r / target_levels_) * stride + (r % target_levels_) * columns_ + c0);
+      std::copy_n(block_level_.begin() + static_cast<std::ptrdiff_t>(from), nb,
+                  level_.begin() + static_cast<std::ptrdiff_t>(to));
+      std::copy_n(block_weight_.begin() + static_cast<std::ptrdiff_t>(from), nb,
+                  weight_.begin() + static_cast<std::ptrdiff_t>(to));
+    }
+  }
 }
 
 template <class T>
-void VerticalInterpolator::gather_column(std::int64_t c, const T* data) const {
+void VerticalInterpolator::gather_column(const double* coordinate_of, std::int64_t step, std::int64_t c,
+                                         const T* data) const {
   // The column's usable levels (and, given data, those with a value),
   // sorted by coordinate: a column given top down or bottom up, with
   // missing levels anywhere.
   const double data_missing = static_cast<double>(static_cast<T>(options_.missing));
   auto missing_data = [&](double v) { return v != v || v == data_missing; };
+  if (!data) {
+    // Fast path, the common case: every level usable and the column strictly
+    // monotonic; one branch-free pass decides it.
+    const double mv = options_.missing;
+    const bool check_mv = mv == mv, positive = options_.log_coordinate;
+    bool usable = true, increasing = true, decreasing = true;
+    double previous = coordinate_of[0];
+    usable = previous == previous && !(check_mv && previous == mv) && !(positive && !(previous > 0));
+    for (std::int64_t l = 1; l < source_levels_; ++l) {
+      const double x = coordinate_of[l * step];
+      usable = usable && x == x && !(check_mv && x == mv) && !(positive && !(x > 0));
+      increasing = increasing && previous < x;
+      decreasing = decreasing && previous > x;
+      previous = x;
+    }
+    if (usable && (increasing || decreasing)) {
+      const auto n = static_cast<std::size_t>(source_levels_);
+      sorted_level_.resize(n);
+      sorted_coordinate_.resize(n);
+      for (std::size_t k = 0; k < n; ++k) {
+        const std::size_t l = increasing ? k : n - 1 - k;
+        sorted_level_[k] = static_cast<std::int32_t>(l);
+        sorted_coordinate_[k] = coordinate_of[static_cast<std::int64_t>(l) * step];
+      }
+      return;
+    }
+  }
   sorted_level_.clear();
   for (std::int64_t l = 0; l < source_levels_; ++l) {
     const auto at = static_cast<std::size_t>(l * columns_ + c);
-    if (usable_coordinate(coordinate_[at]) && (!data || !missing_data(static_cast<double>(data[at]))))
+    if (usable_coordinate(coordinate_of[l * step]) && (!data || !missing_data(static_cast<double>(data[at]))))
       sorted_level_.push_back(static_cast<std::int32_t>(l));
   }
-  std::sort(sorted_level_.begin(), sorted_level_.end(), [&](std::int32_t a, std::int32_t b) {
-    return coordinate_[static_cast<std::size_t>(a * columns_ + c)] <
-           coordinate_[static_cast<std::size_t>(b * columns_ + c)];
-  });
-  sorted_coordinate_.clear();
-  for (std::int32_t l : sorted_level_) {
-    const double x = coordinate_[static_cast<std::size_t>(l * columns_ + c)];
-    sorted_coordinate_.push_back(options_.log_coordinate ? std::log(x) : x);
+  // Model columns are monotonic: sorting is then a reversal or nothing.
+  const auto coordinate = [&](std::int32_t l) { return coordinate_of[l * step]; };
+  bool increasing = true, decreasing = true;
+  for (std::size_t k = 1; k < sorted_level_.size(); ++k) {
+    const double a = coordinate(sorted_level_[k - 1]), b = coordinate(sorted_level_[k]);
+    increasing = increasing && a < b;
+    decreasing = decreasing && a > b;
   }
+  if (decreasing && !increasing)
+    std::reverse(sorted_level_.begin(), sorted_level_.end());
+  else if (!increasing)
+    std::sort(sorted_level_.begin(), sorted_level_.end(),
+              [&](std::int32_t a, std::int32_t b) { return coordinate(a) < coordinate(b); });
+  // Searched in the raw coordinate (ln is monotonic); ln only of the few
+  // levels a stencil uses.
+  sorted_coordinate_.clear();
+  for (std::int32_t l : sorted_level_) sorted_coordinate_.push_back(coordinate(l));
 }
 
-int VerticalInterpolator::stencil(double raw, std::int32_t* level, double* weight) const {
+int VerticalInterpolator::stencil(double raw, std::int32_t* level, double* weight, std::int64_t* walk) const {
   const auto n = static_cast<std::int64_t>(sorted_level_.size());
   if (!usable_coordinate(raw) || n == 0) return 0;
-  const double x = options_.log_coordinate ? std::log(raw) : raw;
-  const bool inside = x >= sorted_coordinate_.front() && x <= sorted_coordinate_.back();
+  const bool inside = raw >= sorted_coordinate_.front() && raw <= sorted_coordinate_.back();
   if (!inside && !options_.extrapolate) return 0;
   if (n == 1) {
     if (!inside) return 0;
     level[0] = sorted_level_[0], weight[0] = 1;
     return 1;
   }
+  const auto coordinate = [&](std::int64_t k) {
+    const double v = sorted_coordinate_[static_cast<std::size_t>(k)];
+    return options_.log_coordinate ? std::log(v) : v;
+  };
+  const double x = options_.log_coordinate ? std::log(raw) : raw;
   // Bracket [lo, lo + 1] (the end segment when outside), then widened by
   // one level at a time on the side of the nearer end, as XIOS does.
-  const auto upper = std::upper_bound(sorted_coordinate_.begin(), sorted_coordinate_.end(), x);
-  std::int64_t lo = std::clamp<std::int64_t>(upper - sorted_coordinate_.begin() - 1, 0, n - 2);
+  // The first level above raw: walked on from the previous (smaller)
+  // target's, or searched.
+  std::int64_t upper = 0;
+  if (walk) {
+    upper = *walk;
+    while (upper < n && sorted_coordinate_[static_cast<std::size_t>(upper)] <= raw) ++upper;
+    *walk = upper;
+  } else {
+    upper = std::upper_bound(sorted_coordinate_.begin(), sorted_coordinate_.end(), raw) - sorted_coordinate_.begin();
+  }
+  std::int64_t lo = std::clamp<std::int64_t>(upper - 1, 0, n - 2);
   std::int64_t hi = lo + 1;
+  double x_lo = coordinate(lo), x_hi = coordinate(hi);
+  double xs[3] = {x_lo, x_hi, 0};  // the stencil's coordinates, lo first
   for (int extra = 1; extra < options_.order && hi - lo + 1 < n; ++extra) {
-    const bool down =
-        x - sorted_coordinate_[static_cast<std::size_t>(lo)] < sorted_coordinate_[static_cast<std::size_t>(hi)] - x;
-    if ((down && lo > 0) || hi == n - 1)
+    const bool down = x - x_lo < x_hi - x;
+    if ((down && lo > 0) || hi == n - 1) {
       --lo;
-    else
+      x_lo = coordinate(lo);
+      xs[2] = xs[1], xs[1] = xs[0], xs[0] = x_lo;
+    } else {
       ++hi;
+      x_hi = coordinate(hi);
+      xs[2] = x_hi;
+    }
   }
   // Lagrange weights of the stencil's levels at x.
-  for (std::int64_t k = lo; k <= hi; ++k) {
+  const int used = static_cast<int>(hi - lo + 1);
+  for (int k = 0; k < used; ++k) {
     double w = 1;
-    const double xk = sorted_coordinate_[static_cast<std::size_t>(k)];
-    for (std::int64_t q = lo; q <= hi; ++q)
-      if (q != k)
-        w *= (x - sorted_coordinate_[static_cast<std::size_t>(q)]) /
-             (xk - sorted_coordinate_[static_cast<std::size_t>(q)]);
-    level[k - lo] = sorted_level_[static_cast<std::size_t>(k)];
-    weight[k - lo] = w;
+    for (int q = 0; q < used; ++q)
+      if (q != k) w *= (x - xs[q]) / (xs[k] - xs[q]);
+    level[k] = sorted_level_[static_cast<std::size_t>(lo + k)];
+    weight[k] = w;
   }
-  return static_cast<int>(hi - lo + 1);
+  return used;
 }
 
-void VerticalInterpolator::build_column(std::int64_t c) {
-  gather_column<double>(c, nullptr);
-  const std::int64_t stride = target_levels_ * columns_;
-  for (std::int64_t t = 0; t < target_levels_; ++t) {
-    const std::int64_t at = t * columns_ + c;
+void VerticalInterpolator::build_column(std::int64_t c, std::int64_t b) {
+  gather_column<double>(block_coordinate_.data() + b * source_levels_, 1, c, nullptr);
+  std::int64_t walk = 0;
+  for (std::int64_t k = 0; k < target_levels_; ++k) {
+    const std::int64_t t = shared_targets_ ? target_order_[static_cast<std::size_t>(k)] : k;
     std::int32_t level[3];
     double weight[3];
-    const int used = stencil(target_[static_cast<std::size_t>(at)], level, weight);
+    const int used = stencil(target_at(t, c), level, weight, shared_targets_ ? &walk : nullptr);
     // Unused slots: no stencil (-1, the fill value), or a column too short
     // for the order (a level repeated with weight 0), so that apply needs
     // no per-slot test.
     for (int m = 0; m < points(); ++m) {
-      const auto slot = static_cast<std::size_t>(m * stride + at);
-      level_[slot] = used == 0 ? -1 : m < used ? level[m] : level[0];
-      weight_[slot] = m < used ? weight[m] : 0;
+      const auto slot = static_cast<std::size_t>((m * target_levels_ + t) * kBlock + b);
+      block_level_[slot] = used == 0 ? -1 : m < used ? level[m] : level[0];
+      block_weight_[slot] = m < used ? weight[m] : 0;
     }
   }
 }
 
 template <class T>
 T VerticalInterpolator::interpolate_skipping_missing(std::int64_t c, std::int64_t t, const T* in) const {
-  gather_column(c, in);
+  gather_column(source_coordinate_ + c, columns_, c, in);
   std::int32_t level[3];
   double weight[3];
-  const int used = stencil(target_[static_cast<std::size_t>(t * columns_ + c)], level, weight);
+  const int used = stencil(target_at(t, c), level, weight, nullptr);
   if (used == 0) return static_cast<T>(options_.fill);
   double sum = 0;
   for (int m = 0; m < used; ++m)

@@ -18,6 +18,9 @@
 // stencils (per step when the coordinate changes, O(columns x (source +
 // target levels x log source levels))); apply is one gather per stencil
 // point over contiguous columns. Nothing is allocated after construction.
+// Per column the stencils cost O(source + target levels) when the column is
+// monotonic (as model columns are) and the targets are shared: no sort, one
+// walk up the levels, ln only of the levels a stencil uses.
 #pragma once
 
 #include <cstdint>
@@ -48,7 +51,9 @@ class VerticalInterpolator {
 
   // source: source_levels x columns coordinate values; target: the target
   // levels, either target_levels values shared by all columns or
-  // target_levels x columns. Throws VerticalError on wrong sizes.
+  // target_levels x columns. Throws VerticalError on wrong sizes. `source`
+  // must stay valid until the last apply with these stencils (apply reads
+  // it again where a data value is missing); it is not copied.
   void set_coordinate(std::span<const double> source, std::span<const double> target);
   // in: source_levels x columns; out: target_levels x columns. Uses
   // scratch space of the object: one apply at a time per object.
@@ -61,13 +66,22 @@ class VerticalInterpolator {
   bool missing(double v) const;
   bool usable_coordinate(double x) const;
   // Fills the scratch with column c's usable levels (with data: only those
-  // whose value is not missing), sorted by coordinate.
+  // whose value is not missing), sorted by coordinate; the coordinate of
+  // level l is coordinate_of[l * step].
   template <class T>
-  void gather_column(std::int64_t c, const T* data) const;
+  void gather_column(const double* coordinate_of, std::int64_t step, std::int64_t c, const T* data) const;
   // The stencil of target coordinate `raw` in the gathered column: the
-  // number of levels (0: none), their indices and Lagrange weights.
-  int stencil(double raw, std::int32_t* level, double* weight) const;
-  void build_column(std::int64_t c);
+  // number of levels (0: none), their indices and Lagrange weights. `walk`
+  // (targets in increasing order): where the previous target's search
+  // ended, advanced; null: a binary search.
+  int stencil(double raw, std::int32_t* level, double* weight, std::int64_t* walk) const;
+  // Column c, the b-th of its block: stencils into the block's buffers.
+  void build_column(std::int64_t c, std::int64_t b);
+  double target_at(std::int64_t t, std::int64_t c) const {
+    return shared_targets_ ? shared_target_[static_cast<std::size_t>(t)]
+                           : target_[static_cast<std::size_t>(t * columns_ + c)];
+  }
+  static constexpr std::int64_t kBlock = 64;  // columns whose stencils are built together
   template <class T>
   T interpolate_skipping_missing(std::int64_t c, std::int64_t t, const T* in) const;
   template <class T>
@@ -80,8 +94,16 @@ class VerticalInterpolator {
   // (-1: no value, the fill) and its weight.
   std::vector<std::int32_t> level_;
   std::vector<double> weight_;
-  // The coordinates of the last set_coordinate (targets per column).
-  std::vector<double> coordinate_, target_;
+  // The last set_coordinate's source coordinate (the caller's: read again
+  // by apply for points with missing data) and targets (per column, or shared).
+  const double* source_coordinate_ = nullptr;
+  std::vector<double> target_, shared_target_;
+  // One block of columns: coordinates column by column, and stencils.
+  std::vector<double> block_coordinate_, block_weight_;
+  std::vector<std::int32_t> block_level_;
+  // Shared targets: their indices by increasing value (each column's search is one walk).
+  bool shared_targets_ = false;
+  std::vector<std::int64_t> target_order_;
   // Scratch of one column: valid levels sorted by increasing coordinate.
   mutable std::vector<double> sorted_coordinate_;
   mutable std::vector<std::int32_t> sorted_level_;
