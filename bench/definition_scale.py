@@ -2,11 +2,12 @@
 definition with 20,000 fields in 20 files, each field with its metadata,
 1 model rank + 1 foehn-server; the time of foehn_close_definition (model
 rank 0, after a barrier), and the peak memory (VmHWM) of the model and the
-server from foehn's report. The same run with 200 fields is the baseline in
-the same run (interleaved, median of --reps). Targets: <= 2 s and <= 200 MB.
+server from foehn's report. Each size runs with the build under test and,
+with --before, with another build (an older commit) in the same run,
+interleaved, median of --reps. Targets: <= 2 s and <= 200 MB at 20,000.
 
-  .venv/bin/python bench/definition_scale.py            # 20,000 fields
-  .venv/bin/python bench/definition_scale.py --fields 5000 --reps 1
+  .venv/bin/python bench/definition_scale.py                      # 20,000 fields
+  .venv/bin/python bench/definition_scale.py --fields 2000 5000 20000 --before /path/to/old/build --reps 1
 Writes definition_scale.{json,md} into --out."""
 import argparse
 import json
@@ -27,7 +28,8 @@ def parse_args():
     p.add_argument("--build", default=str(miniapp_runs.ROOT / "build"))
     p.add_argument("--out", default=str(HERE / "results"))
     p.add_argument("--workdir", default=str(miniapp_runs.ROOT / "out/definition_scale"))
-    p.add_argument("--fields", type=int, default=20_000)
+    p.add_argument("--fields", type=int, nargs="+", default=[20_000])
+    p.add_argument("--before", help="a build of an older commit, run interleaved with --build")
     p.add_argument("--files", type=int, default=20)
     p.add_argument("--grid", type=int, nargs=2, default=(72, 36))
     p.add_argument("--reps", type=int, default=3)
@@ -73,33 +75,42 @@ def run_once(build, work, nfields, nfiles, grid):
 
 def main():
     a = parse_args()
-    build, work = pathlib.Path(a.build).resolve(), pathlib.Path(a.workdir).resolve()
+    builds = {"after": pathlib.Path(a.build).resolve()}
+    if a.before:
+        builds = {"before": pathlib.Path(a.before).resolve(), **builds}
+    work = pathlib.Path(a.workdir).resolve()
     load_before = os.getloadavg()[0]
-    runs = {"baseline": [], "full": []}
-    for _ in range(a.reps):  # interleaved: the machine's noise hits both alike
-        runs["baseline"].append(run_once(build, work / "baseline", a.fields // 100, a.files, a.grid))
-        runs["full"].append(run_once(build, work / "full", a.fields, a.files, a.grid))
+    runs = {(n, b): [] for n in a.fields for b in builds}
+    for _ in range(a.reps):  # interleaved: the machine's noise hits both builds alike
+        for n in a.fields:
+            for b, build in builds.items():
+                runs[(n, b)].append(run_once(build, work / f"{b}_{n}", n, a.files, a.grid) | {"load": os.getloadavg()[0]})
     med = {k: {m: statistics.median(r[m] for r in v) for m in v[0]} for k, v in runs.items()}
-    full = med["full"]
-    result = {"fields": a.fields, "baseline_fields": a.fields // 100, "files": a.files, "grid": list(a.grid),
-              "reps": a.reps, "load_before": load_before, "load_after": os.getloadavg()[0], "median": med,
-              "runs": runs,
-              "met_seconds": full["close_definition_seconds"] <= TARGET_SECONDS,
-              "met_memory": max(full["model_peak_mb"], full["server_peak_mb"]) <= TARGET_MB}
+    top = med[(max(a.fields), "after")]
+    result = {"fields": a.fields, "files": a.files, "grid": list(a.grid), "reps": a.reps,
+              "builds": {b: str(p) for b, p in builds.items()}, "load_before": load_before,
+              "load_after": os.getloadavg()[0],
+              "median": {f"{b} {n}": m for (n, b), m in med.items()},
+              "runs": {f"{b} {n}": r for (n, b), r in runs.items()},
+              "met_seconds": top["close_definition_seconds"] <= TARGET_SECONDS,
+              "met_memory": max(top["model_peak_mb"], top["server_peak_mb"]) <= TARGET_MB}
     out = pathlib.Path(a.out)
     out.mkdir(parents=True, exist_ok=True)
     (out / "definition_scale.json").write_text(json.dumps(result, indent=1))
-    lines = [f"{a.fields:,} fields (half averaged) in {a.files} files on a {a.grid[0]} x {a.grid[1]} domain, 1 model "
-             f"rank + 1 foehn-server, median of {a.reps} interleaved runs; load average {load_before:.1f} before, "
-             f"{result['load_after']:.1f} after.", "",
-             "| run | fields | foehn_init [s] | close_definition [s] | 2 steps [s] | model peak [MB] | server peak [MB] |",
-             "|---|---|---|---|---|---|---|"]
-    for k, n in (("baseline", a.fields // 100), ("full", a.fields)):
-        m = med[k]
-        lines.append(f"| {k} | {n:,} | {m['init_seconds']:.2f} | {m['close_definition_seconds']:.2f} | "
-                     f"{m['steps_seconds']:.2f} | {m['model_peak_mb']:.0f} | {m['server_peak_mb']:.0f} |")
-    lines += ["", f"targets: close of definition <= {TARGET_SECONDS} s: {'met' if result['met_seconds'] else 'NOT met'}; "
-              f"peak memory <= {TARGET_MB:.0f} MB: {'met' if result['met_memory'] else 'NOT met'}"]
+    lines = [f"Fields (half averaged) in {a.files} files on a {a.grid[0]} x {a.grid[1]} domain, 1 model rank + "
+             f"1 foehn-server, median of {a.reps} interleaved runs; load average {load_before:.1f} before, "
+             f"{result['load_after']:.1f} after (the load column: at the end of each run, median).", "",
+             "| build | fields | foehn_init [s] | close_definition [s] | 2 steps [s] | model peak [MB] | "
+             "server peak [MB] | load |", "|---|---|---|---|---|---|---|---|"]
+    for n in a.fields:
+        for b in builds:
+            m = med[(n, b)]
+            lines.append(f"| {b} | {n:,} | {m['init_seconds']:.2f} | {m['close_definition_seconds']:.2f} | "
+                         f"{m['steps_seconds']:.2f} | {m['model_peak_mb']:.0f} | {m['server_peak_mb']:.0f} | "
+                         f"{m['load']:.1f} |")
+    lines += ["", f"targets at {max(a.fields):,} fields: close of definition <= {TARGET_SECONDS} s: "
+              f"{'met' if result['met_seconds'] else 'NOT met'}; peak memory <= {TARGET_MB:.0f} MB: "
+              f"{'met' if result['met_memory'] else 'NOT met'}"]
     (out / "definition_scale.md").write_text("\n".join(lines) + "\n")
     print("\n".join(lines))
 

@@ -2,6 +2,8 @@
 // The work is done in stages; see internal.h for the map.
 #include <filesystem>
 #include <set>
+#include <string>
+#include <unordered_map>
 
 #include "calendar/calendar.h"
 #include "config/internal.h"
@@ -138,6 +140,28 @@ const T* find_by_id(const std::vector<T>& items, std::string_view id) {
   return nullptr;
 }
 
+// Fields by id through an index of the list last searched: close of
+// definition looks each field up several times, and a linear search made
+// 20,000 fields quadratic (bench/definition_scale.py). The index is only a
+// hint (the list may have changed in place): a hit is checked, a miss
+// searched linearly, so the answer is always the linear search's.
+const FieldDef* find_field_indexed(const std::vector<FieldDef>& items, std::string_view id) {
+  constexpr std::size_t kIndexFrom = 64;  // short lists: the linear search is as fast
+  if (items.size() < kIndexFrom) return find_by_id(items, id);
+  thread_local const FieldDef* indexed_data = nullptr;
+  thread_local std::size_t indexed_size = 0;
+  thread_local std::unordered_map<std::string, std::size_t> index;
+  if (indexed_data != items.data() || indexed_size != items.size()) {
+    index.clear();
+    for (std::size_t k = 0; k < items.size(); ++k) index.emplace(items[k].id, k);  // the first of equal ids
+    indexed_data = items.data(), indexed_size = items.size();
+  }
+  if (auto it = index.find(std::string(id)); it != index.end() && items[it->second].id == id) {
+    return &items[it->second];
+  }
+  return find_by_id(items, id);
+}
+
 Simulation read_all(std::string_view xml, const std::string& name, const std::string& base_dir,
                     const std::string& key) {
   using namespace detail;
@@ -206,7 +230,7 @@ const AxisDef* ContextDef::find_axis(std::string_view id) const { return find_by
 const DomainDef* ContextDef::find_domain(std::string_view id) const { return find_by_id(domains, id); }
 const ScalarDef* ContextDef::find_scalar(std::string_view id) const { return find_by_id(scalars, id); }
 const GridDef* ContextDef::find_grid(std::string_view id) const { return find_by_id(grids, id); }
-const FieldDef* ContextDef::find_field(std::string_view id) const { return find_by_id(fields, id); }
+const FieldDef* ContextDef::find_field(std::string_view id) const { return find_field_indexed(fields, id); }
 const FileDef* ContextDef::find_file(std::string_view id) const { return find_by_id(files, id); }
 const Variable* ContextDef::find_variable(std::string_view id) const { return find_by_id(variables, id); }
 

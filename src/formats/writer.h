@@ -109,6 +109,13 @@ class Writer {
   // of the variable's precision. An empty box takes part in a collective
   // write without data.
   virtual void put(int variable, std::int64_t record, const grid::Box& box, const void* values) = 0;
+  // A format may leave the costly part of a new file's definition for
+  // later (netCDF-4: HDF5 creates every dataset at nc_enddef, about 1 ms a
+  // variable), so that a server acknowledges a plan before that work and
+  // does it while idle or before the file's first write. Every writer of
+  // the file calls it at the same point of the order (or none does: the
+  // other calls finish the definition first). Throws IoError as put does.
+  virtual void finish_definition() {}
   virtual void sync() = 0;   // sync_freq: what is written reaches the disk
   virtual void close() = 0;  // throws IoError when the file cannot be completed
   virtual WriterFigures figures() const = 0;

@@ -149,6 +149,27 @@ void OutputEngine::open_file(int file) {
   target.path = formats::file_name(name, traits.extension);
   files_[file] = formats::open_writer(plan_, file, std::move(target));
   periods_[file].last_sync = std::chrono::steady_clock::now();
+  // Attached, the model pays for the definition either way: at once, so
+  // that its errors come at close of definition. A server acknowledges the
+  // plan first and finishes files while idle (define_next) or before their
+  // first write; a shared file only then, at the same point on every writer.
+  if (role_.attached)
+    files_[file]->finish_definition();
+  else if (writers == 1)
+    to_define_.push_back(file);
+}
+
+bool OutputEngine::define_next() {
+  while (!to_define_.empty() && !failed()) {
+    const int file = to_define_.back();
+    to_define_.pop_back();
+    if (!files_[file]) continue;
+    try {
+      files_[file]->finish_definition();
+    } catch (const formats::IoError& e) { fail_writing(e); }
+    return true;
+  }
+  return false;
 }
 
 bool OutputEngine::writes_together(const output::FileInfo& f) {

@@ -92,6 +92,12 @@ class OutputEngine {
   // written before stay readable, and the IoError goes on, saying so; later
   // records are dropped, and close() throws it again.
   bool write_front(bool closing);
+  // Finishes the definition of one file that this writer writes alone
+  // (formats::Writer::finish_definition), left from the constructor so that
+  // a server acknowledges the plan sooner; the server loop calls it when
+  // idle. False when none is left. A failure ends the writing as in
+  // write_front (and throws).
+  bool define_next();
   bool failed() const { return !failure_.empty(); }
   // The front record waits for the other writers of its file (peers_ready):
   // the caller must call write_front again without a new message.
@@ -194,6 +200,7 @@ class OutputEngine {
   WriterRole role_;
   std::vector<VarState> vars_;
   std::vector<std::unique_ptr<formats::Writer>> files_;  // by file; null: not written here
+  std::vector<int> to_define_;                           // files whose definition define_next may finish
   std::unique_ptr<calendar::Calendar> calendar_;         // for file periods; null when no file has any
   std::int64_t origin_ = 0;
   std::vector<FilePeriods> periods_;  // by file

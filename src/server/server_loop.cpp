@@ -94,6 +94,7 @@ class Server {
         if (MPI_Wtime() - last_message < kPollAfterMessage) continue;
         reap_credits();
         if (waiting_for_peers()) drive();
+        if (define_next()) continue;  // then look for messages again
         std::this_thread::sleep_for(idle);
         // Payloads on their way are checked for at least every 100 us.
         idle = std::min(idle * 2, std::chrono::microseconds(directs_.empty() ? 1000 : 100));
@@ -435,6 +436,21 @@ class Server {
     order_.push_back(o);
     for (int s = 1; s < count_; ++s)
       MPI_Send(&o, sizeof o, MPI_BYTE, w_.server_ranks[s], transport::kTagOrder, w_.comm);
+  }
+
+  // One file's definition left for idle time (OutputEngine::define_next),
+  // counted as busy; a failure reaches the clients at their next call.
+  bool define_next() {
+    const double t0 = MPI_Wtime();
+    bool defined = false;
+    for (auto it = contexts_.begin(); it != contexts_.end() && !defined; ++it) {
+      if (!it->second->engine || !it->second->error.empty()) continue;
+      try {
+        defined = it->second->engine->define_next();
+      } catch (const std::exception& e) { fail_context(*it->second, e.what()), defined = true; }
+    }
+    figures_.busy_seconds += MPI_Wtime() - t0;
+    return defined;
   }
 
   bool waiting_for_peers() const {

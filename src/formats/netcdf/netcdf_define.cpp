@@ -72,9 +72,6 @@ void NetcdfWriter::define(const ContextPlan& plan, const FileInfo& f) {
   define_scalars(plan, f);
   for (int vi : f.variables) define_variable(plan, vi);
   put_global_attributes(plan, f);
-  ds_.end_definition();
-  set_access(plan, f);
-  bound_time_caches();
 }
 
 void NetcdfWriter::put_time_attributes(const ContextPlan& plan, int var, const char* long_name) const {

@@ -57,8 +57,11 @@ NetcdfWriter::NetcdfWriter(const ContextPlan& plan, int file_index, WriterTarget
     attach(plan, f);
   } else {
     ds_ = NcDataset::create(target.path, NC_NETCDF4 | (classic ? NC_CLASSIC_MODEL : 0), target.comm, parallel_);
+    // Defined in netCDF's memory now (names, dimensions and attributes
+    // checked); HDF5's datasets later, in finish_definition.
     define(plan, f);
-    write_coordinates(plan);
+    defining_plan_ = &plan;
+    file_index_ = file_index;
   }
   comm_ = target.comm;
   measure_record();
@@ -167,7 +170,18 @@ void NetcdfWriter::bound_time_caches() const {
     if (var >= 0) ds_.set_chunk_cache(var, kTimeChunkCacheBytes);
 }
 
+void NetcdfWriter::finish_definition() {
+  if (!defining_plan_) return;
+  const ContextPlan& plan = *defining_plan_;
+  defining_plan_ = nullptr;
+  ds_.end_definition();
+  set_access(plan, plan.files.at(file_index_));
+  bound_time_caches();
+  write_coordinates(plan);
+}
+
 void NetcdfWriter::write_time(std::int64_t record, double end, double start_time) {
+  finish_definition();
   check_space(record);
   const std::size_t start[2] = {static_cast<std::size_t>(base_record_ + record), 0};
   const std::size_t count[2] = {is_root_ ? std::size_t{1} : 0, 2};
@@ -181,6 +195,7 @@ void NetcdfWriter::write_time(std::int64_t record, double end, double start_time
 }
 
 void NetcdfWriter::put(int variable, std::int64_t record, const grid::Box& box, const void* values) {
+  finish_definition();
   const auto& offset = offset_.at(variable);
   const std::size_t t = timeless_[variable] ? 0 : 1;  // leading time dimension, if any
   const std::size_t rank = box.start.size() + t;
@@ -204,10 +219,14 @@ void NetcdfWriter::put(int variable, std::int64_t record, const grid::Box& box, 
   bytes_written_ += static_cast<std::uint64_t>(box.size()) * prec_[variable];
 }
 
-void NetcdfWriter::sync() { ds_.sync(); }
+void NetcdfWriter::sync() {
+  finish_definition();
+  ds_.sync();
+}
 
 void NetcdfWriter::close() {
   if (!ds_.is_open()) return;
+  finish_definition();  // a file without records is complete too
   const double t0 = MPI_Wtime();
   ds_.close();
   write_seconds_ += MPI_Wtime() - t0;

@@ -51,6 +51,9 @@ class NetcdfWriter final : public Writer {
   bool is_root() const override { return is_root_; }
   void write_time(std::int64_t record, double end, double start) override;
   void put(int variable, std::int64_t record, const grid::Box& box, const void* values) override;
+  // nc_enddef (HDF5 creates the datasets), collective access and the
+  // coordinate values; the constructor leaves these for later.
+  void finish_definition() override;
   void sync() override;
   void close() override;
   WriterFigures figures() const override { return {bytes_written_, write_seconds_, disk_bytes_}; }
@@ -107,6 +110,10 @@ class NetcdfWriter final : public Writer {
   void measure_record();  // record_bytes_ and cache_bytes_
 
   NcDataset ds_;
+  // Until finish_definition: the plan (the engine's, which outlives its
+  // writers) and the file, for what is left of the definition.
+  const output::ContextPlan* defining_plan_ = nullptr;
+  int file_index_ = -1;
   MPI_Comm comm_ = MPI_COMM_SELF;  // the file's writers
   bool parallel_ = false;
   bool is_root_ = true;
