@@ -16,6 +16,7 @@
 #include "report/report.h"
 #include "server/direct_receives.h"
 #include "server/output_engine.h"
+#include "server/server_report.h"
 #include "server/two_level.h"
 #include "transport/event.h"
 #include "transport/liveness.h"
@@ -143,17 +144,7 @@ class Server {
     const report::Details files = report::gather(details_, w_.local);
     if (index_ == 0) {
       report::print_servers(std::cerr, all);
-      // Each model's first rank writes the whole report: send it ours, then its files.
-      for (std::size_t k = 0; k < w_.model_roots.size(); ++k) {
-        MPI_Send(all.data(), static_cast<int>(all.size() * sizeof(report::ServerFigures)), MPI_BYTE,
-                 w_.model_roots[k], transport::kTagReport, w_.comm);
-        report::Details of_model;
-        for (const auto& f : files.files)
-          if (f.code == static_cast<int>(k)) of_model.files.push_back(f);
-        const std::string text = report::to_text(of_model);
-        MPI_Send(text.data(), static_cast<int>(text.size()), MPI_CHAR, w_.model_roots[k], transport::kTagReport,
-                 w_.comm);
-      }
+      send_reports(all, files, w_.model_roots, w_.comm);  // each model's first rank writes the whole report
     }
     return failed_ ? 1 : 0;
   }
