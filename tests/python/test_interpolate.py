@@ -131,16 +131,20 @@ def unit_vectors(lon, lat):
     return np.stack([np.cos(la) * np.cos(lo), np.cos(la) * np.sin(lo), np.sin(la)], -1)
 
 
-def quad_areas(west, east, south, north):
-    """Areas of cells with great-circle edges through their four corners:
-    two triangles each (Van Oosterom and Strackee)."""
-    c = [unit_vectors(west, south), unit_vectors(east, south), unit_vectors(east, north), unit_vectors(west, north)]
-
+def corner_quad_areas(c):
+    """Areas of cells with great-circle edges through their four corners
+    c[0..3] (unit vectors, in order): two triangles each (Van Oosterom and
+    Strackee)."""
     def triangle(a, b, d):
         num = np.abs(np.einsum("...i,...i", a, np.cross(b, d)))
         den = 1 + np.einsum("...i,...i", a, b) + np.einsum("...i,...i", b, d) + np.einsum("...i,...i", d, a)
         return 2 * np.arctan2(num, den)
     return triangle(c[0], c[1], c[2]) + triangle(c[0], c[2], c[3])
+
+
+def quad_areas(west, east, south, north):
+    return corner_quad_areas([unit_vectors(west, south), unit_vectors(east, south), unit_vectors(east, north),
+                              unit_vectors(west, north)])
 
 
 def test_second_order_conserves_the_area_integral(outputs):

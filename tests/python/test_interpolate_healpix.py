@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from conftest import BUILD, ROOT, run_mpmd
-from test_interpolate import NI, NJ, quad_areas, unit_vectors, values
+from test_interpolate import NI, NJ, corner_quad_areas, quad_areas, unit_vectors, values
 
 XML = ROOT / "tests/python/interpolate_healpix.xml"
 MODEL = ROOT / "tests/python/interpolate_model.py"
@@ -35,14 +35,9 @@ def outputs(tmp_path_factory):
 
 
 def corner_areas(nside, nest):
-    """Great-circle quadrilaterals through each cell's 4 corners (healpy), two triangles each."""
-    c = np.transpose(healpy.boundaries(nside, np.arange(12 * nside**2), step=1, nest=nest), (2, 0, 1))
-
-    def triangle(a, b, d):
-        num = np.abs(np.einsum("...i,...i", a, np.cross(b, d)))
-        den = 1 + np.einsum("...i,...i", a, b) + np.einsum("...i,...i", b, d) + np.einsum("...i,...i", d, a)
-        return 2 * np.arctan2(num, den)
-    return triangle(c[0], c[1], c[2]) + triangle(c[0], c[2], c[3])
+    """Great-circle quadrilaterals through each cell's 4 corners (healpy)."""
+    return corner_quad_areas(np.transpose(healpy.boundaries(nside, np.arange(12 * nside**2), step=1, nest=nest),
+                                          (2, 0, 1)))
 
 
 def test_same_bits_whatever_the_ranks_and_servers(outputs):

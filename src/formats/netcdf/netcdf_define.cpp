@@ -319,7 +319,7 @@ void NetcdfWriter::define_variable(const ContextPlan& plan, int vi) {
   // (bench/output_heavy.py). Chunks larger than this small cache go to
   // the file directly.
   if (!dims.empty()) define_compression(v, var);  // netcdf_compression.cpp (may chunk it)
-  size_chunk_cache(vi, var);
+  ds_.set_chunk_cache(var, kChunkCacheBytes);
   put_variable_attributes(v, vi, var);
   varids_[vi] = var;
 }
