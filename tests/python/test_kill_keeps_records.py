@@ -28,6 +28,11 @@ def iodef_with(tmp_path, sync_seconds):
     (tmp_path / "iodef.xml").write_text(text)
 
 
+def flushed_records(path):
+    with netCDF4.Dataset(path) as ds:
+        return len(ds.dimensions["time_counter"])
+
+
 def run_and_kill(tmp_path, servers, victim, records_before_kill=3):
     """Runs the demo (endless), waits until the shared file holds flushed
     records, kills one process of `victim` with SIGKILL, and waits for the
@@ -45,8 +50,12 @@ def run_and_kill(tmp_path, servers, victim, records_before_kill=3):
             time.sleep(0.3)
             try:
                 with netCDF4.Dataset(tmp_path / "demo_atm_3h.nc") as ds:
-                    if len(ds.dimensions["time_counter"]) >= records_before_kill:
-                        break
+                    if len(ds.dimensions["time_counter"]) < records_before_kill:
+                        continue
+                # and each writer's own file has flushed a record (its own clock)
+                parts = sorted(tmp_path.glob("demo_sfc_1h*.nc"))
+                if parts and all(flushed_records(part) >= 1 for part in parts):
+                    break
             except (OSError, KeyError):
                 continue
         assert proc.poll() is None, proc.communicate()
