@@ -19,42 +19,15 @@
 #include <string>
 #include <vector>
 
+#include "bench_stats.h"
+
 #include "client/non_finite.h"
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
+using foehn::bench::median_seconds;
+
 volatile std::uint64_t g_sink = 0;
-
-void flush_caches() {  // streams over a buffer larger than the caches
-  static std::vector<char> junk(std::size_t{256} << 20, 1);
-  char sum = 0;
-  for (std::size_t k = 0; k < junk.size(); k += 64) sum = static_cast<char>(sum + junk[k]++);
-  g_sink = static_cast<std::uint64_t>(sum);
-}
-
-template <class F>
-double median_seconds(int runs, bool cold, F&& f) {
-  int reps = 1;
-  if (!cold) {
-    f();
-    for (;;) {
-      const auto t0 = Clock::now();
-      for (int r = 0; r < reps; ++r) f();
-      if (std::chrono::duration<double>(Clock::now() - t0).count() > 0.02 || reps > (1 << 20)) break;
-      reps *= 2;
-    }
-  }
-  std::vector<double> t;
-  for (int k = 0; k < runs; ++k) {
-    if (cold) flush_caches();
-    const auto t0 = Clock::now();
-    for (int r = 0; r < reps; ++r) f();
-    t.push_back(std::chrono::duration<double>(Clock::now() - t0).count() / reps);
-  }
-  std::nth_element(t.begin(), t.begin() + runs / 2, t.end());
-  return t[static_cast<std::size_t>(runs / 2)];
-}
 
 struct Result {
   std::string name;

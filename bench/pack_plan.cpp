@@ -29,14 +29,16 @@
 #include <string>
 #include <vector>
 
+#include "bench_stats.h"
+
 #include "grid/pack_plan.h"
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
+using foehn::bench::median_seconds;
+
 using foehn::grid::PackPlan;
 constexpr std::int64_t kFragment = 16384;  // values per event: a 64 KiB float payload
-volatile char g_sink = 0;
 
 struct Case {
   const char* name;
@@ -45,38 +47,6 @@ struct Case {
   std::int64_t levels;
   bool headline;  // the case the target is judged on
 };
-
-void flush_caches() {  // streams over a buffer larger than the caches
-  static std::vector<char> junk(std::size_t{256} << 20, 1);
-  char sum = 0;
-  for (std::size_t k = 0; k < junk.size(); k += 64) sum = static_cast<char>(sum + junk[k]++);
-  g_sink = sum;
-}
-
-// Median seconds per call of f: cold, each call after a flush; hot, runs of
-// enough calls to last ~20 ms.
-template <class F>
-double median_seconds(int runs, bool cold, F&& f) {
-  int reps = 1;
-  if (!cold) {
-    f();
-    for (;;) {
-      const auto t0 = Clock::now();
-      for (int r = 0; r < reps; ++r) f();
-      if (std::chrono::duration<double>(Clock::now() - t0).count() > 0.02 || reps > (1 << 20)) break;
-      reps *= 2;
-    }
-  }
-  std::vector<double> t;
-  for (int k = 0; k < runs; ++k) {
-    if (cold) flush_caches();
-    const auto t0 = Clock::now();
-    for (int r = 0; r < reps; ++r) f();
-    t.push_back(std::chrono::duration<double>(Clock::now() - t0).count() / reps);
-  }
-  std::nth_element(t.begin(), t.begin() + runs / 2, t.end());
-  return t[static_cast<std::size_t>(runs / 2)];
-}
 
 struct Figures {
   double memcpy_s = 0, direct_s = 0, staged_s = 0, runs_s = 0;
