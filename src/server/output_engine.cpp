@@ -102,7 +102,7 @@ OutputEngine::OutputEngine(output::ContextPlan plan, WriterRole role)
   for (const auto& f : plan_.files) (writes_together(f) ? shared : own) = true;
   mixed_ = shared && own && writers_ > 1 && !role_.forward;
   files_.resize(plan_.files.size());
-  closed_by_file_.resize(plan_.files.size());
+  closed_.resize(plan_.files.size());
   for (std::size_t i = 0; i < plan_.files.size(); ++i)
     if (!role_.forward && (role_.pool < 0 || role_.file_pool.at(i) == role_.pool)) open_file(static_cast<int>(i));
 }
@@ -193,10 +193,9 @@ void OutputEngine::start_record(int file, std::int64_t record, double time) {
   files_[file]->close();
   if (empty && !files_[file]->appended() && files_[file]->is_root()) std::remove(files_[file]->path().c_str());
   const formats::WriterFigures figures = files_[file]->figures();  // close included
-  closed_.bytes += figures.bytes;
-  closed_.write_seconds += figures.write_seconds;
-  closed_by_file_[file].bytes += figures.bytes;
-  if (!empty) closed_by_file_[file].disk_bytes += figures.disk_bytes;  // a removed file takes no room
+  closed_[file].bytes += figures.bytes;
+  closed_[file].write_seconds += figures.write_seconds;
+  if (!empty) closed_[file].disk_bytes += figures.disk_bytes;  // a removed file takes no room
   p.period = period;
   p.first_record = record;
   plan_.files[file].resume_file_records = -1;  // the periods after the checkpoint's begin new files
@@ -754,10 +753,18 @@ std::size_t OutputEngine::buffer_bytes() const {
   return n;
 }
 
+formats::WriterFigures OutputEngine::figures_of(int file) const {
+  formats::WriterFigures f = closed_[static_cast<std::size_t>(file)];
+  if (const auto& open = files_[static_cast<std::size_t>(file)]) {
+    const formats::WriterFigures now = open->figures();
+    f.bytes += now.bytes, f.write_seconds += now.write_seconds, f.disk_bytes += now.disk_bytes;
+  }
+  return f;
+}
+
 double OutputEngine::write_seconds() const {
-  double t = closed_.write_seconds;
-  for (const auto& f : files_)
-    if (f) t += f->figures().write_seconds;
+  double t = 0;
+  for (std::size_t i = 0; i < files_.size(); ++i) t += figures_of(static_cast<int>(i)).write_seconds;
   return t;
 }
 
@@ -765,18 +772,16 @@ std::vector<report::FileBytes> OutputEngine::file_bytes() const {
   std::vector<report::FileBytes> out;
   for (std::size_t i = 0; i < files_.size(); ++i) {
     if (!files_[i]) continue;
-    const formats::WriterFigures open = files_[i]->figures();
+    const formats::WriterFigures f = figures_of(static_cast<int>(i));
     out.push_back({plan_.context_id, plan_.files[i].id, static_cast<int>(plan_.key >> 16),
-                   static_cast<double>(closed_by_file_[i].bytes + open.bytes),
-                   static_cast<double>(closed_by_file_[i].disk_bytes + open.disk_bytes)});
+                   static_cast<double>(f.bytes), static_cast<double>(f.disk_bytes)});
   }
   return out;
 }
 
 std::uint64_t OutputEngine::bytes_written() const {
-  std::uint64_t n = closed_.bytes;
-  for (const auto& f : files_)
-    if (f) n += f->figures().bytes;
+  std::uint64_t n = 0;
+  for (std::size_t i = 0; i < files_.size(); ++i) n += figures_of(static_cast<int>(i)).bytes;
   return n;
 }
 

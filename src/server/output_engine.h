@@ -205,8 +205,10 @@ class OutputEngine {
   std::int64_t origin_ = 0;
   std::vector<FilePeriods> periods_;  // by file
   std::function<void()> synced_;
-  formats::WriterFigures closed_;     // of files already closed (split), close included
-  std::vector<formats::WriterFigures> closed_by_file_;  // the same, by file (split periods before the open one)
+  // By file: the figures of its periods already closed (split_freq), close
+  // included; a removed empty period adds no disk bytes.
+  std::vector<formats::WriterFigures> closed_;
+  formats::WriterFigures figures_of(int file) const;  // closed_ and the open period's
   std::map<std::pair<int, std::int64_t>, Pending> pending_;
   std::vector<std::vector<std::byte>> spare_;  // recycled record buffers
   std::deque<Announce> announced_;
