@@ -11,29 +11,32 @@ namespace foehn::report {
 
 using nlohmann::json;
 
+namespace {
+// Adds each line of `more` to the line of `into` with the same key(line),
+// or appends it, in order of first appearance.
+template <class Line, class Key, class Add>
+void merge_lines(std::vector<Line>& into, const std::vector<Line>& more, Key key, Add add) {
+  std::map<decltype(key(std::declval<const Line&>())), std::size_t> at;
+  for (std::size_t k = 0; k < into.size(); ++k) at.emplace(key(into[k]), k);
+  for (const Line& line : more) {
+    auto [it, fresh] = at.try_emplace(key(line), into.size());
+    if (fresh)
+      into.push_back(line);
+    else
+      add(into[it->second], line);
+  }
+}
+}  // namespace
+
 void merge(Details& into, const Details& more) {
-  std::map<std::pair<std::string, std::string>, std::size_t> at;
-  for (std::size_t k = 0; k < into.files.size(); ++k) at[{into.files[k].context, into.files[k].file}] = k;
-  for (const FileBytes& f : more.files) {
-    auto [it, fresh] = at.try_emplace({f.context, f.file}, into.files.size());
-    if (fresh) {
-      into.files.push_back(f);
-      continue;
-    }
-    into.files[it->second].raw_bytes += f.raw_bytes;
-    into.files[it->second].disk_bytes += f.disk_bytes;
-  }
-  at.clear();
-  for (std::size_t k = 0; k < into.fields.size(); ++k) at[{into.fields[k].context, into.fields[k].field}] = k;
-  for (const FieldNonFinite& f : more.fields) {
-    auto [it, fresh] = at.try_emplace({f.context, f.field}, into.fields.size());
-    if (fresh) {
-      into.fields.push_back(f);
-      continue;
-    }
-    FieldNonFinite& t = into.fields[it->second];
-    t.nan += f.nan, t.pos_inf += f.pos_inf, t.neg_inf += f.neg_inf;
-  }
+  merge_lines(
+      into.files, more.files, [](const FileBytes& f) { return std::pair(f.context, f.file); },
+      [](FileBytes& t, const FileBytes& f) { t.raw_bytes += f.raw_bytes, t.disk_bytes += f.disk_bytes; });
+  merge_lines(
+      into.fields, more.fields, [](const FieldNonFinite& f) { return std::pair(f.context, f.field); },
+      [](FieldNonFinite& t, const FieldNonFinite& f) {
+        t.nan += f.nan, t.pos_inf += f.pos_inf, t.neg_inf += f.neg_inf;
+      });
 }
 
 std::string to_text(const Details& d) {
