@@ -294,11 +294,12 @@ void StepDriver::checkpoint() {
               << std::endl;
 }
 
-// Rank 0, server mode: every server has written and synced the records
-// announced before the checkpoint (one kTagSynced each). Two-level servers
-// do not answer (docs/restart.md): their checkpoint does not wait.
+// Rank 0, server mode: every writer has written and synced the records
+// announced before the checkpoint (one kTagSynced each): every server, or
+// with two levels the level-2 ranks (level 1 writes no file).
 LocalFailure StepDriver::wait_for_servers_synced() {
-  if (plan_.level2_ranks > 0) return {};
+  const std::size_t writers =
+      plan_.level2_ranks > 0 ? static_cast<std::size_t>(plan_.level2_ranks) : world_->server_ranks.size();
   std::size_t answers = 0;
   auto last_check = std::chrono::steady_clock::now();
   auto pause = std::chrono::microseconds(20);
