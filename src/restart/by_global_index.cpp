@@ -96,8 +96,8 @@ void ByGlobalIndex::to_slab(const double* local, double* slab) const {
     received_.resize(slab_offset_.size());
     receive = received_.data();
   }
-  MPI_Alltoallv(send, send_counts_.data(), (local_in_runs_ ? local_displs_ : send_displs_).data(), MPI_DOUBLE,
-                receive, recv_counts_.data(), (slab_in_runs_ ? slab_displs_ : recv_displs_).data(), MPI_DOUBLE, comm_);
+  MPI_Alltoallv(send, send_counts_.data(), (local_in_runs_ ? local_displs_ : send_displs_).data(), MPI_DOUBLE, receive,
+                recv_counts_.data(), (slab_in_runs_ ? slab_displs_ : recv_displs_).data(), MPI_DOUBLE, comm_);
   if (!slab_in_runs_)
     for (std::size_t k = 0; k < received_.size(); ++k) slab[slab_offset_[k]] = received_[k];
 }
@@ -114,9 +114,8 @@ void ByGlobalIndex::from_slab(const double* slab, double* local) const {
     received_.resize(order_.size());
     receive = received_.data();
   }
-  MPI_Alltoallv(send, recv_counts_.data(), (slab_in_runs_ ? slab_displs_ : recv_displs_).data(), MPI_DOUBLE,
-                receive, send_counts_.data(), (local_in_runs_ ? local_displs_ : send_displs_).data(), MPI_DOUBLE,
-                comm_);
+  MPI_Alltoallv(send, recv_counts_.data(), (slab_in_runs_ ? slab_displs_ : recv_displs_).data(), MPI_DOUBLE, receive,
+                send_counts_.data(), (local_in_runs_ ? local_displs_ : send_displs_).data(), MPI_DOUBLE, comm_);
   if (!local_in_runs_)
     for (std::size_t k = 0; k < received_.size(); ++k) local[order_[k]] = received_[k];
 }
