@@ -30,6 +30,11 @@ class ByGlobalIndex {
   // Each local value with a global index from its owner's slab; the others
   // keep what they held.
   void from_slab(const double* slab, double* local) const;
+  // Where, in `local`, this rank's whole slab already is, in order, when
+  // every rank's values are exactly its own slab (one rank; or a
+  // decomposition that matches the slabs): then no exchange is needed and
+  // the slab is written straight from the local values. Else nullptr.
+  const double* slab_in_place(const double* local) const { return in_place_ ? local + local_displs_[rank_] : nullptr; }
 
  private:
   MPI_Comm comm_;
@@ -38,6 +43,13 @@ class ByGlobalIndex {
   std::vector<int> send_counts_, send_displs_;
   std::vector<int> recv_counts_, recv_displs_;
   std::vector<std::int64_t> slab_offset_;  // of each value received, in the slab
+  // When each peer's values are one run, in order, of the local values (a
+  // decomposition by blocks) or of the slab, MPI reads or writes them in
+  // place at these displacements instead of through a copy.
+  std::vector<int> local_displs_, slab_displs_;
+  bool local_in_runs_ = false, slab_in_runs_ = false;
+  bool in_place_ = false;  // on every rank: its values are its slab, in order (no exchange)
+  int rank_ = 0;
   mutable std::vector<double> sent_, received_;  // kept: one allocation per checkpoint's grid, not per variable
 };
 
