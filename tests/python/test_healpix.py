@@ -183,6 +183,8 @@ def test_zarr_store_equals_the_netcdf_file(runs, config):
     assert tas.shape == (STEPS // 2, 12 * 4**LEVEL)
     assert 4**LEVEL % tas.chunks[1] == 0 or tas.chunks[1] % 4**LEVEL == 0  # whole nested blocks
     assert tas.metadata.to_dict()["compressor"]["id"] == "zlib"
+    with open(store / "z3" / "tas" / ".zarray") as f:  # byte shuffle before zlib, decoded by numcodecs
+        assert json.load(f)["filters"] == [{"id": "shuffle", "elementsize": 4}]
     with open(store / "z3" / "tas" / ".zattrs") as f:
         assert "_ARRAY_DIMENSIONS" in f.read()
 

@@ -108,8 +108,9 @@ def test_a_killed_run_resumed_from_its_last_checkpoint(tmp_path, mpmd, unbroken)
     run = run_segment(mpmd, tmp_path, 2, 1, 1, STEPS, "6,9", die_after=17, xml_text=RESTART_XML)
     assert run.returncode != 0
     store = tmp_path / "stats_5h.zarr"
-    with xr.open_zarr(store, consolidated=False) as z:
-        assert z.sizes["time_counter"] >= 1  # the 5 h record, synced by the checkpoint at 9
+    # the 5 h record, synced by the checkpoint at 9 (the arrays' shapes may
+    # disagree: the job was killed between rewriting two of them)
+    assert json.loads((store / "time_counter" / ".zarray").read_text())["shape"][0] >= 1
     for meta in store.rglob(".zarray"):
         z = json.loads(meta.read_text())
         if meta.parent.name in ("time_counter", "time_counter_bounds", "time_instant") or len(z["shape"]) > 1 \

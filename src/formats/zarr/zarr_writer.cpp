@@ -40,11 +40,14 @@ json fill_json(double fill) {
   return fill;
 }
 
+// `shuffle`: the byte-shuffle filter (numcodecs' "shuffle", HDF5's) of
+// elements of that many bytes, 0 for none.
 json zarray(const std::vector<std::int64_t>& shape, const std::vector<std::int64_t>& chunks, const std::string& dtype,
-            const json& fill, int level) {
+            const json& fill, int level, int shuffle = 0) {
+  const json filters = shuffle > 0 ? json::array({{{"id", "shuffle"}, {"elementsize", shuffle}}}) : json(nullptr);
   return {{"zarr_format", 2}, {"shape", shape},   {"chunks", chunks},
           {"dtype", dtype},   {"compressor", compressor(level)},
-          {"fill_value", fill}, {"order", "C"},   {"filters", nullptr},
+          {"fill_value", fill}, {"order", "C"},   {"filters", filters},
           {"dimension_separator", "."}};
 }
 
@@ -383,7 +386,8 @@ void ZarrWriter::define(const ContextPlan& plan, const FileInfo& f, bool write_f
       if (!coordinates.empty()) attrs["coordinates"] = coordinates;
       if (!grid_mapping.empty()) attrs["grid_mapping"] = grid_mapping;
       for (const output::Attribute& at : v.attributes) put_attribute(attrs, at);
-      emit(a.dir + "/.zarray", zarray(shape, all_chunks, a.prec == 8 ? "<f8" : "<f4", fill_json(a.fill), a.level));
+      emit(a.dir + "/.zarray",
+           zarray(shape, all_chunks, a.prec == 8 ? "<f8" : "<f4", fill_json(a.fill), a.level, a.prec));
       emit(a.dir + "/.zattrs", attrs);
       arrays_[vi] = std::move(a);
     }
@@ -443,9 +447,18 @@ void ZarrWriter::write_chunk(const Array& a, std::int64_t record, std::int64_t o
   if (a.split >= 0) add(chunk);
   for (std::size_t d = static_cast<std::size_t>(split) + 1; d < a.shape.size(); ++d) add(0);
   if (key.empty()) key = "0";
+  // Byte shuffle first (byte k of every value, then k + 1): zlib then finds
+  // the long runs of equal high bytes, twice as fast and a third smaller on
+  // smooth fields (bench/results/kmscale.md), as NetCDF's shuffle filter.
+  const auto prec = static_cast<std::size_t>(a.prec), n = bytes / prec;
+  if (shuffled_.size() < bytes) shuffled_.resize(bytes);
+  for (std::size_t k = 0; k < prec; ++k) {
+    unsigned char* out = shuffled_.data() + k * n;
+    for (std::size_t i = 0; i < n; ++i) out[i] = data[i * prec + k];
+  }
   uLongf packed = compressBound(static_cast<uLong>(bytes));
   if (packed_.size() < packed) packed_.resize(packed);
-  if (compress2(packed_.data(), &packed, data, static_cast<uLong>(bytes), a.level) != Z_OK)
+  if (compress2(packed_.data(), &packed, shuffled_.data(), static_cast<uLong>(bytes), a.level) != Z_OK)
     throw IoError(path_ + "/" + a.dir + ": zlib compress2 failed on chunk " + key);
   write_direct(std::filesystem::path(path_) / a.dir / key, packed_.data(), packed);
   disk_bytes_ += packed;

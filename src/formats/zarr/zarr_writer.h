@@ -93,7 +93,7 @@ class ZarrWriter final : public Writer {
     std::int64_t filled = 0;  // rows received
   };
   std::map<PendingKey, Pending> pending_;  // chunks this writer owns, not complete yet
-  std::vector<unsigned char> scratch_, packed_;
+  std::vector<unsigned char> scratch_, shuffled_, packed_;
   std::uint64_t bytes_ = 0;
   double write_seconds_ = 0;
   std::uint64_t disk_bytes_ = 0;  // the chunk files this writer wrote (metadata not counted)
