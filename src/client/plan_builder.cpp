@@ -364,8 +364,6 @@ void PlanBuilder::resolve_field(int file_index, const config::FieldDef& f, const
     v.fill_value = f.default_value.value_or(f.prec == 8 ? 9.9692099683868690e+36 : 9.96921e+36);
   }
   check_grib_field(f, file, source, v, plan_);
-  if (file.format == "zarr" && file.append)  // a new store every run (zarr/zarr_writer.h)
-    config_error(file.where, "file '" + file.output_name() + "': append=\"true\" is not supported for format=\"zarr\"");
   for (int other : plan_.files[file_index].variables)
     if (plan_.variables[other].name == v.name)
       config_error(f.where, "file '" + plan_.files[file_index].id + "' already has a variable named '" + v.name +
