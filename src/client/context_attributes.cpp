@@ -214,6 +214,10 @@ void Context::set_attribute(const std::string& kind, const std::string& id, cons
     it->value = value;
     return;
   }
+  if (kind == "calendar") {
+    set_calendar_attribute(what, name, value);
+    return;
+  }
   if (kind == "field_group") {
     // A group passes the attribute to each of its fields that does not set it itself.
     const auto members = def_.field_group_members.find(id);

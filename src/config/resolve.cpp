@@ -7,10 +7,11 @@
 // inherited. So for a field the order is: own attribute > enclosing groups >
 // *_definition root > field_ref target (with the same order applied to it).
 #include <map>
-#include <numeric>
 #include <set>
 
 #include "calendar/calendar.h"
+#include "calendar/date_expression.h"
+#include "config/calendar_setup.h"
 #include "config/internal.h"
 #include "config/values.h"
 
@@ -207,12 +208,16 @@ class Resolver {
         const std::string value = text(e, name);
         if (value.empty()) continue;
         try {
-          cal.validate(calendar::parse_date(value));
+          cal.validate(calendar::parse_date_expression(value).date);
         } catch (const std::exception& ex) {
           report(node.where,
                  "bad " + std::string(name) + " '" + value + "' for a " + c.type + " calendar: " + ex.what());
         }
       }
+      // XIOS's date expressions ("2012-02-28 15:00:00 + 1d") become plain dates here.
+      try {
+        evaluate_date_expressions(c);
+      } catch (const ConfigError& ex) { report(node.where, ex.what()); }
     }
     return c;
   }
@@ -229,41 +234,9 @@ class Resolver {
           report(node.where, std::string(name) + " is only for a calendar of type user_defined, not '" + c.type + "'");
       return;
     }
-    const std::string* months = e.get("month_lengths");
-    if (!months) {
-      report(node.where, "a user_defined calendar needs month_lengths (12 numbers of days)");
-      return;
-    }
-    if (const auto day = integer<std::int64_t>(e, "day_length"); day && *day != 86400) {
-      report(node.where, "day_length " + std::to_string(*day) + ": only days of 86400 s are supported");
-      return;
-    }
-    calendar::UserCalendar u;
-    const std::vector<double> lengths = *parse_double_list(*months);
-    bool whole = lengths.size() == 12;
-    for (std::size_t k = 0; whole && k < 12; ++k) {
-      whole = lengths[k] == static_cast<double>(static_cast<int>(lengths[k]));
-      u.month_lengths[k] = static_cast<int>(lengths[k]);
-    }
-    if (!whole) {
-      report(node.where, "month_lengths '" + trim(*months) + "': expected 12 whole numbers of days");
-      return;
-    }
-    u.leap_year_month = integer<int>(e, "leap_year_month").value_or(0);
     try {
-      for (auto [name, out] : {std::pair{"leap_year_drift", &u.leap_year_drift},
-                               std::pair{"leap_year_drift_offset", &u.leap_year_drift_offset}})
-        if (const std::string* v = e.get(name)) *out = calendar::parse_millionths(*v);
-      const calendar::Calendar cal(u);  // checks the lengths and the leap rule
-      const std::int64_t common_year = 86400LL * std::accumulate(u.month_lengths.begin(), u.month_lengths.end(), 0);
-      if (const auto year = integer<std::int64_t>(e, "year_length"); year && *year != common_year)
-        throw calendar::TimeError("year_length " + std::to_string(*year) + " s is not the sum of month_lengths (" +
-                                  std::to_string(common_year) + " s)");
-    } catch (const calendar::TimeError& ex) {
-      report(node.where, std::string("bad user_defined calendar: ") + ex.what());
-      return;
-    }
-    c.user = u;
+      c.user = make_user_calendar([&](const char* name) { return e.get(name); });
+    } catch (const calendar::TimeError& ex) { report(node.where, std::string("bad user_defined calendar: ") + ex.what()); }
   }
 
   static AxisDef axis(const Element& e) {
