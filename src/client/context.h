@@ -34,7 +34,7 @@ class FieldReader;
 
 class Context {
  public:
-  Context(const std::string& id, MPI_Comm comm, const config::ContextDef& def, transport::World& world,
+  Context(const std::string& id, MPI_Comm comm, config::ContextDef def, transport::World& world,
           std::uint32_t key, transport::ClientCounters& counters);
   ~Context();
 
@@ -144,7 +144,7 @@ class Context {
   std::string id_;
   MPI_Comm comm_;
   int rank_ = 0, size_ = 1;
-  config::ContextDef def_;
+  config::ContextDef def_;  // moved from the runtime (api.cpp), changed by the model until close of definition
   transport::World* world_;
   std::uint32_t key_;
   transport::ClientCounters* counters_;

@@ -80,9 +80,9 @@ std::int64_t type_code(const std::string& type) {
 
 }  // namespace
 
-Context::Context(const std::string& id, MPI_Comm comm, const config::ContextDef& def, transport::World& world,
+Context::Context(const std::string& id, MPI_Comm comm, config::ContextDef def, transport::World& world,
                  std::uint32_t key, transport::ClientCounters& counters)
-    : id_(id), comm_(comm), def_(def), world_(&world), key_(key), counters_(&counters) {
+    : id_(id), comm_(comm), def_(std::move(def)), world_(&world), key_(key), counters_(&counters) {
   MPI_Comm_rank(comm_, &rank_);
   MPI_Comm_size(comm_, &size_);
   settings_.calendar = def_.calendar;

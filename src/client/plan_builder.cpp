@@ -53,7 +53,7 @@ void refuse_unsupported_file(const config::FileDef& f, const std::string& id) {
 // Where the file's output_freq is given (its line, or the file's).
 config::Location output_freq_where(const config::FileDef& f) {
   const auto o = f.origins.find("output_freq");
-  return o != f.origins.end() && o->second.where.line > 0 ? o->second.where : f.where;
+  return o != f.origins.end() && o->second.where->line > 0 ? *o->second.where : f.where;
 }
 
 // "a -> b -> c": a cycle of field references, for messages.

@@ -82,6 +82,11 @@ std::string read_field_refusal(const FieldDef& field) {
   return "";
 }
 
+const Location& SharedLocation::nowhere() {
+  static const Location none;
+  return none;
+}
+
 std::string Location::str() const { return line > 0 ? file + ":" + std::to_string(line) : file; }
 
 std::string ErrorItem::str() const {

@@ -186,6 +186,7 @@ class Resolver {
 
  private:
   RawContext& raw_;
+  mutable LocationTable places_;  // of the attribute origins (a cache: the definitions do not change)
   Index axes_, domains_, scalars_, grids_;
 
   static CalendarDef calendar(const Node& node) {
@@ -239,7 +240,7 @@ class Resolver {
     } catch (const calendar::TimeError& ex) { report(node.where, std::string("bad user_defined calendar: ") + ex.what()); }
   }
 
-  static AxisDef axis(const Element& e) {
+  AxisDef axis(const Element& e) const {
     AxisDef a;
     a.id = text(e, "id"), a.name = text(e, "name"), a.long_name = text(e, "long_name");
     a.standard_name = text(e, "standard_name"), a.unit = text(e, "unit"), a.positive = text(e, "positive");
@@ -259,7 +260,7 @@ class Resolver {
              "axis '" + a.id + "' has " + std::to_string(a.bounds.size()) + " bounds; it needs 2 per value (2 x n_glo" +
                  (a.n_glo ? " = " + std::to_string(2 * *a.n_glo) : ", and n_glo or value") + ")");
     }
-    a.where = e.where, a.origins = origins_of(e);
+    a.where = e.where, a.origins = origins_of(e, places_);
     a.extra = extras(e, {"id", "name", "long_name", "standard_name", "unit", "positive", "n_glo", "value", "bounds"});
     a.ref = text(e, "axis_ref");
     a.transformations = transformations_of(e);
@@ -282,7 +283,7 @@ class Resolver {
     return out;
   }
 
-  static DomainDef domain(const Element& e) {
+  DomainDef domain(const Element& e) const {
     DomainDef d;
     d.id = text(e, "id"), d.name = text(e, "name"), d.long_name = text(e, "long_name");
     d.standard_name = text(e, "standard_name");
@@ -291,7 +292,7 @@ class Resolver {
     d.nj_glo = integer<std::int64_t>(e, "nj_glo");
     d.refinement_level = integer<int>(e, "refinement_level");
     d.indexing_scheme = text(e, "indexing_scheme");
-    d.where = e.where, d.origins = origins_of(e);
+    d.where = e.where, d.origins = origins_of(e, places_);
     d.extra = extras(e, {"id", "name", "long_name", "standard_name", "type", "ni_glo", "nj_glo", "refinement_level",
                          "indexing_scheme"});
     d.ref = text(e, "domain_ref");
@@ -299,12 +300,12 @@ class Resolver {
     return d;
   }
 
-  static ScalarDef scalar(const Element& e) {
+  ScalarDef scalar(const Element& e) const {
     ScalarDef s;
     s.id = text(e, "id"), s.name = text(e, "name"), s.long_name = text(e, "long_name");
     s.standard_name = text(e, "standard_name"), s.unit = text(e, "unit"), s.label = text(e, "label");
     s.value = real(e, "value");
-    s.where = e.where, s.origins = origins_of(e);
+    s.where = e.where, s.origins = origins_of(e, places_);
     s.extra = extras(e, {"id", "name", "long_name", "standard_name", "unit", "label", "value"});
     s.ref = text(e, "scalar_ref");
     s.transformations = transformations_of(e);
@@ -314,7 +315,7 @@ class Resolver {
   GridDef grid(const Element& e, ContextDef& ctx) const {
     GridDef g;
     g.id = text(e, "id"), g.name = text(e, "name");
-    g.where = e.where, g.origins = origins_of(e);
+    g.where = e.where, g.origins = origins_of(e, places_);
     g.extra = extras(e, {"id", "name"});
     for (const Node& c : e.node->children)
       if (c.name == "domain" || c.name == "axis" || c.name == "scalar")
@@ -411,7 +412,7 @@ class Resolver {
     f.compression_type = text(e, "compression_type");
     f.quantization = quantization(e);
     f.healpix_pyramid = text(e, "healpix_pyramid");
-    f.where = e.where, f.origins = origins_of(e);
+    f.where = e.where, f.origins = origins_of(e, places_);
     f.extra = extras(e, {"id",
                          "name",
                          "long_name",
@@ -484,7 +485,7 @@ class Resolver {
     f.time_counter = text(e, "time_counter"), f.time_units = text(e, "time_units");
     f.timeseries = text(e, "timeseries");
     f.quantization = quantization(e);
-    f.where = e.where, f.origins = origins_of(e);
+    f.where = e.where, f.origins = origins_of(e, places_);
     f.extra = extras(e, {"id",
                          "name",
                          "name_suffix",
