@@ -10,9 +10,8 @@
 #include <fstream>
 #include <iterator>
 #include <nlohmann/json.hpp>
-#include <sstream>
 
-#include "calendar/calendar.h"
+#include "formats/continuation.h"
 #include "formats/zarr/zarr_writer.h"
 
 namespace foehn::formats::zarr {
@@ -25,12 +24,6 @@ std::string read_text(const std::filesystem::path& file) {
   std::ifstream in(file, std::ios::binary);
   if (!in) return {};
   return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-
-std::string seconds_text(double s) {
-  std::ostringstream out;
-  out << s;
-  return out.str();
 }
 
 }  // namespace
@@ -67,9 +60,7 @@ std::int64_t ZarrWriter::attach(const output::ContextPlan& plan, std::int64_t re
   const std::int64_t records =
       json::parse(read_text(std::filesystem::path(path_) / time_dir / ".zarray"))["shape"][0].get<std::int64_t>();
   if (resume_records >= 0) {
-    if (resume_records > records)
-      refuse("it has " + std::to_string(records) + " records, the checkpoint says " + std::to_string(resume_records) +
-             " were written (was it replaced by an older copy?)");
+    if (std::string why = checkpoint_beyond(records, resume_records); !why.empty()) refuse(why);
     return resume_records;
   }
   if (records == 0) return 0;
@@ -85,14 +76,7 @@ std::int64_t ZarrWriter::attach(const output::ContextPlan& plan, std::int64_t re
                                    reinterpret_cast<const Bytef*>(packed.data()), packed.size()) != Z_OK)
     refuse("its last time chunk " + chunk.string() + " is missing or not zlib");
   const double last_end = centered_ ? values[1] : values[0];
-  const calendar::Calendar cal = plan.make_calendar();
-  const double run_start = static_cast<double>(cal.to_instant(calendar::parse_date(plan.start_date)) -
-                                               cal.to_instant(calendar::parse_date(plan.time_origin))) /
-                           static_cast<double>(calendar::kMicrosPerSecond);
-  if (last_end > run_start)
-    refuse("its records reach " + seconds_text(last_end) + " s since " + plan.time_origin +
-           ", after this run's start (" + plan.start_date + ", " + seconds_text(run_start) +
-           " s): restart where it ends, or remove the store");
+  if (std::string why = repeats_a_period(plan, last_end, "store"); !why.empty()) refuse(why);
   return records;
 }
 
