@@ -84,40 +84,28 @@ ByGlobalIndex::ByGlobalIndex(MPI_Comm comm, const std::vector<std::int64_t>& glo
 
 // A side in runs is read or written in place (MPI's own copy is then the
 // only one); otherwise through sent_ or received_, in the peers' order.
-void ByGlobalIndex::to_slab(const double* local, double* slab) const {
-  const double* send = local;
-  if (!local_in_runs_) {
-    sent_.resize(order_.size());
-    for (std::size_t k = 0; k < order_.size(); ++k) sent_[k] = local[order_[k]];
+void ByGlobalIndex::exchange(const double* in, const Side& from, double* out, const Side& to) const {
+  const double* send = in;
+  if (!from.in_runs) {
+    sent_.resize(from.place.size());
+    for (std::size_t k = 0; k < sent_.size(); ++k) sent_[k] = in[from.place[k]];
     send = sent_.data();
   }
-  double* receive = slab;
-  if (!slab_in_runs_) {
-    received_.resize(slab_offset_.size());
+  double* receive = out;
+  if (!to.in_runs) {
+    received_.resize(to.place.size());
     receive = received_.data();
   }
-  MPI_Alltoallv(send, send_counts_.data(), (local_in_runs_ ? local_displs_ : send_displs_).data(), MPI_DOUBLE, receive,
-                recv_counts_.data(), (slab_in_runs_ ? slab_displs_ : recv_displs_).data(), MPI_DOUBLE, comm_);
-  if (!slab_in_runs_)
-    for (std::size_t k = 0; k < received_.size(); ++k) slab[slab_offset_[k]] = received_[k];
+  MPI_Alltoallv(send, from.counts.data(), from.displs().data(), MPI_DOUBLE, receive, to.counts.data(),
+                to.displs().data(), MPI_DOUBLE, comm_);
+  if (!to.in_runs)
+    for (std::size_t k = 0; k < received_.size(); ++k) out[to.place[k]] = received_[k];
 }
 
+void ByGlobalIndex::to_slab(const double* local, double* slab) const { exchange(local, local_side(), slab, slab_side()); }
+
 void ByGlobalIndex::from_slab(const double* slab, double* local) const {
-  const double* send = slab;
-  if (!slab_in_runs_) {
-    sent_.resize(slab_offset_.size());
-    for (std::size_t k = 0; k < sent_.size(); ++k) sent_[k] = slab[slab_offset_[k]];
-    send = sent_.data();
-  }
-  double* receive = local;
-  if (!local_in_runs_) {
-    received_.resize(order_.size());
-    receive = received_.data();
-  }
-  MPI_Alltoallv(send, recv_counts_.data(), (slab_in_runs_ ? slab_displs_ : recv_displs_).data(), MPI_DOUBLE, receive,
-                send_counts_.data(), (local_in_runs_ ? local_displs_ : send_displs_).data(), MPI_DOUBLE, comm_);
-  if (!local_in_runs_)
-    for (std::size_t k = 0; k < received_.size(); ++k) local[order_[k]] = received_[k];
+  exchange(slab, slab_side(), local, local_side());
 }
 
 }  // namespace foehn::restart

@@ -51,6 +51,22 @@ class ByGlobalIndex {
   bool in_place_ = false;  // on every rank: its values are its slab, in order (no exchange)
   int rank_ = 0;
   mutable std::vector<double> sent_, received_;  // kept: one allocation per checkpoint's grid, not per variable
+
+  // One end of the exchange: the places of its values (local positions or
+  // slab offsets), each peer's count, and the displacements in place (in
+  // runs) or in the packed copy.
+  struct Side {
+    const std::vector<std::int64_t>& place;
+    const std::vector<int>& counts;
+    bool in_runs;
+    const std::vector<int>& run_displs;
+    const std::vector<int>& packed_displs;
+    const std::vector<int>& displs() const { return in_runs ? run_displs : packed_displs; }
+  };
+  Side local_side() const { return {order_, send_counts_, local_in_runs_, local_displs_, send_displs_}; }
+  Side slab_side() const { return {slab_offset_, recv_counts_, slab_in_runs_, slab_displs_, recv_displs_}; }
+  // Values from `in` (laid out as side `from`) to `out` (as side `to`).
+  void exchange(const double* in, const Side& from, double* out, const Side& to) const;
 };
 
 }  // namespace foehn::restart
