@@ -102,7 +102,9 @@ void ByGlobalIndex::exchange(const double* in, const Side& from, double* out, co
     for (std::size_t k = 0; k < received_.size(); ++k) out[to.place[k]] = received_[k];
 }
 
-void ByGlobalIndex::to_slab(const double* local, double* slab) const { exchange(local, local_side(), slab, slab_side()); }
+void ByGlobalIndex::to_slab(const double* local, double* slab) const {
+  exchange(local, local_side(), slab, slab_side());
+}
 
 void ByGlobalIndex::from_slab(const double* slab, double* local) const {
   exchange(slab, slab_side(), local, local_side());
