@@ -50,7 +50,11 @@ std::vector<T> samples(T fill) {
 // What netCDF-C stores for `values` under `mode` and `keep`.
 template <class T>
 std::vector<T> through_netcdf(const std::vector<T>& values, T fill, int mode, int keep) {
-  const std::string path = (std::filesystem::temp_directory_path() / "foehn_quantize_test.nc").string();
+  // One file per test: ctest runs the tests as parallel processes.
+  const std::string path =
+      (std::filesystem::temp_directory_path() /
+       ("foehn_quantize_" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()) + ".nc"))
+          .string();
   const nc_type type = sizeof(T) == 4 ? NC_FLOAT : NC_DOUBLE;
   int nc = 0, dim = 0, var = 0;
   std::vector<T> out(values.size());

@@ -211,7 +211,11 @@ void ZarrWriter::define(const ContextPlan& plan, const FileInfo& f, bool write_f
   // CF-1.12 defines the quantization metadata, CF-1.13 HEALPix (as NetCDF files say).
   bool quantized = false;
   for (int vi : f.variables) quantized = quantized || !plan.variables[vi].quantization.empty();
-  json global = {{"Conventions", healpix ? "CF-1.13" : quantized ? "CF-1.12" : "CF-1.10"}, {"title", f.title}, {"source", "foehn"}};
+  json global = {{"Conventions", healpix     ? "CF-1.13"
+                                 : quantized ? "CF-1.12"
+                                             : "CF-1.10"},
+                 {"title", f.title},
+                 {"source", "foehn"}};
   for (const output::Attribute& a : f.attributes) put_attribute(global, a);
   emit(".zgroup", {{"zarr_format", 2}});
   emit(".zattrs", global);
@@ -488,7 +492,8 @@ void ZarrWriter::write_chunk(const Array& a, std::int64_t record, std::int64_t o
     if (a.split >= 0) {
       std::int64_t inner = 1;
       for (std::size_t d = static_cast<std::size_t>(split) + 1; d < a.shape.size(); ++d) inner *= a.shape[d];
-      first = static_cast<std::size_t>((outer_index * a.shape[static_cast<std::size_t>(split)] + chunk * a.chunk) * inner);
+      first =
+          static_cast<std::size_t>((outer_index * a.shape[static_cast<std::size_t>(split)] + chunk * a.chunk) * inner);
     }
     if (a.prec == 8)
       quantize(reinterpret_cast<double*>(data), bytes / 8, a.fill, a.quantization, a.quantization_keep, first);
@@ -522,8 +527,13 @@ void ZarrWriter::put(int variable, std::int64_t record, const grid::Box& box, co
   bytes_ += static_cast<std::uint64_t>(box.size()) * prec;
   if (a.split < 0) {  // no domain: one chunk, from the writer that has it
     if (!box.empty()) {
-      whole_.assign(in, in + static_cast<std::size_t>(box.size()) * prec);  // quantized in place
-      write_chunk(a, record, 0, 0, whole_.data(), whole_.size());
+      const std::size_t bytes = static_cast<std::size_t>(box.size()) * prec;
+      unsigned char* data = const_cast<unsigned char*>(in);  // written to only when quantized: then a copy
+      if (a.quantization != Quantization::none) {
+        whole_.assign(in, in + bytes);
+        data = whole_.data();
+      }
+      write_chunk(a, record, 0, 0, data, bytes);
     }
     write_seconds_ += MPI_Wtime() - t0;
     return;
