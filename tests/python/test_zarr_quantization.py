@@ -14,7 +14,8 @@
   quantization_nsb/nsd on each variable; Conventions = "CF-1.12";
   xarray.open_zarr opens the store;
 - the report's bytes on disk of a quantized store equal the sum of its
-  chunk files' sizes (os.stat; metadata files not counted), and its ratio.
+  chunk files' sizes (os.stat; metadata files not counted), and its ratio;
+- the chunk files are the same bytes with 1 server and 2 attached writers.
 1 model rank + 1 server, and 2 model ranks attached.
 
 Run as a script under mpiexec, this file is itself the model
@@ -251,3 +252,15 @@ def test_report_counts_the_chunk_files(runs, config):
         assert f["disk_bytes"] == disk, algorithm
         assert f["compression_ratio"] == raw / disk
         assert f["compression_ratio"] > 1.5, algorithm  # the rounded smooth fields deflate well
+
+
+def test_store_bytes_do_not_depend_on_the_writers(runs):
+    """Quantized chunks are the same files with 1 server and 2 attached
+    writers (each chunk quantized whole by its one writer)."""
+    def files(store):
+        return {p.relative_to(store): p.read_bytes() for p in store.rglob("*") if p.is_file()
+                and not p.name.startswith(".")}
+    for algorithm in ALGORITHMS:
+        one, two = (files(runs[config] / f"{algorithm}_zarr.zarr") for config in RUNS)
+        assert one.keys() == two.keys() and len(one) > 3 * STEPS, algorithm
+        assert all(one[k] == two[k] for k in one), algorithm
