@@ -30,9 +30,10 @@ constexpr WriterTraits kGrib2{.collective = true,
 
 // Zarr v2 stores written by foehn (zarr/zarr_writer.h): every writer of a
 // store writes its own chunk files, time grows by rewriting the metadata,
-// chunks are zlib-compressed.
+// chunks are zlib-compressed after foehn's copy of netCDF-C's quantization
+// (quantize.h).
 constexpr WriterTraits kZarr{
-    .collective = true, .growable_time = true, .compression = true, .quantization = false, .extension = ".zarr"};
+    .collective = true, .growable_time = true, .compression = true, .quantization = true, .extension = ".zarr"};
 
 const FormatEntry kFormats[] = {
     {"netcdf4", open_netcdf4, kNetcdf4},

@@ -42,13 +42,14 @@ TEST(FormatsRegistry, Grib2Traits) {
   EXPECT_EQ(t.extension, ".grib2");
 }
 
-// Zarr: every writer of a store writes its own chunks; zlib compression.
+// Zarr: every writer of a store writes its own chunks; zlib compression after
+// quantization (formats/quantize.h).
 TEST(FormatsRegistry, ZarrTraits) {
   const WriterTraits& t = traits_of("zarr");
   EXPECT_TRUE(t.collective);
   EXPECT_TRUE(t.growable_time);
   EXPECT_TRUE(t.compression);
-  EXPECT_FALSE(t.quantization);
+  EXPECT_TRUE(t.quantization);
   EXPECT_EQ(t.extension, ".zarr");
 }
 

@@ -23,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "formats/quantize.h"
 #include "formats/writer.h"
 
 namespace foehn::formats {
@@ -55,6 +56,8 @@ class ZarrWriter final : public Writer {
     std::int64_t chunk = 1;            // its chunk length
     double fill = 0;
     int level = 1;  // zlib
+    Quantization quantization = Quantization::none;  // applied to each chunk before compression
+    int quantization_keep = 0;                       // bits (bitround) or digits
   };
   // The layout and metadata; `write_files`: the store's files too (the first writer of a new store).
   void define(const output::ContextPlan& plan, const output::FileInfo& f, bool write_files);
@@ -62,8 +65,9 @@ class ZarrWriter final : public Writer {
   // against the metadata define made; returns the record to write next.
   std::int64_t attach(const output::ContextPlan& plan, std::int64_t resume_records) const;
   [[noreturn]] void refuse(const std::string& why) const;
-  void write_chunk(const Array& a, std::int64_t record, std::int64_t outer, std::int64_t chunk,
-                   const unsigned char* data, std::size_t bytes);
+  // Quantizes `data` in place (if the array is), shuffles, compresses and writes it.
+  void write_chunk(const Array& a, std::int64_t record, std::int64_t outer, std::int64_t chunk, unsigned char* data,
+                   std::size_t bytes);
   void write_time_shape(std::int64_t records);
   // Copies rows [from, to) of one chunk into its pending buffer; writes the
   // chunk once all its rows are there.
@@ -93,7 +97,7 @@ class ZarrWriter final : public Writer {
     std::int64_t filled = 0;  // rows received
   };
   std::map<PendingKey, Pending> pending_;  // chunks this writer owns, not complete yet
-  std::vector<unsigned char> scratch_, shuffled_, packed_;
+  std::vector<unsigned char> scratch_, shuffled_, packed_, whole_;  // whole_: a quantized copy of a domain-less array
   std::uint64_t bytes_ = 0;
   double write_seconds_ = 0;
   std::uint64_t disk_bytes_ = 0;  // the chunk files this writer wrote (metadata not counted)
