@@ -783,8 +783,9 @@ int foehn_date_add(const char* calendar_type, const char* date, const char* dura
 int foehn_context_date_add(foehn_context ctx, const char* date, const char* duration, char* result, size_t size) {
   return api_call([&] {
     const Context& c = context_of(ctx, "foehn_context_date_add");
-    copy_date(c.date_add(text(date, "foehn_context_date_add: date"), text(duration, "foehn_context_date_add: duration")),
-              result, size, "foehn_context_date_add");
+    copy_date(
+        c.date_add(text(date, "foehn_context_date_add: date"), text(duration, "foehn_context_date_add: duration")),
+        result, size, "foehn_context_date_add");
   });
 }
 

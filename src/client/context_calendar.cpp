@@ -54,10 +54,12 @@ std::string add_to_date(const calendar::Calendar& cal, const std::string& date_t
   const calendar::Date date = calendar::parse_date(date_text);
   cal.validate(date);
   const calendar::Duration step = timestep.empty() ? calendar::Duration{} : calendar::parse_duration(timestep);
-  if (step.months || step.timesteps) fail(FOEHN_ERR_ARGUMENT, std::string(call) + ": the timestep must be in days or less");
+  if (step.months || step.timesteps)
+    fail(FOEHN_ERR_ARGUMENT, std::string(call) + ": the timestep must be in days or less");
   const calendar::Duration by = calendar::parse_duration(duration_text);
   if (by.timesteps && timestep.empty())
-    fail(FOEHN_ERR_ARGUMENT, std::string(call) + ": duration '" + duration_text + "' counts timesteps but no timestep is given");
+    fail(FOEHN_ERR_ARGUMENT,
+         std::string(call) + ": duration '" + duration_text + "' counts timesteps but no timestep is given");
   return calendar::format_date(cal.to_date(cal.add(cal.to_instant(date), by, step.microseconds)));
 }
 

@@ -190,7 +190,8 @@ std::string Context::add_child(const std::string& parent_kind, const std::string
   }
   fail(FOEHN_ERR_ARGUMENT, what +
                                ": foehn adds fields to a field group or a file, files to a file group and "
-                               "groups to groups of their kind, transformations to domains, axes and scalars; other children are not supported yet "
+                               "groups to groups of their kind, transformations to domains, axes and scalars; other "
+                               "children are not supported yet "
                                "(docs/xios-compatibility.md)");
 }
 
@@ -198,7 +199,8 @@ bool Context::set_grid_child_ref(const std::string& kind, const std::string& id,
                                  const std::string& what) {
   const auto child = grid_children_.find(kind + " " + id);
   if (child == grid_children_.end()) return false;
-  if (!has_element(kind, ref)) fail(FOEHN_ERR_ARGUMENT, what + ": no " + kind + " '" + ref + "' in context '" + id_ + "'");
+  if (!has_element(kind, ref))
+    fail(FOEHN_ERR_ARGUMENT, what + ": no " + kind + " '" + ref + "' in context '" + id_ + "'");
   for (auto& g : def_.grids)
     if (g.id == child->second.first) g.components[child->second.second].ref = ref;
   return true;

@@ -99,14 +99,10 @@ std::string value_problem(const std::string& value, std::string_view name, const
   const std::string v = trim(value);
   const std::string bad = "bad value '" + value + "' for " + std::string(name) + " on <" + std::string(element) + ">: ";
   switch (spec.type) {
-    case AttrType::integer:
-      return parse_int(v) ? "" : bad + "expected an integer";
-    case AttrType::real:
-      return parse_double(v) ? "" : bad + "expected a number";
-    case AttrType::integer_list:
-      return parse_double_list(v) ? "" : bad + "expected a list of integers";
-    case AttrType::boolean:
-      return parse_bool(v) ? "" : bad + "expected true or false";
+    case AttrType::integer: return parse_int(v) ? "" : bad + "expected an integer";
+    case AttrType::real: return parse_double(v) ? "" : bad + "expected a number";
+    case AttrType::integer_list: return parse_double_list(v) ? "" : bad + "expected a list of integers";
+    case AttrType::boolean: return parse_bool(v) ? "" : bad + "expected true or false";
     case AttrType::choice: {
       if (spec.choices.empty()) return "";
       std::string_view rest = spec.choices;
