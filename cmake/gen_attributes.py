@@ -42,12 +42,26 @@ SCHEMA_OF = {"context": "context", "calendar": "calendar", "variable": "variable
 # Kinds whose Fortran routines keep attributes in a state type until close of definition.
 STATE_OF = {"domain": ("domain_state", "domains"), "axis": ("axis_state", "axes"),
             "scalar": ("scalar_state", "scalars")}
-FORTRAN_KINDS = ("domain", "axis", "scalar", "grid", "field", "file")
+# XIOS's transformation classes with their parent and legacy (ixml_tree) add routine. Their rows
+# give only Fortran routines: their XML check is src/config/transformations.cpp (by element name).
+TRANSFORMATIONS = {"zoom_domain": ("domain", "add_zoomdomaintodomain"),
+                   "extract_domain": ("domain", "add_extractdomaintodomain"),
+                   "interpolate_domain": ("domain", "add_interpolatedomaintodomain"),
+                   "generate_rectilinear_domain": ("domain", "add_generatedomaintodomain"),
+                   "zoom_axis": ("axis", "add_zoomaxistoaxis"), "extract_axis": ("axis", "add_extractaxistoaxis"),
+                   "inverse_axis": ("axis", "add_inverseaxistoaxis"),
+                   "interpolate_axis": ("axis", "add_interpolateaxistoaxis"),
+                   "reduce_domain_to_axis": ("axis", "add_reducedomaintoaxistoaxis"),
+                   "extract_domain_to_axis": ("axis", "add_extractdomaintoaxistoaxis"),
+                   "reduce_axis_to_scalar": ("scalar", "add_reduceaxistoscalartoscalar"),
+                   "reduce_domain_to_scalar": ("scalar", "add_reducedomaintoscalartoscalar"),
+                   "extract_axis_to_scalar": ("scalar", "add_extractaxistoscalartoscalar")}
+FORTRAN_KINDS = ("domain", "axis", "scalar", "grid", "field", "file") + tuple(TRANSFORMATIONS)
 # XIOS's handle types (xios_<name>) and the foehn element kind each names.
 HANDLES = {"domain": "domain", "domaingroup": "domain_group", "axis": "axis", "axisgroup": "axis_group",
            "scalar": "scalar", "scalargroup": "scalar_group", "grid": "grid", "gridgroup": "grid_group",
            "field": "field", "fieldgroup": "field_group", "file": "file", "filegroup": "file_group",
-           "variable": "variable", "variablegroup": "variable_group"}
+           "variable": "variable", "variablegroup": "variable_group", **{t: t for t in TRANSFORMATIONS}}
 # xios_add_child's (parent, child) pairs, with XIOS's legacy (ixml_tree) name of each.
 CHILDREN = {("fieldgroup", "field"): "add_field", ("fieldgroup", "fieldgroup"): "add_fieldgroup",
             ("file", "field"): "add_fieldtofile", ("file", "fieldgroup"): "add_fieldgrouptofile",
@@ -59,7 +73,7 @@ CHILDREN = {("fieldgroup", "field"): "add_field", ("fieldgroup", "fieldgroup"): 
             ("scalargroup", "scalar"): "add_scalar", ("scalargroup", "scalargroup"): "add_scalargroup",
             ("gridgroup", "grid"): "add_grid", ("gridgroup", "gridgroup"): "add_gridgroup",
             ("grid", "domain"): "add_domaintogrid", ("grid", "axis"): "add_axistogrid",
-            ("grid", "scalar"): "add_scalartogrid"}
+            ("grid", "scalar"): "add_scalartogrid", **{(p, t): n for t, (p, n) in TRANSFORMATIONS.items()}}
 # Group handles with attribute routines: the member kind whose attributes they take.
 GROUP_ATTRS = {"fieldgroup": "field", "filegroup": "file"}
 # XIOS's per-kind modules that models `use`; each re-exports module xios.
@@ -67,7 +81,8 @@ MODULES = ("icontext", "idomain", "idomain_attr", "idomaingroup_attr", "iaxis", 
            "iscalar", "iscalar_attr", "iscalargroup_attr", "igrid", "igrid_attr", "igridgroup_attr", "ifield",
            "ifield_attr", "ifieldgroup_attr", "ifile", "ifile_attr", "ifilegroup_attr", "ivariable",
            "ivariable_attr", "ivariablegroup_attr", "icontext_attr", "icalendar", "icalendar_wrapper",
-           "icalendar_wrapper_attr", "idate", "iduration", "ixml_tree", "idata", "itimer", "ixios_interfaces")
+           "icalendar_wrapper_attr", "idate", "iduration", "ixml_tree", "idata", "itimer", "ixios_interfaces") + tuple(
+               m for t in TRANSFORMATIONS for m in (f"i{t}", f"i{t}_attr"))
 
 
 @dataclass
@@ -163,7 +178,7 @@ def cxx_spec(a):
 
 
 def schema_tables(attrs):
-    xml = [a for a in attrs if a.status != "model"]
+    xml = [a for a in attrs if a.status != "model" and a.kind not in TRANSFORMATIONS]
     out = ["// Generated from src/config/xios_attributes.tsv by cmake/gen_attributes.py; edit the table.",
            "// Included by src/config/schema.cpp inside namespace foehn::config::detail::(anonymous).", "",
            "const Table& table_of(Schema schema) {", "  static const Table none = {};"]
@@ -282,7 +297,7 @@ def set_routine(kind, attrs, ckind=None):
     out = header("set", kind, args) + [declaration(a, "in") for a in args]
     kept = [a for a in args if "s" in a.fortran and a.keep]
     if kept:
-        out.append("    integer :: k")
+        out += ["    integer :: k", "    logical :: keep"]
     for a in args:
         if "x" in a.fortran:
             out.append(wrap_fortran(f'    call unsupported(call, {kind}_id, present({a.name}), "{a.name}", "{a.note}")'))
@@ -294,8 +309,12 @@ def set_routine(kind, attrs, ckind=None):
             out.append(wrap_fortran(f'    if (present({a.name})) call set_attribute(call, "{ckind}", {kind}_id, '
                                     f'"{a.name}", {value})'))
     if kept:
+        # The state of an element is made only when a kept attribute comes (a
+        # domain added to a grid takes only its domain_ref).
         _, plural = STATE_OF[kind]
-        out += [f"    k = {kind}_slot({kind}_id, call)", f"    associate (s => contexts(current)%{plural}(k))"]
+        out += ["    keep = .false."] + [f"    keep = keep .or. present({a.name})" for a in kept]
+        out += ["    if (.not. keep) return", f"    k = {kind}_slot({kind}_id, call)",
+                f"    associate (s => contexts(current)%{plural}(k))"]
         out += [wrap_fortran(f"      if (present({a.name})) {keep_assignment(a)}") for a in kept]
         out.append("    end associate")
     out.append(f"  end subroutine xios_set_{kind}_attr")

@@ -32,6 +32,7 @@ module foehn
   ! Attributes, variables and dates at run time (foehn_runtime.inc)
   public :: foehn_get_attribute, foehn_set_attribute, foehn_get_variable, foehn_date_add, foehn_field_is_used
   public :: foehn_has_element, foehn_add_child, foehn_calendar_query, foehn_serve, foehn_field_component
+  public :: foehn_context_date_add
   ! Axis parts and scalars (foehn_axis.inc)
   public :: foehn_set_axis_decomposition, foehn_set_axis_index, foehn_set_axis_bounds, foehn_set_scalar
 
@@ -327,6 +328,14 @@ module foehn
       character(kind=c_char), intent(in) :: field_id(*)
       integer(c_int), intent(out) :: used
     end function c_field_is_used
+    integer(c_int) function c_context_date_add(ctx, date, duration, result, size) bind(C, name="foehn_context_date_add")
+      import :: c_int, c_char, c_ptr, c_size_t
+      implicit none
+      type(c_ptr), value :: ctx
+      character(kind=c_char), intent(in) :: date(*), duration(*)
+      character(kind=c_char), intent(out) :: result(*)
+      integer(c_size_t), value :: size
+    end function c_context_date_add
     integer(c_int) function c_date_add(calendar_type, date, duration, timestep, result, size) &
         bind(C, name="foehn_date_add")
       import :: c_int, c_char, c_ptr, c_size_t

@@ -239,6 +239,9 @@ int foehn_field_is_used(foehn_context ctx, const char* field_id, int* used);
  * timestep (may be NULL) is what "ts" in the duration stands for. */
 int foehn_date_add(const char* calendar_type, const char* date, const char* duration, const char* timestep,
                    char* result, size_t size);
+/* date + duration in the context's calendar, user_defined ones included (their
+ * month lengths come from the context), "ts" standing for its timestep. */
+int foehn_context_date_add(foehn_context ctx, const char* date, const char* duration, char* result, size_t size);
 
 /* ---- Axes and scalars (docs/grids.md) -------------------------------------
  * An axis is whole on every rank unless a part is given. With a part,

@@ -760,25 +760,32 @@ int foehn_field_is_used(foehn_context ctx, const char* field_id, int* used) {
   });
 }
 
+// Copies a date into the caller's buffer of `size` bytes.
+static void copy_date(const std::string& out, char* result, size_t size, const char* call) {
+  if (!result || out.size() + 1 > size)
+    fail(FOEHN_ERR_ARGUMENT, std::string(call) + ": result needs " + std::to_string(out.size() + 1) + " bytes, given " +
+                                 std::to_string(result ? size : 0));
+  std::memcpy(result, out.c_str(), out.size() + 1);
+}
+
 int foehn_date_add(const char* calendar_type, const char* date, const char* duration, const char* timestep,
                    char* result, size_t size) {
   return api_call([&] {
     namespace cal = foehn::calendar;
     const cal::Calendar calendar(cal::parse_calendar_type(text(calendar_type, "foehn_date_add: calendar_type")));
-    const cal::Date d = cal::parse_date(text(date, "foehn_date_add: date"));
-    calendar.validate(d);
-    const cal::Duration step = timestep ? cal::parse_duration(timestep) : cal::Duration{};
-    if (step.months || step.timesteps) fail(FOEHN_ERR_ARGUMENT, "foehn_date_add: the timestep must be in days or less");
-    const cal::Duration by = cal::parse_duration(text(duration, "foehn_date_add: duration"));
-    if (by.timesteps && !timestep)
-      fail(FOEHN_ERR_ARGUMENT,
-           "foehn_date_add: duration '" + std::string(duration) + "' counts timesteps but no timestep is given");
-    const std::string out =
-        cal::format_date(calendar.to_date(calendar.add(calendar.to_instant(d), by, step.microseconds)));
-    if (!result || out.size() + 1 > size)
-      fail(FOEHN_ERR_ARGUMENT, "foehn_date_add: result needs " + std::to_string(out.size() + 1) + " bytes, given " +
-                                   std::to_string(result ? size : 0));
-    std::memcpy(result, out.c_str(), out.size() + 1);
+    copy_date(foehn::client::add_to_date(calendar, text(date, "foehn_date_add: date"),
+                                         text(duration, "foehn_date_add: duration"), timestep ? timestep : "",
+                                         "foehn_date_add"),
+              result, size, "foehn_date_add");
+  });
+}
+
+int foehn_context_date_add(foehn_context ctx, const char* date, const char* duration, char* result, size_t size) {
+  return api_call([&] {
+    const Context& c = context_of(ctx, "foehn_context_date_add");
+    copy_date(
+        c.date_add(text(date, "foehn_context_date_add: date"), text(duration, "foehn_context_date_add: duration")),
+        result, size, "foehn_context_date_add");
   });
 }
 

@@ -32,6 +32,15 @@ namespace foehn::client {
 class StepDriver;
 class FieldReader;
 
+// Whether a kind is one of XIOS's transformation classes (zoom_domain,
+// reduce_domain_to_axis, ...) that the tree from code takes (context_tree.cpp).
+bool is_transformation_class(const std::string& kind);
+
+// date + duration in a calendar, "ts" standing for timestep ("" : none);
+// errors start with `call` (context_calendar.cpp).
+std::string add_to_date(const calendar::Calendar& cal, const std::string& date, const std::string& duration,
+                        const std::string& timestep, const char* call);
+
 class Context {
  public:
   Context(const std::string& id, MPI_Comm comm, config::ContextDef def, transport::World& world,
@@ -128,6 +137,9 @@ class Context {
   // day_length, year_length (of the date's year), second_of_year, day_of_year,
   // fraction_of_year, second_of_day, fraction_of_day, seconds_since_origin.
   double calendar_query(const std::string& what, const std::string& date) const;
+  // date + duration in the context's calendar (user_defined ones included),
+  // "ts" standing for its timestep (context_calendar.cpp).
+  std::string date_add(const std::string& date, const std::string& duration) const;
   // Whether any enabled output or expression ever needs the field's data.
   bool is_used(int handle) const;
 
@@ -168,6 +180,17 @@ class Context {
   std::map<std::string, std::string> user_calendar_attrs_;
   // A field of field_definition or of a file by id (null when none).
   config::FieldDef* any_field(const std::string& id);
+  // A transformation by XIOS's class name (zoom_domain, reduce_domain_to_axis, ...) and id, or null.
+  config::TransformationDef* transformation(const std::string& kind, const std::string& id);
+  // A domain, axis or scalar added to a grid from code names the element it
+  // stands for through its *_ref: true when `id` is such a child (its ref is
+  // then set), false when it is not. check_grid_children refuses one whose
+  // ref was never set (context_tree.cpp).
+  bool set_grid_child_ref(const std::string& kind, const std::string& id, const std::string& ref,
+                          const std::string& what);
+  void check_grid_children() const;
+  // "domain <id>" of a child added to a grid -> (grid id, component index).
+  std::map<std::string, std::pair<std::string, std::size_t>> grid_children_;
   // foehn_set_attribute of the calendar: type, dates and timestep as
   // set_calendar takes them, a user_defined calendar's attributes.
   void set_calendar_attribute(const std::string& what, const std::string& name, const std::string& value);

@@ -11,6 +11,7 @@
 #include "client/context.h"
 #include "client/errors.h"
 #include "client/step_driver.h"
+#include "config/transformation_attributes.h"
 #include "config/values.h"
 
 namespace foehn::client {
@@ -163,6 +164,14 @@ const std::string* Context::attribute(const std::string& kind, const std::string
            "foehn_get_attribute: calendar has no attribute '" + name + "' (type, start_date, time_origin, timestep)");
     return v->empty() ? nullptr : v;
   }
+  if (is_transformation_class(kind)) {
+    const config::TransformationDef* t = transformation(kind, id);
+    if (!t) fail(FOEHN_ERR_ARGUMENT, "foehn_get_attribute: no " + kind + " '" + id + "' in context '" + id_ + "'");
+    const std::string* value = t->attr(name);
+    if (!value) return nullptr;
+    attribute_text_ = *value;
+    return &attribute_text_;
+  }
   if (kind == "field") {
     if (const auto* f = any_field(id)) origins = &f->origins;
   } else if (kind == "file") {
@@ -216,6 +225,16 @@ void Context::set_attribute(const std::string& kind, const std::string& id, cons
   }
   if (kind == "calendar") {
     set_calendar_attribute(what, name, value);
+    return;
+  }
+  if (is_transformation_class(kind)) {
+    config::TransformationDef* t = transformation(kind, id);
+    if (!t) fail(FOEHN_ERR_ARGUMENT, what + ": no such " + kind + " in context '" + id_ + "'");
+    if (name == "id") fail(FOEHN_ERR_ARGUMENT, what + ": an id cannot change");
+    if (const std::string problem = config::transformation_attribute_problem(t->kind, t->target, name, value);
+        !problem.empty())
+      fail(FOEHN_ERR_ARGUMENT, what + ": " + problem);
+    t->attrs[name] = value;
     return;
   }
   if (kind == "field_group") {
@@ -334,6 +353,12 @@ void Context::set_attribute(const std::string& kind, const std::string& id, cons
         origins = &x.origins;
       }
   };
+  if (name == kind + "_ref" && (kind == "domain" || kind == "axis" || kind == "scalar")) {
+    if (set_grid_child_ref(kind, id, value, what)) return;
+    fail(FOEHN_ERR_ARGUMENT, what + ": from code, " + name + " names what a " + kind +
+                                 " added to a grid (xios_add_child(grid_hdl, " + kind +
+                                 "_hdl)) stands for; elsewhere it comes from the XML");
+  }
   if (kind == "domain") pick(def_.domains);
   if (kind == "axis") pick(def_.axes);
   if (kind == "scalar") pick(def_.scalars);

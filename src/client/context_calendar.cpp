@@ -49,6 +49,34 @@ double Context::calendar_query(const std::string& what, const std::string& date_
                                "fraction_of_year, second_of_day, fraction_of_day, seconds_since_origin)");
 }
 
+std::string add_to_date(const calendar::Calendar& cal, const std::string& date_text, const std::string& duration_text,
+                        const std::string& timestep, const char* call) {
+  const calendar::Date date = calendar::parse_date(date_text);
+  cal.validate(date);
+  const calendar::Duration step = timestep.empty() ? calendar::Duration{} : calendar::parse_duration(timestep);
+  if (step.months || step.timesteps)
+    fail(FOEHN_ERR_ARGUMENT, std::string(call) + ": the timestep must be in days or less");
+  const calendar::Duration by = calendar::parse_duration(duration_text);
+  if (by.timesteps && timestep.empty())
+    fail(FOEHN_ERR_ARGUMENT,
+         std::string(call) + ": duration '" + duration_text + "' counts timesteps but no timestep is given");
+  return calendar::format_date(cal.to_date(cal.add(cal.to_instant(date), by, step.microseconds)));
+}
+
+std::string Context::date_add(const std::string& date_text, const std::string& duration_text) const {
+  check_open("foehn_context_date_add");
+  const std::string call = "foehn_context_date_add: '" + date_text + "' + '" + duration_text + "'";
+  if (settings_.calendar.type.empty())
+    fail(FOEHN_ERR_STATE, call + ": context '" + id_ + "' has no calendar type yet (XML or foehn_set_calendar)");
+  try {
+    // The context's calendar: a user_defined one has its month lengths here.
+    return add_to_date(settings_.calendar.make_calendar(), date_text, duration_text, settings_.calendar.timestep,
+                       call.c_str());
+  } catch (const calendar::TimeError& e) {
+    fail(FOEHN_ERR_ARGUMENT, call + ": " + e.what());
+  } catch (const config::ConfigError& e) { fail(FOEHN_ERR_CONFIG, call + ": " + e.what()); }
+}
+
 void Context::set_calendar_attribute(const std::string& what, const std::string& name, const std::string& value) {
   static constexpr const char* kUserAttrs[] = {"day_length",      "month_lengths",   "year_length",
                                                "leap_year_month", "leap_year_drift", "leap_year_drift_offset"};

@@ -590,7 +590,10 @@ void Context::close_definition(const std::vector<const Context*>& others) {
   // Every rank resolves the same XML; an error on one is an error on all.
   // Collective exchanges happen only between the agreements, so a rank that
   // failed never leaves the others waiting in a collective.
-  collectively(comm_, [&] { resolve_definitions(); });
+  collectively(comm_, [&] {
+    check_grid_children();
+    resolve_definitions();
+  });
   exchange_axes();  // first: whether the domains' points may be shared
   exchange_domains();
   collectively(comm_, [&] {

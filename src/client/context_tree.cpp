@@ -24,7 +24,49 @@ std::string root_of(const std::string& group_kind) {
   return group_kind.substr(0, group_kind.size() - std::string("_group").size()) + "_definition";
 }
 
+// XIOS's transformation classes (its handle types, xios_zoom_domain, ...)
+// and the element foehn's XML names each by, inside which element.
+struct TransformationClass {
+  std::string_view name, element, target;
+};
+constexpr TransformationClass kTransformations[] = {
+    {"zoom_domain", "zoom_domain", "domain"},
+    {"extract_domain", "extract_domain", "domain"},
+    {"interpolate_domain", "interpolate_domain", "domain"},
+    {"generate_rectilinear_domain", "generate_rectilinear_domain", "domain"},
+    {"zoom_axis", "zoom_axis", "axis"},
+    {"extract_axis", "extract_axis", "axis"},
+    {"inverse_axis", "inverse_axis", "axis"},
+    {"interpolate_axis", "interpolate_axis", "axis"},
+    {"reduce_domain_to_axis", "reduce_domain", "axis"},
+    {"extract_domain_to_axis", "extract_domain", "axis"},
+    {"reduce_axis_to_scalar", "reduce_axis", "scalar"},
+    {"reduce_domain_to_scalar", "reduce_domain", "scalar"},
+    {"extract_axis_to_scalar", "extract_axis", "scalar"},
+};
+
+const TransformationClass* transformation_class(const std::string& kind) {
+  for (const auto& t : kTransformations)
+    if (t.name == kind) return &t;
+  return nullptr;
+}
+
 }  // namespace
+
+bool is_transformation_class(const std::string& kind) { return transformation_class(kind) != nullptr; }
+
+config::TransformationDef* Context::transformation(const std::string& kind, const std::string& id) {
+  const TransformationClass* c = transformation_class(kind);
+  if (!c) return nullptr;
+  auto search = [&](auto& items) -> config::TransformationDef* {
+    for (auto& x : items)
+      for (auto& t : x.transformations)
+        if (t.kind == c->element && t.target == c->target)
+          if (const std::string* own = t.attr("id"); own && *own == id) return &t;
+    return nullptr;
+  };
+  return c->target == "domain" ? search(def_.domains) : c->target == "axis" ? search(def_.axes) : search(def_.scalars);
+}
 
 config::FieldDef* Context::any_field(const std::string& id) {
   for (auto& f : def_.fields)
@@ -43,6 +85,7 @@ bool Context::has_element(const std::string& kind, const std::string& id) {
   if (kind == "axis") return has_id(def_.axes, id);
   if (kind == "scalar") return has_id(def_.scalars, id);
   if (kind == "grid") return has_id(def_.grids, id);
+  if (transformation_class(kind)) return transformation(kind, id) != nullptr;
   if (kind == "variable") {
     if (has_id(def_.variables, id)) return true;
     for (const auto& file : def_.files) {
@@ -58,7 +101,8 @@ bool Context::has_element(const std::string& kind, const std::string& id) {
                                                   "scalar_group", "grid_group", "variable_group"};
   if (std::find(groups.begin(), groups.end(), kind) == groups.end())
     fail(FOEHN_ERR_ARGUMENT, "foehn_has_element: unknown kind '" + kind +
-                                 "' (field, file, domain, axis, scalar, grid, variable, or one of their *_group)");
+                                 "' (field, file, domain, axis, scalar, grid, variable, one of their *_group, or a "
+                                 "transformation: zoom_domain, reduce_domain_to_axis, ...)");
   if (id == root_of(kind)) return true;
   const auto it = def_.group_ids.find(kind);
   return it != def_.group_ids.end() && std::find(it->second.begin(), it->second.end(), id) != it->second.end();
@@ -75,9 +119,27 @@ std::string Context::add_child(const std::string& parent_kind, const std::string
   // An anonymous child gets an id of its own, so that its handle can name it.
   const std::string id =
       child_id.empty() ? "foehn_" + child_kind + "_" + std::to_string(++anonymous_children_) : child_id;
-  if (has_element(child_kind, id) || has_element(child_kind + "_group", id))
-    fail(FOEHN_ERR_ARGUMENT, what + ": a " + child_kind + " '" + id + "' exists already in context '" + id_ + "'");
   const config::Location where{"(added by the model)", 0, parent_kind + "[id=" + parent_id + "]/" + child_kind};
+  if (parent_kind == "grid" && (child_kind == "domain" || child_kind == "axis" || child_kind == "scalar")) {
+    using Kind = config::GridComponent::Kind;
+    const Kind kind = child_kind == "domain" ? Kind::domain : child_kind == "axis" ? Kind::axis : Kind::scalar;
+    auto grid = std::find_if(def_.grids.begin(), def_.grids.end(), [&](const auto& g) { return g.id == parent_id; });
+    // A child named after an existing element refers to it (as <domain id="d"/>
+    // in a grid's XML); any other takes the element its *_ref names, set next.
+    const bool existing = has_element(child_kind, id);
+    grid->components.push_back(config::GridComponent{kind, existing ? id : "", where});
+    if (!existing) grid_children_[child_kind + " " + id] = {parent_id, grid->components.size() - 1};
+    return id;
+  }
+  if (has_element(child_kind, id) || (!transformation_class(child_kind) && has_element(child_kind + "_group", id)))
+    fail(FOEHN_ERR_ARGUMENT, what + ": a " + child_kind + " '" + id + "' exists already in context '" + id_ + "'");
+  if (child_kind == "grid" && parent_kind == "grid_group") {
+    config::GridDef g;
+    g.id = id;
+    g.where = where;
+    def_.grids.push_back(g);
+    return id;
+  }
   if (child_kind == "field" && parent_kind == "field_group") {
     config::FieldDef f;
     f.id = id;
@@ -102,6 +164,25 @@ std::string Context::add_child(const std::string& parent_kind, const std::string
     def_.files.push_back(f);
     return id;
   }
+  if (const TransformationClass* t = transformation_class(child_kind)) {
+    // XIOS's <domain id="d" domain_ref="src"><zoom_domain/></domain>: the
+    // transformation turns the parent's source into the parent.
+    if (parent_kind != t->target)
+      fail(FOEHN_ERR_ARGUMENT, what + ": a " + child_kind + " goes into a " + std::string(t->target));
+    config::TransformationDef def;
+    def.kind = t->element;
+    def.target = t->target;
+    def.attrs.emplace("id", id);
+    def.where = where;
+    auto append = [&](auto& items) {
+      for (auto& x : items)
+        if (x.id == parent_id) x.transformations.push_back(def);
+    };
+    if (parent_kind == "domain") append(def_.domains);
+    if (parent_kind == "axis") append(def_.axes);
+    if (parent_kind == "scalar") append(def_.scalars);
+    return id;
+  }
   if (child_kind.ends_with("_group") && parent_kind == child_kind) {
     def_.group_ids[child_kind].push_back(id);
     if (child_kind == "field_group") def_.field_group_members[id];
@@ -109,8 +190,31 @@ std::string Context::add_child(const std::string& parent_kind, const std::string
   }
   fail(FOEHN_ERR_ARGUMENT, what +
                                ": foehn adds fields to a field group or a file, files to a file group and "
-                               "groups to groups of their kind; other children are not supported yet "
+                               "groups to groups of their kind, transformations to domains, axes and scalars; other "
+                               "children are not supported yet "
                                "(docs/xios-compatibility.md)");
+}
+
+bool Context::set_grid_child_ref(const std::string& kind, const std::string& id, const std::string& ref,
+                                 const std::string& what) {
+  const auto child = grid_children_.find(kind + " " + id);
+  if (child == grid_children_.end()) return false;
+  if (!has_element(kind, ref))
+    fail(FOEHN_ERR_ARGUMENT, what + ": no " + kind + " '" + ref + "' in context '" + id_ + "'");
+  for (auto& g : def_.grids)
+    if (g.id == child->second.first) g.components[child->second.second].ref = ref;
+  return true;
+}
+
+void Context::check_grid_children() const {
+  for (const auto& [child, place] : grid_children_)
+    for (const auto& g : def_.grids)
+      if (g.id == place.first && g.components[place.second].ref.empty()) {
+        const std::string kind = child.substr(0, child.find(' '));
+        fail(FOEHN_ERR_ARGUMENT, "foehn_close_definition: the " + kind + " '" + child.substr(kind.size() + 1) +
+                                     "' added to grid '" + g.id + "' names no " + kind + " (set its " + kind +
+                                     "_ref, e.g. xios_set_attr(" + kind + "_hdl, " + kind + "_ref=...))");
+      }
 }
 
 std::string Context::field_component(const std::string& field_id, const std::string& kind, int index) {

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "config/internal.h"
+#include "config/transformation_attributes.h"
 #include "config/values.h"
 
 namespace foehn::config::detail {
@@ -92,24 +93,18 @@ const std::vector<TransformationSpec>& specs() {
   return all;
 }
 
-void check_value(const Attr& a, const TransformationAttr& spec, const std::string& element) {
-  const std::string v = trim(a.value);
-  const std::string bad = "bad value '" + a.value + "' for " + a.name + " on <" + element + ">: ";
+// Why `value` does not fit `spec` ("" when it does).
+std::string value_problem(const std::string& value, std::string_view name, const TransformationAttr& spec,
+                          std::string_view element) {
+  const std::string v = trim(value);
+  const std::string bad = "bad value '" + value + "' for " + std::string(name) + " on <" + std::string(element) + ">: ";
   switch (spec.type) {
-    case AttrType::integer:
-      if (!parse_int(v)) report(a.where, bad + "expected an integer");
-      return;
-    case AttrType::real:
-      if (!parse_double(v)) report(a.where, bad + "expected a number");
-      return;
-    case AttrType::integer_list:
-      if (!parse_double_list(v)) report(a.where, bad + "expected a list of integers");
-      return;
-    case AttrType::boolean:
-      if (!parse_bool(v)) report(a.where, bad + "expected true or false");
-      return;
+    case AttrType::integer: return parse_int(v) ? "" : bad + "expected an integer";
+    case AttrType::real: return parse_double(v) ? "" : bad + "expected a number";
+    case AttrType::integer_list: return parse_double_list(v) ? "" : bad + "expected a list of integers";
+    case AttrType::boolean: return parse_bool(v) ? "" : bad + "expected true or false";
     case AttrType::choice: {
-      if (spec.choices.empty()) return;
+      if (spec.choices.empty()) return "";
       std::string_view rest = spec.choices;
       std::vector<std::string_view> names;
       while (!rest.empty()) {
@@ -119,11 +114,16 @@ void check_value(const Attr& a, const TransformationAttr& spec, const std::strin
         rest.remove_prefix(bar + 1);
       }
       for (std::string_view n : names)
-        if (n == v) return;
-      report(a.where, bad + "expected one of " + std::string(spec.choices) + did_you_mean(v, names));
-      return;
+        if (n == v) return "";
+      return bad + "expected one of " + std::string(spec.choices) + did_you_mean(v, names);
     }
   }
+  return "";
+}
+
+void check_value(const Attr& a, const TransformationAttr& spec, const std::string& element) {
+  if (const std::string problem = value_problem(a.value, a.name, spec, element); !problem.empty())
+    report(a.where, problem);
 }
 
 }  // namespace
@@ -157,6 +157,21 @@ void check_transformation(const Node& child, const Node& parent) {
   }
 }
 
+std::string attribute_problem(std::string_view element, std::string_view parent, std::string_view name,
+                              const std::string& value) {
+  for (const TransformationSpec& s : specs()) {
+    if (s.element != element || s.parent != parent) continue;
+    std::vector<std::string_view> names;
+    for (const TransformationAttr& t : s.attrs) {
+      if (t.name == name) return value_problem(value, name, t, element);
+      names.push_back(t.name);
+    }
+    return "unknown attribute '" + std::string(name) + "' on <" + std::string(element) + "> in <" +
+           std::string(parent) + ">" + did_you_mean(name, names);
+  }
+  return "no <" + std::string(element) + "> inside a <" + std::string(parent) + "> (docs/transformations.md)";
+}
+
 TransformationDef make_transformation(const Node& child, const Node& parent) {
   TransformationDef t;
   t.kind = child.name;
@@ -168,3 +183,12 @@ TransformationDef make_transformation(const Node& child, const Node& parent) {
 }
 
 }  // namespace foehn::config::detail
+
+namespace foehn::config {
+
+std::string transformation_attribute_problem(std::string_view element, std::string_view parent, std::string_view name,
+                                             const std::string& value) {
+  return detail::attribute_problem(element, parent, name, value);
+}
+
+}  // namespace foehn::config

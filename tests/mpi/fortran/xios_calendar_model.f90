@@ -5,9 +5,8 @@
 ! days and a 12th of 25, a leap day in month 12 every other year (drift 0.5
 ! day a year from offset 0: even years), 5-day steps from 2001-11-15.
 ! Checked here: the calendar's type, year lengths, the day of the year
-! (xios_date + xios_duration, and so xios_get_current_date, are not
-! available in a user_defined calendar yet: foehn_date_add knows the
-! calendar by its type only); tests/python/test_xios_calendar.py checks the
+! (date arithmetic in a user_defined calendar is checked by
+! xios_handles_model.f90); tests/python/test_xios_calendar.py checks the
 ! file (time axis and calendar attributes, values). Each step sends
 ! days(k) = k * (days from the time origin 2001-01-01 to the model date).
 ! mpiexec -n N ./xios_calendar_model [: -n 1 foehn-server]
