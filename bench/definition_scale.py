@@ -8,6 +8,7 @@ interleaved, median of --reps. Targets: <= 2 s and <= 200 MB at 20,000.
 
   .venv/bin/python bench/definition_scale.py                      # 20,000 fields
   .venv/bin/python bench/definition_scale.py --fields 2000 5000 20000 --before /path/to/old/build --reps 1
+  .venv/bin/python bench/definition_scale.py --fields 200 --ranks 1 2 4 8 --grid 720 360 --reps 1
 Writes definition_scale.{json,md} into --out."""
 import argparse
 import json
@@ -33,6 +34,7 @@ def parse_args():
     p.add_argument("--files", type=int, default=20)
     p.add_argument("--grid", type=int, nargs=2, default=(72, 36))
     p.add_argument("--reps", type=int, default=3)
+    p.add_argument("--ranks", type=int, nargs="+", default=[1], help="model ranks (issue 19 item 3: scaling with ranks)")
     return p.parse_args()
 
 
@@ -56,13 +58,13 @@ def write_xml(path, nfields, nfiles):
 </context></simulation>""")
 
 
-def run_once(build, work, nfields, nfiles, grid):
+def run_once(build, work, nfields, nfiles, grid, ranks=1):
     work.mkdir(parents=True, exist_ok=True)
     for f in work.glob("*.nc"):
         f.unlink()
     write_xml(work / "iodef.xml", nfields, nfiles)
     env = dict(os.environ, **miniapp_runs.MPI_ENV, PYTHONPATH=str(build / "python"))
-    cmd = ["mpiexec", "-n", "1", sys.executable, str(HERE / "definition_scale_model.py"), "iodef.xml", str(nfields),
+    cmd = ["mpiexec", "-n", str(ranks), sys.executable, str(HERE / "definition_scale_model.py"), "iodef.xml", str(nfields),
            "2", str(grid[0]), str(grid[1]), ":", "-n", "1", str(build / "apps/foehn-server/foehn-server")]
     proc = subprocess.run(cmd, cwd=work, env=env, capture_output=True, text=True, timeout=1800)
     if proc.returncode != 0:
@@ -80,34 +82,35 @@ def main():
         builds = {"before": pathlib.Path(a.before).resolve(), **builds}
     work = pathlib.Path(a.workdir).resolve()
     load_before = os.getloadavg()[0]
-    runs = {(n, b): [] for n in a.fields for b in builds}
+    runs = {(n, r, b): [] for n in a.fields for r in a.ranks for b in builds}
     for _ in range(a.reps):  # interleaved: the machine's noise hits both builds alike
         for n in a.fields:
-            for b, build in builds.items():
-                runs[(n, b)].append(run_once(build, work / f"{b}_{n}", n, a.files, a.grid) | {"load": os.getloadavg()[0]})
+            for r in a.ranks:
+                for b, build in builds.items():
+                    runs[(n, r, b)].append(run_once(build, work / f"{b}_{n}_{r}", n, a.files, a.grid, r)
+                                           | {"load": os.getloadavg()[0]})
     med = {k: {m: statistics.median(r[m] for r in v) for m in v[0]} for k, v in runs.items()}
-    top = med[(max(a.fields), "after")]
+    top = med[(max(a.fields), min(a.ranks), "after")]
     result = {"fields": a.fields, "files": a.files, "grid": list(a.grid), "reps": a.reps,
               "builds": {b: str(p) for b, p in builds.items()}, "load_before": load_before,
               "load_after": os.getloadavg()[0],
-              "median": {f"{b} {n}": m for (n, b), m in med.items()},
-              "runs": {f"{b} {n}": r for (n, b), r in runs.items()},
+              "ranks": a.ranks, "median": {f"{b} {n} x{r}": m for (n, r, b), m in med.items()},
+              "runs": {f"{b} {n} x{r}": v for (n, r, b), v in runs.items()},
               "met_seconds": top["close_definition_seconds"] <= TARGET_SECONDS,
               "met_memory": max(top["model_peak_mb"], top["server_peak_mb"]) <= TARGET_MB}
     out = pathlib.Path(a.out)
     out.mkdir(parents=True, exist_ok=True)
     (out / "definition_scale.json").write_text(json.dumps(result, indent=1))
-    lines = [f"Fields (half averaged) in {a.files} files on a {a.grid[0]} x {a.grid[1]} domain, 1 model rank + "
+    lines = [f"Fields (half averaged) in {a.files} files on a {a.grid[0]} x {a.grid[1]} domain, {'/'.join(map(str, a.ranks))} model rank(s) + "
              f"1 foehn-server, median of {a.reps} interleaved runs; load average {load_before:.1f} before, "
              f"{result['load_after']:.1f} after (the load column: at the end of each run, median).", "",
-             "| build | fields | foehn_init [s] | close_definition [s] | 2 steps [s] | model peak [MB] | "
-             "server peak [MB] | load |", "|---|---|---|---|---|---|---|---|"]
-    for n in a.fields:
-        for b in builds:
-            m = med[(n, b)]
-            lines.append(f"| {b} | {n:,} | {m['init_seconds']:.2f} | {m['close_definition_seconds']:.2f} | "
-                         f"{m['steps_seconds']:.2f} | {m['model_peak_mb']:.0f} | {m['server_peak_mb']:.0f} | "
-                         f"{m['load']:.1f} |")
+             "| build | fields | model ranks | foehn_init [s] | close_definition [s] | 2 steps [s] | "
+             "model rank 0 peak [MB] | server peak [MB] | load |", "|---|---|---|---|---|---|---|---|---|"]
+    for n, r, b in runs:
+        m = med[(n, r, b)]
+        lines.append(f"| {b} | {n:,} | {r} | {m['init_seconds']:.2f} | {m['close_definition_seconds']:.2f} | "
+                     f"{m['steps_seconds']:.2f} | {m['model_peak_mb']:.0f} | {m['server_peak_mb']:.0f} | "
+                     f"{m['load']:.1f} |")
     lines += ["", f"targets at {max(a.fields):,} fields: close of definition <= {TARGET_SECONDS} s: "
               f"{'met' if result['met_seconds'] else 'NOT met'}; peak memory <= {TARGET_MB:.0f} MB: "
               f"{'met' if result['met_memory'] else 'NOT met'}"]

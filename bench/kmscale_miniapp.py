@@ -11,6 +11,9 @@ all steps, the peak RSS, and the load average; writes
 results/kmscale_miniapp.{json,md}.
 
   .venv/bin/python bench/kmscale_miniapp.py --reps 3 --steps 36
+
+With --baseline-build DIR the pyramid also runs with the miniapp of another
+build (e.g. main's, before a change), interleaved with the others.
 """
 import argparse
 import json
@@ -36,10 +39,15 @@ def iodef(way, workdir):
     return path
 
 
+BASELINE = " (baseline build)"
+
+
 def run(way, args, workdir):
-    d = workdir / way
+    d = workdir / way.replace(BASELINE, "_baseline")
     d.mkdir(exist_ok=True)
-    cmd = [str(BUILD / "apps/miniapp/miniapp"), "--iodef", str(iodef(way, workdir)), "--output", "foehn",
+    build = pathlib.Path(args.baseline_build) if way.endswith(BASELINE) else BUILD
+    cmd = [str(build / "apps/miniapp/miniapp"), "--iodef", str(iodef(way.replace(BASELINE, ""), workdir)),
+           "--output", "foehn",
            "--grid", str(args.grid), "--levels", str(args.levels), "--steps", str(args.steps),
            "--summary", "summary.json"]
     env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
@@ -59,8 +67,11 @@ def main():
     p.add_argument("--levels", type=int, default=40)
     p.add_argument("--steps", type=int, default=36)
     p.add_argument("--reps", type=int, default=3)
+    p.add_argument("--baseline-build", help="a second build whose miniapp also writes the pyramid")
     args = p.parse_args()
     ways = ["netcdf_native", "healpix_zarr_pyramid"]
+    if args.baseline_build:
+        ways.append("healpix_zarr_pyramid" + BASELINE)
     runs = {w: [] for w in ways}
     with tempfile.TemporaryDirectory() as tmp:
         for _ in range(args.reps):

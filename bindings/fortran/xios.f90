@@ -280,17 +280,54 @@ contains
 
   ! type: Gregorian, Julian, NoLeap, AllLeap, D360, ProlepticGregorian, None
   ! (or the CF names); user-defined calendars are not supported.
-  subroutine xios_define_calendar(type, timestep, start_date, time_origin)
+  ! XIOS's arguments; a user_defined calendar takes day_length ... leap_year_drift_offset,
+  ! passed to foehn as the calendar's attributes (month_lengths last: the set is then checked whole).
+  subroutine xios_define_calendar(type, timestep, start_date, time_origin, day_length, month_lengths, year_length, &
+                                  leap_year_month, leap_year_drift, leap_year_drift_offset)
     character(*), intent(in) :: type
     type(xios_duration), intent(in), optional :: timestep
     type(xios_date), intent(in), optional :: start_date, time_origin
-    integer :: status
-    if (type == "user_defined") call fail("xios_define_calendar", "user-defined calendars are not supported")
-    call foehn_set_calendar(current_ctx("xios_define_calendar"), type=type, status=status)
+    integer, intent(in), optional :: day_length, month_lengths(:), year_length, leap_year_month
+    real(real64), intent(in), optional :: leap_year_drift, leap_year_drift_offset
+    character(len=32) :: number
+    character(:), allocatable :: lengths
+    integer :: status, k
+    type(foehn_context) :: ctx
+    ctx = current_ctx("xios_define_calendar")
+    call foehn_set_calendar(ctx, type=type, status=status)
     call check(status, "xios_define_calendar")
+    if (present(day_length)) call set_calendar_number("day_length", day_length)
+    if (present(year_length)) call set_calendar_number("year_length", year_length)
+    if (present(leap_year_month)) call set_calendar_number("leap_year_month", leap_year_month)
+    if (present(leap_year_drift)) call set_calendar_real("leap_year_drift", leap_year_drift)
+    if (present(leap_year_drift_offset)) call set_calendar_real("leap_year_drift_offset", leap_year_drift_offset)
+    if (present(month_lengths)) then
+      lengths = ""
+      do k = 1, size(month_lengths)
+        write(number, '(i0)') month_lengths(k)
+        lengths = lengths // " " // trim(number)
+      end do
+      call foehn_set_attribute(ctx, "calendar", "", "month_lengths", lengths, status)
+      call check(status, "xios_define_calendar")
+    end if
     if (present(timestep)) call xios_set_timestep(timestep)
     if (present(start_date)) call xios_set_start_date(start_date)
     if (present(time_origin)) call xios_set_time_origin(time_origin)
+  contains
+    subroutine set_calendar_number(name, value)
+      character(*), intent(in) :: name
+      integer, intent(in) :: value
+      write(number, '(i0)') value
+      call foehn_set_attribute(ctx, "calendar", "", name, trim(number), status)
+      call check(status, "xios_define_calendar")
+    end subroutine set_calendar_number
+    subroutine set_calendar_real(name, value)
+      character(*), intent(in) :: name
+      real(real64), intent(in) :: value
+      write(number, '(f12.6)') value  ! foehn reads the drift to the millionth of a day
+      call foehn_set_attribute(ctx, "calendar", "", name, trim(adjustl(number)), status)
+      call check(status, "xios_define_calendar")
+    end subroutine set_calendar_real
   end subroutine xios_define_calendar
 
   subroutine xios_set_start_date(start_date)

@@ -4,6 +4,7 @@
 // the time of day; all arithmetic is integer and uses floor division so that
 // dates before year 1 (astronomical year numbering: year 0 is 1 BC) work too.
 #include "calendar/calendar.h"
+#include "calendar/date_expression.h"
 
 #include <algorithm>
 #include <array>
@@ -383,6 +384,15 @@ std::int64_t Calendar::add(std::int64_t instant, const Duration& d, std::int64_t
     t = checked_add(t, steps, "time arithmetic");
   }
   return t;
+}
+
+Date evaluate_date_expression(const Calendar& calendar, std::string_view text, std::int64_t timestep_us) {
+  const DateExpression e = parse_date_expression(text);
+  calendar.validate(e.date);
+  if (!e.has_offset) return e.date;
+  if (e.offset.timesteps != 0 && timestep_us <= 0)
+    throw TimeError("date expression '" + std::string(text) + "' counts time steps but the calendar has no timestep");
+  return calendar.to_date(calendar.add(calendar.to_instant(e.date), e.offset, timestep_us));
 }
 
 }  // namespace foehn::calendar

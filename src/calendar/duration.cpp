@@ -7,6 +7,7 @@
 #include <string>
 
 #include "calendar/calendar.h"
+#include "calendar/date_expression.h"
 
 namespace foehn::calendar {
 namespace {
@@ -279,6 +280,22 @@ std::string format_date(const Date& date) {
                     ":" + pad(date.minute, 2) + ":" + pad(date.second, 2);
   if (date.microsecond > 0 && date.microsecond < kMicrosPerSecond) out += fraction_text(date.microsecond);
   return out;
+}
+
+DateExpression parse_date_expression(std::string_view text) {
+  // A date never holds '+' (a negative year starts with '-'), so the first
+  // '+' starts the duration.
+  const std::size_t plus = text.find('+');
+  DateExpression e;
+  e.date = parse_date(text.substr(0, plus));
+  if (plus == std::string_view::npos) return e;
+  try {
+    e.offset = parse_duration(text.substr(plus + 1));
+  } catch (const TimeError& ex) {
+    throw TimeError("invalid date expression " + quoted(text) + ": after '+': " + ex.what());
+  }
+  e.has_offset = true;
+  return e;
 }
 
 }  // namespace foehn::calendar

@@ -5,6 +5,7 @@
 #include <fstream>
 #include <iostream>
 #include <memory>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -42,6 +43,10 @@ struct Runtime {
   bool finalized = false;  // MPI cannot join the servers again: init after finalize is refused
   foehn::transport::World world;
   foehn::config::Simulation config;
+  std::string config_path;  // read again for a context opened a second time
+  // Contexts whose definition went to their first opening (moved, not copied:
+  // with 20,000 fields a copy is tens of MB); config keeps their variables.
+  std::set<std::string> handed_out;
   std::string code_id;
   foehn::transport::ClientCounters counters;
   double start_time = 0, inside_seconds = 0;
@@ -178,6 +183,33 @@ void write_report(Runtime& r, foehn::report::RunReport& report) {
   }
 }
 
+// The definition a context opening starts from. The first opening takes
+// the parsed one (the model may change it before close of definition, so a
+// later opening cannot share it); a later one reads the XML again, as
+// foehn_init did.
+foehn::config::ContextDef definition_for_opening(Runtime& r, const std::string& id, MPI_Comm comm) {
+  auto parsed = std::find_if(r.config.contexts.begin(), r.config.contexts.end(),
+                             [&](const foehn::config::ContextDef& c) { return c.id == id; });
+  if (r.handed_out.insert(id).second) {
+    foehn::config::ContextDef taken = std::move(*parsed);
+    *parsed = {};
+    parsed->id = id;
+    parsed->variables = taken.variables;  // report_file (write_report)
+    return taken;
+  }
+  foehn::config::ContextDef again;
+  foehn::client::collectively(comm, [&] {
+    auto config = foehn::config::parse_file(r.config_path);
+    auto it = std::find_if(config.contexts.begin(), config.contexts.end(),
+                           [&](const foehn::config::ContextDef& c) { return c.id == id; });
+    if (it == config.contexts.end())
+      fail(FOEHN_ERR_CONFIG, "context '" + id + "' is no longer defined in " + r.config_path +
+                                 " (read again for its second opening)");
+    again = std::move(*it);
+  });
+  return again;
+}
+
 // Before a call that waits for every server: the data other contexts hold
 // leaves first (the servers may need it before they can answer this one).
 // Every open context learns whether it is alone (Context::set_shared).
@@ -289,7 +321,10 @@ int foehn_init(const char* code_id, const char* config_path, MPI_Comm world, MPI
     // The configuration is read after joining, so that the servers are never
     // left waiting: on an error they are released at once (below).
     foehn::client::collectively(
-        r.world.local, [&] { r.config = foehn::config::parse_file(text(config_path, "foehn_init: config_path")); });
+        r.world.local, [&] {
+          r.config_path = text(config_path, "foehn_init: config_path");
+          r.config = foehn::config::parse_file(r.config_path);
+        });
     // What the XML asks that XIOS would skip (docs/xml.md): said once, by model rank 0.
     int rank = 0;
     MPI_Comm_rank(r.world.local, &rank);
@@ -357,7 +392,7 @@ int foehn_context_open(const char* context_id, MPI_Comm comm, foehn_context* ctx
     const std::uint32_t key =
         (static_cast<std::uint32_t>(r.world.code_index) << 16) | static_cast<std::uint32_t>(r.contexts_opened);
     auto impl = std::make_unique<foehn_context_impl>();
-    impl->context = std::make_unique<Context>(id, comm, *def, r.world, key, r.counters);
+    impl->context = std::make_unique<Context>(id, comm, definition_for_opening(r, id, comm), r.world, key, r.counters);
     impl->id = id;
     r.handles.push_back(impl.get());
     ++r.contexts_opened;

@@ -34,7 +34,7 @@ class FieldReader;
 
 class Context {
  public:
-  Context(const std::string& id, MPI_Comm comm, const config::ContextDef& def, transport::World& world,
+  Context(const std::string& id, MPI_Comm comm, config::ContextDef def, transport::World& world,
           std::uint32_t key, transport::ClientCounters& counters);
   ~Context();
 
@@ -144,7 +144,7 @@ class Context {
   std::string id_;
   MPI_Comm comm_;
   int rank_ = 0, size_ = 1;
-  config::ContextDef def_;
+  config::ContextDef def_;  // moved from the runtime (api.cpp), changed by the model until close of definition
   transport::World* world_;
   std::uint32_t key_;
   transport::ClientCounters* counters_;
@@ -163,8 +163,14 @@ class Context {
   int anonymous_children_ = 0;          // ids made up by add_child
   // "<kind> <id>" of a group -> the attributes the model set on it.
   std::map<std::string, config::AttributeOrigins> group_attributes_;
+  // A user_defined calendar's attributes set from code (xios_define_calendar),
+  // as text: the calendar is made again from them at each set.
+  std::map<std::string, std::string> user_calendar_attrs_;
   // A field of field_definition or of a file by id (null when none).
   config::FieldDef* any_field(const std::string& id);
+  // foehn_set_attribute of the calendar: type, dates and timestep as
+  // set_calendar takes them, a user_defined calendar's attributes.
+  void set_calendar_attribute(const std::string& what, const std::string& name, const std::string& value);
 };
 
 }  // namespace foehn::client

@@ -200,7 +200,7 @@ void Context::set_attribute(const std::string& kind, const std::string& id, cons
   check_open("foehn_set_attribute");
   const std::string what = "foehn_set_attribute: " + kind + " '" + id + "' attribute '" + name + "'";
   if (closed_definition_) fail(FOEHN_ERR_STATE, what + ": context '" + id_ + "' is already defined");
-  const config::AttributeOrigin origin{value, {"(set by the model)", 0, {}}, "the model"};
+  const config::AttributeOrigin origin{value, config::Location{"(set by the model)", 0, {}}, "the model"};
   if (kind == "variable") {
     // xios_setvar: the text of a <variable> of the context, checked against its type.
     auto it = std::find_if(def_.variables.begin(), def_.variables.end(), [&](const auto& v) { return v.id == id; });
@@ -212,6 +212,10 @@ void Context::set_attribute(const std::string& kind, const std::string& id, cons
                                              : true;
     if (!fits) fail(FOEHN_ERR_ARGUMENT, what + ": '" + value + "' is not a " + it->type);
     it->value = value;
+    return;
+  }
+  if (kind == "calendar") {
+    set_calendar_attribute(what, name, value);
     return;
   }
   if (kind == "field_group") {

@@ -1,11 +1,15 @@
 // Calendar queries for the XIOS-style calls (xios_date_convert_to_seconds,
 // xios_date_get_*, xios_get_year/day_length_in_seconds): facts about a date
-// in the context's calendar (the XML's, with the model's settings over it).
+// in the context's calendar (the XML's, with the model's settings over it);
+// and the calendar's attributes set from code (xios_define_calendar).
+#include <algorithm>
+#include <iterator>
 #include <string>
 
 #include "calendar/calendar.h"
 #include "client/context.h"
 #include "client/errors.h"
+#include "config/calendar_setup.h"
 
 namespace foehn::client {
 
@@ -43,6 +47,33 @@ double Context::calendar_query(const std::string& what, const std::string& date_
   fail(FOEHN_ERR_ARGUMENT, call +
                                ": unknown query (day_length, year_length, second_of_year, day_of_year, "
                                "fraction_of_year, second_of_day, fraction_of_day, seconds_since_origin)");
+}
+
+void Context::set_calendar_attribute(const std::string& what, const std::string& name, const std::string& value) {
+  static constexpr const char* kUserAttrs[] = {"day_length",      "month_lengths",   "year_length",
+                                               "leap_year_month", "leap_year_drift", "leap_year_drift_offset"};
+  try {
+    if (name == "type") return set_calendar(value.c_str(), nullptr, nullptr, nullptr);
+    if (name == "start_date") return set_calendar(nullptr, value.c_str(), nullptr, nullptr);
+    if (name == "time_origin") return set_calendar(nullptr, nullptr, value.c_str(), nullptr);
+    if (name == "timestep") return set_calendar(nullptr, nullptr, nullptr, value.c_str());
+    if (std::find(std::begin(kUserAttrs), std::end(kUserAttrs), name) == std::end(kUserAttrs))
+      fail(FOEHN_ERR_ARGUMENT, what +
+                                   ": not a calendar attribute (type, start_date, time_origin, timestep, day_length, "
+                                   "month_lengths, year_length, leap_year_month, leap_year_drift, "
+                                   "leap_year_drift_offset)");
+    user_calendar_attrs_[name] = value;
+    // Checked as a whole once month_lengths is there (XIOS makes the calendar
+    // after all its attributes are set; so do the Fortran wrappers).
+    if (!user_calendar_attrs_.count("month_lengths")) return;
+    settings_.calendar.user = config::make_user_calendar([&](const char* n) -> const std::string* {
+      const auto it = user_calendar_attrs_.find(n);
+      return it == user_calendar_attrs_.end() ? nullptr : &it->second;
+    });
+  } catch (const calendar::TimeError& e) { fail(FOEHN_ERR_ARGUMENT, what + ": " + e.what()); }
+  if (!settings_.calendar.type.empty() &&
+      calendar::parse_calendar_type(settings_.calendar.type) == calendar::CalendarType::user_defined)
+    config::evaluate_date_expressions(settings_.calendar);
 }
 
 }  // namespace foehn::client

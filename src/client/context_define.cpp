@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <numeric>
 
+#include "calendar/date_expression.h"
 #include "client/agree.h"
 #include "client/context.h"
 #include "client/definition_memory.h"
@@ -17,6 +18,7 @@
 #include "client/plan_builder.h"
 #include "client/field_reader.h"
 #include "client/step_driver.h"
+#include "config/calendar_setup.h"
 #include "grid/healpix.h"
 #include "transport/event.h"
 
@@ -78,9 +80,9 @@ std::int64_t type_code(const std::string& type) {
 
 }  // namespace
 
-Context::Context(const std::string& id, MPI_Comm comm, const config::ContextDef& def, transport::World& world,
+Context::Context(const std::string& id, MPI_Comm comm, config::ContextDef def, transport::World& world,
                  std::uint32_t key, transport::ClientCounters& counters)
-    : id_(id), comm_(comm), def_(def), world_(&world), key_(key), counters_(&counters) {
+    : id_(id), comm_(comm), def_(std::move(def)), world_(&world), key_(key), counters_(&counters) {
   MPI_Comm_rank(comm_, &rank_);
   MPI_Comm_size(comm_, &size_);
   settings_.calendar = def_.calendar;
@@ -92,9 +94,15 @@ void Context::set_calendar(const char* type, const char* start, const char* orig
   check_open("foehn_set_calendar");
   if (closed_definition_) fail(FOEHN_ERR_STATE, "foehn_set_calendar: context '" + id_ + "' is already defined");
   if (type) calendar::parse_calendar_type(type), settings_.calendar.type = type;
-  if (start) calendar::parse_date(start), settings_.calendar.start_date = start;
-  if (origin) calendar::parse_date(origin), settings_.calendar.time_origin = origin;
+  if (start) calendar::parse_date_expression(start), settings_.calendar.start_date = start;
+  if (origin) calendar::parse_date_expression(origin), settings_.calendar.time_origin = origin;
   if (timestep) calendar::parse_duration(timestep), settings_.calendar.timestep = timestep;
+  // Date expressions ("2000-01-01 + 1d") become plain dates as soon as the
+  // calendar is known, so that reading the date back gives the date.
+  if (!settings_.calendar.type.empty() &&
+      (calendar::parse_calendar_type(settings_.calendar.type) != calendar::CalendarType::user_defined ||
+       settings_.calendar.user))
+    config::evaluate_date_expressions(settings_.calendar);
 }
 
 void Context::set_domain(const std::string& id, DomainSetting s) {
@@ -553,6 +561,7 @@ void Context::resolve_definitions() {
   // An exact restart: the schedules count from the first run's start, the
   // steps from this run's (the checkpoint's date).
   resume_ = {};
+  config::evaluate_date_expressions(settings_.calendar);  // a type set after a date expression
   const std::string restart_dir = config::variable_string(def_, "restart_dir", "");
   const std::string segment_start = settings_.calendar.start_date;
   if (!restart_dir.empty() && !segment_start.empty()) {

@@ -53,7 +53,7 @@ void refuse_unsupported_file(const config::FileDef& f, const std::string& id) {
 // Where the file's output_freq is given (its line, or the file's).
 config::Location output_freq_where(const config::FileDef& f) {
   const auto o = f.origins.find("output_freq");
-  return o != f.origins.end() && o->second.where.line > 0 ? o->second.where : f.where;
+  return o != f.origins.end() && o->second.where->line > 0 ? *o->second.where : f.where;
 }
 
 // "a -> b -> c": a cycle of field references, for messages.
@@ -364,8 +364,6 @@ void PlanBuilder::resolve_field(int file_index, const config::FieldDef& f, const
     v.fill_value = f.default_value.value_or(f.prec == 8 ? 9.9692099683868690e+36 : 9.96921e+36);
   }
   check_grib_field(f, file, source, v, plan_);
-  if (file.format == "zarr" && file.append)  // a new store every run (zarr/zarr_writer.h)
-    config_error(file.where, "file '" + file.output_name() + "': append=\"true\" is not supported for format=\"zarr\"");
   for (int other : plan_.files[file_index].variables)
     if (plan_.variables[other].name == v.name)
       config_error(f.where, "file '" + plan_.files[file_index].id + "' already has a variable named '" + v.name +

@@ -223,11 +223,14 @@ bool StepDriver::is_active(int handle) const {
   if (step_ < 0 || handle < 0 || handle >= static_cast<int>(fields_.size())) return false;
   const Field& field = fields_[handle];
   if (field.source >= 0) return true;  // expressions and chains read it every step
-  for (int o : field.outputs) {
-    const filters::Node& node = graph_.node(outputs_[o].node);
-    if (node.stage.wants(files_[outputs_[o].file].sampler.due, node.sampler.due)) return true;
-  }
+  for (int o : field.outputs)
+    if (takes_value_now(outputs_[o])) return true;
   return false;
+}
+
+bool StepDriver::takes_value_now(const OutputVar& out) const {
+  const filters::Node& node = graph_.node(out.node);
+  return node.stage.wants(files_[out.file].sampler.due, node.sampler.due);
 }
 
 bool StepDriver::checked_is_active(int handle) const {
@@ -469,6 +472,8 @@ void StepDriver::end_step() {
   if (step_ < 0 || ended_step_ == step_) return;  // a checkpoint ended this step already
   ended_step_ = step_;
   if (!at_start()) {  // expressions and chains sample nothing at the start date (see feed)
+    // Transformations and expressions run only for outputs that take this step.
+    for (const OutputVar& out : outputs_) graph_.node(out.node).demanded = takes_value_now(out);
     graph_.evaluate(step_, now_, dynamic_steps_);
     for (OutputVar& out : outputs_) {
       const std::vector<int>& in = graph_.node(out.node).inputs;

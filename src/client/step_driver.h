@@ -163,6 +163,8 @@ class StepDriver {
   void send_sample(OutputVar& out, const T* data, std::int64_t record, double weight);
   void finish_record(OutputVar& out);
   std::int64_t current_record(const OutputVar& out) const;
+  // Whether the output's stage takes this step's value (after the start date).
+  bool takes_value_now(const OutputVar& out) const;
   template <class T, class U, class Convert>
   void pack(OutputVar& out, int server, const T* data, std::int64_t record, std::uint16_t flags, double weight,
             Convert convert);

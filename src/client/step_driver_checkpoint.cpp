@@ -276,15 +276,22 @@ void StepDriver::checkpoint() {
                                   " values, its grid has " + std::to_string(m.take.size()) + " here");
       if (!m.giving) m.giving = std::make_shared<const ByGlobalIndex>(comm_, m.give, m.size);
       const ByGlobalIndex& by = *m.giving;
-      slab.resize(static_cast<std::size_t>(by.slab_count()));
-      if (!by.fills_slab()) std::fill(slab.begin(), slab.end(), std::nan(""));  // points no rank has
-      by.to_slab(acc.values(), slab.data());
-      st.put_slab(node_var(k, "value"), by.slab_begin(), by.slab_count(), slab.data());
+      // The slab as the accumulator holds it when the decomposition is the
+      // slabs' (one rank), else gathered by global index.
+      auto put = [&](const char* what, const double* values) {
+        const double* in_place = by.slab_in_place(values);
+        if (!in_place) {
+          slab.resize(static_cast<std::size_t>(by.slab_count()));
+          if (!by.fills_slab()) std::fill(slab.begin(), slab.end(), std::nan(""));  // points no rank has
+          by.to_slab(values, slab.data());
+        }
+        st.put_slab(node_var(k, what), by.slab_begin(), by.slab_count(), in_place ? in_place : slab.data());
+      };
+      put("value", acc.values());
       if (!per_point[static_cast<std::size_t>(k)]) continue;
       local.resize(acc.size());
       for (std::size_t i = 0; i < local.size(); ++i) local[i] = acc.weight_of(i);
-      by.to_slab(local.data(), slab.data());
-      st.put_slab(node_var(k, "weight"), by.slab_begin(), by.slab_count(), slab.data());
+      put("weight", local.data());
     }
     st.close();
   } catch (const restart::StateError& e) { fail(FOEHN_ERR_IO, "foehn_checkpoint: context '" + id_ + "': " + e.what()); }
@@ -294,15 +301,16 @@ void StepDriver::checkpoint() {
               << std::endl;
 }
 
-// Rank 0, server mode: every server has written and synced the records
-// announced before the checkpoint (one kTagSynced each). Two-level servers
-// do not answer (docs/restart.md): their checkpoint does not wait.
+// Rank 0, server mode: every writer has written and synced the records
+// announced before the checkpoint (one kTagSynced each): every server, or
+// with two levels the level-2 ranks (level 1 writes no file).
 LocalFailure StepDriver::wait_for_servers_synced() {
-  if (plan_.level2_ranks > 0) return {};
+  const std::size_t writers =
+      plan_.level2_ranks > 0 ? static_cast<std::size_t>(plan_.level2_ranks) : world_->server_ranks.size();
   std::size_t answers = 0;
   auto last_check = std::chrono::steady_clock::now();
   auto pause = std::chrono::microseconds(20);
-  while (answers < world_->server_ranks.size()) {
+  while (answers < writers) {
     int flag = 0;
     MPI_Status st;
     MPI_Iprobe(MPI_ANY_SOURCE, transport::kTagSynced, world_->comm, &flag, &st);

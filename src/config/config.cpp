@@ -1,11 +1,14 @@
 // The public entry points of the reader and the small helpers of config.h.
 // The work is done in stages; see internal.h for the map.
 #include <filesystem>
+#include <numeric>
 #include <set>
 #include <string>
 #include <unordered_map>
 
 #include "calendar/calendar.h"
+#include "calendar/date_expression.h"
+#include "config/calendar_setup.h"
 #include "config/internal.h"
 #include "config/refusals.h"
 #include "config/values.h"
@@ -77,6 +80,11 @@ std::string read_field_refusal(const FieldDef& field) {
   if (!field.operation.empty() && field.operation != "instant")
     return "operation '" + field.operation + "' is not supported: records are read as they are";
   return "";
+}
+
+const Location& SharedLocation::nowhere() {
+  static const Location none;
+  return none;
 }
 
 std::string Location::str() const { return line > 0 ? file + ":" + std::to_string(line) : file; }
@@ -241,6 +249,58 @@ calendar::Calendar CalendarDef::make_calendar() const {
     if (!user) throw calendar::TimeError("a user_defined calendar needs month_lengths (12 values)");
     return calendar::Calendar(*user);
   } catch (const calendar::TimeError& e) { throw ConfigError(where, e.what()); }
+}
+
+calendar::UserCalendar make_user_calendar(const std::function<const std::string*(const char*)>& get) {
+  using calendar::TimeError;
+  const auto integer = [&](const char* name) -> std::optional<std::int64_t> {
+    const std::string* v = get(name);
+    if (!v) return std::nullopt;
+    const auto n = detail::parse_int(*v);
+    if (!n) throw TimeError(std::string(name) + " '" + *v + "': expected a whole number");
+    return n;
+  };
+  const std::string* months = get("month_lengths");
+  if (!months) throw TimeError("a user_defined calendar needs month_lengths (12 numbers of days)");
+  if (const auto day = integer("day_length"); day && *day != 86400)
+    throw TimeError("day_length " + std::to_string(*day) + ": only days of 86400 s are supported");
+  calendar::UserCalendar u;
+  const auto lengths = detail::parse_double_list(*months);
+  bool whole = lengths && lengths->size() == 12;
+  for (std::size_t k = 0; whole && k < 12; ++k) {
+    whole = (*lengths)[k] == static_cast<double>(static_cast<int>((*lengths)[k]));
+    u.month_lengths[k] = static_cast<int>((*lengths)[k]);
+  }
+  if (!whole) throw TimeError("month_lengths '" + *months + "': expected 12 whole numbers of days");
+  u.leap_year_month = static_cast<int>(integer("leap_year_month").value_or(0));
+  for (auto [name, out] : {std::pair{"leap_year_drift", &u.leap_year_drift},
+                           std::pair{"leap_year_drift_offset", &u.leap_year_drift_offset}})
+    if (const std::string* v = get(name)) *out = calendar::parse_millionths(*v);
+  const calendar::Calendar cal(u);  // checks the lengths and the leap rule
+  const std::int64_t common_year = 86400LL * std::accumulate(u.month_lengths.begin(), u.month_lengths.end(), 0);
+  if (const auto year = integer("year_length"); year && *year != common_year)
+    throw TimeError("year_length " + std::to_string(*year) + " s is not the sum of month_lengths (" +
+                    std::to_string(common_year) + " s)");
+  return u;
+}
+
+void evaluate_date_expressions(CalendarDef& c) {
+  const bool any = c.start_date.find('+') != std::string::npos || c.time_origin.find('+') != std::string::npos;
+  if (!any) return;
+  const calendar::Calendar cal = c.make_calendar();
+  std::int64_t timestep_us = 0;
+  try {
+    if (!c.timestep.empty()) {
+      const calendar::Duration ts = calendar::parse_duration(c.timestep);
+      if (ts.months == 0 && ts.timesteps == 0) timestep_us = ts.microseconds;
+    }
+  } catch (const calendar::TimeError&) {}  // a bad timestep is reported where it is read
+  for (auto [name, date] : {std::pair{"start_date", &c.start_date}, std::pair{"time_origin", &c.time_origin}}) {
+    if (date->find('+') == std::string::npos) continue;
+    try {
+      *date = calendar::format_date(calendar::evaluate_date_expression(cal, *date, timestep_us));
+    } catch (const calendar::TimeError& e) { throw ConfigError(c.where, std::string(name) + ": " + e.what()); }
+  }
 }
 
 const ContextDef* Simulation::find_context(std::string_view id) const {

@@ -16,6 +16,7 @@
 #include <map>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "config/config.h"
@@ -145,8 +146,18 @@ RawContext collect_context(const Node& context);
 // ---- resolve ---------------------------------------------------------------
 
 ContextDef resolve_context(RawContext& raw);
-// The origins of an element's attributes (origins.cpp).
-AttributeOrigins origins_of(const Element& e);
+// One SharedLocation per distinct place (file, line, element path), for
+// the origins of one context.
+class LocationTable {
+ public:
+  SharedLocation share(const Location& where);
+
+ private:
+  std::unordered_map<std::string, SharedLocation> places_;
+};
+// The origins of an element's attributes (origins.cpp), their places shared
+// through `places`.
+AttributeOrigins origins_of(const Element& e, LocationTable& places);
 // Where an attribute came from, for messages: "file:line" plus the via text.
 std::string describe(const Attr& a);
 // Fills `e` with the attributes of its reference target that it lacks, and

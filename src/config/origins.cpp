@@ -40,10 +40,16 @@ std::string label(const Element& e, std::string_view ref_attr) {
 
 }  // namespace
 
-AttributeOrigins origins_of(const Element& e) {
+SharedLocation LocationTable::share(const Location& where) {
+  auto [it, fresh] = places_.try_emplace(where.file + '\n' + std::to_string(where.line) + '\n' + where.path);
+  if (fresh) it->second = where;
+  return it->second;
+}
+
+AttributeOrigins origins_of(const Element& e, LocationTable& places) {
   AttributeOrigins out;
   for (const auto& [name, a] : e.attrs)
-    if (!a.bad) out.emplace(name, AttributeOrigin{trim(a.value), a.where, via_text(a)});
+    if (!a.bad) out.emplace(name, AttributeOrigin{trim(a.value), places.share(a.where), via_text(a)});
   return out;
 }
 

@@ -7,10 +7,11 @@
 // inherited. So for a field the order is: own attribute > enclosing groups >
 // *_definition root > field_ref target (with the same order applied to it).
 #include <map>
-#include <numeric>
 #include <set>
 
 #include "calendar/calendar.h"
+#include "calendar/date_expression.h"
+#include "config/calendar_setup.h"
 #include "config/internal.h"
 #include "config/values.h"
 
@@ -185,6 +186,7 @@ class Resolver {
 
  private:
   RawContext& raw_;
+  mutable LocationTable places_;  // of the attribute origins (a cache: the definitions do not change)
   Index axes_, domains_, scalars_, grids_;
 
   static CalendarDef calendar(const Node& node) {
@@ -207,12 +209,16 @@ class Resolver {
         const std::string value = text(e, name);
         if (value.empty()) continue;
         try {
-          cal.validate(calendar::parse_date(value));
+          cal.validate(calendar::parse_date_expression(value).date);
         } catch (const std::exception& ex) {
           report(node.where,
                  "bad " + std::string(name) + " '" + value + "' for a " + c.type + " calendar: " + ex.what());
         }
       }
+      // XIOS's date expressions ("2012-02-28 15:00:00 + 1d") become plain dates here.
+      try {
+        evaluate_date_expressions(c);
+      } catch (const ConfigError& ex) { report(node.where, ex.what()); }
     }
     return c;
   }
@@ -229,44 +235,12 @@ class Resolver {
           report(node.where, std::string(name) + " is only for a calendar of type user_defined, not '" + c.type + "'");
       return;
     }
-    const std::string* months = e.get("month_lengths");
-    if (!months) {
-      report(node.where, "a user_defined calendar needs month_lengths (12 numbers of days)");
-      return;
-    }
-    if (const auto day = integer<std::int64_t>(e, "day_length"); day && *day != 86400) {
-      report(node.where, "day_length " + std::to_string(*day) + ": only days of 86400 s are supported");
-      return;
-    }
-    calendar::UserCalendar u;
-    const std::vector<double> lengths = *parse_double_list(*months);
-    bool whole = lengths.size() == 12;
-    for (std::size_t k = 0; whole && k < 12; ++k) {
-      whole = lengths[k] == static_cast<double>(static_cast<int>(lengths[k]));
-      u.month_lengths[k] = static_cast<int>(lengths[k]);
-    }
-    if (!whole) {
-      report(node.where, "month_lengths '" + trim(*months) + "': expected 12 whole numbers of days");
-      return;
-    }
-    u.leap_year_month = integer<int>(e, "leap_year_month").value_or(0);
     try {
-      for (auto [name, out] : {std::pair{"leap_year_drift", &u.leap_year_drift},
-                               std::pair{"leap_year_drift_offset", &u.leap_year_drift_offset}})
-        if (const std::string* v = e.get(name)) *out = calendar::parse_millionths(*v);
-      const calendar::Calendar cal(u);  // checks the lengths and the leap rule
-      const std::int64_t common_year = 86400LL * std::accumulate(u.month_lengths.begin(), u.month_lengths.end(), 0);
-      if (const auto year = integer<std::int64_t>(e, "year_length"); year && *year != common_year)
-        throw calendar::TimeError("year_length " + std::to_string(*year) + " s is not the sum of month_lengths (" +
-                                  std::to_string(common_year) + " s)");
-    } catch (const calendar::TimeError& ex) {
-      report(node.where, std::string("bad user_defined calendar: ") + ex.what());
-      return;
-    }
-    c.user = u;
+      c.user = make_user_calendar([&](const char* name) { return e.get(name); });
+    } catch (const calendar::TimeError& ex) { report(node.where, std::string("bad user_defined calendar: ") + ex.what()); }
   }
 
-  static AxisDef axis(const Element& e) {
+  AxisDef axis(const Element& e) const {
     AxisDef a;
     a.id = text(e, "id"), a.name = text(e, "name"), a.long_name = text(e, "long_name");
     a.standard_name = text(e, "standard_name"), a.unit = text(e, "unit"), a.positive = text(e, "positive");
@@ -286,7 +260,7 @@ class Resolver {
              "axis '" + a.id + "' has " + std::to_string(a.bounds.size()) + " bounds; it needs 2 per value (2 x n_glo" +
                  (a.n_glo ? " = " + std::to_string(2 * *a.n_glo) : ", and n_glo or value") + ")");
     }
-    a.where = e.where, a.origins = origins_of(e);
+    a.where = e.where, a.origins = origins_of(e, places_);
     a.extra = extras(e, {"id", "name", "long_name", "standard_name", "unit", "positive", "n_glo", "value", "bounds"});
     a.ref = text(e, "axis_ref");
     a.transformations = transformations_of(e);
@@ -309,7 +283,7 @@ class Resolver {
     return out;
   }
 
-  static DomainDef domain(const Element& e) {
+  DomainDef domain(const Element& e) const {
     DomainDef d;
     d.id = text(e, "id"), d.name = text(e, "name"), d.long_name = text(e, "long_name");
     d.standard_name = text(e, "standard_name");
@@ -318,7 +292,7 @@ class Resolver {
     d.nj_glo = integer<std::int64_t>(e, "nj_glo");
     d.refinement_level = integer<int>(e, "refinement_level");
     d.indexing_scheme = text(e, "indexing_scheme");
-    d.where = e.where, d.origins = origins_of(e);
+    d.where = e.where, d.origins = origins_of(e, places_);
     d.extra = extras(e, {"id", "name", "long_name", "standard_name", "type", "ni_glo", "nj_glo", "refinement_level",
                          "indexing_scheme"});
     d.ref = text(e, "domain_ref");
@@ -326,12 +300,12 @@ class Resolver {
     return d;
   }
 
-  static ScalarDef scalar(const Element& e) {
+  ScalarDef scalar(const Element& e) const {
     ScalarDef s;
     s.id = text(e, "id"), s.name = text(e, "name"), s.long_name = text(e, "long_name");
     s.standard_name = text(e, "standard_name"), s.unit = text(e, "unit"), s.label = text(e, "label");
     s.value = real(e, "value");
-    s.where = e.where, s.origins = origins_of(e);
+    s.where = e.where, s.origins = origins_of(e, places_);
     s.extra = extras(e, {"id", "name", "long_name", "standard_name", "unit", "label", "value"});
     s.ref = text(e, "scalar_ref");
     s.transformations = transformations_of(e);
@@ -341,7 +315,7 @@ class Resolver {
   GridDef grid(const Element& e, ContextDef& ctx) const {
     GridDef g;
     g.id = text(e, "id"), g.name = text(e, "name");
-    g.where = e.where, g.origins = origins_of(e);
+    g.where = e.where, g.origins = origins_of(e, places_);
     g.extra = extras(e, {"id", "name"});
     for (const Node& c : e.node->children)
       if (c.name == "domain" || c.name == "axis" || c.name == "scalar")
@@ -438,7 +412,7 @@ class Resolver {
     f.compression_type = text(e, "compression_type");
     f.quantization = quantization(e);
     f.healpix_pyramid = text(e, "healpix_pyramid");
-    f.where = e.where, f.origins = origins_of(e);
+    f.where = e.where, f.origins = origins_of(e, places_);
     f.extra = extras(e, {"id",
                          "name",
                          "long_name",
@@ -511,7 +485,7 @@ class Resolver {
     f.time_counter = text(e, "time_counter"), f.time_units = text(e, "time_units");
     f.timeseries = text(e, "timeseries");
     f.quantization = quantization(e);
-    f.where = e.where, f.origins = origins_of(e);
+    f.where = e.where, f.origins = origins_of(e, places_);
     f.extra = extras(e, {"id",
                          "name",
                          "name_suffix",

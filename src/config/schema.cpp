@@ -11,6 +11,7 @@
 #include <limits>
 
 #include "calendar/calendar.h"
+#include "calendar/date_expression.h"
 #include "config/internal.h"
 #include "config/values.h"
 
@@ -113,7 +114,7 @@ void check_value(const Attr& a, const Spec& spec, const std::string& element) {
       if (const std::string why = duration_problem(a, spec.type == Type::frequency); !why.empty())
         fail(a.where, bad + why);
       return;
-    case Type::date: try { calendar::parse_date(v);
+    case Type::date: try { calendar::parse_date_expression(v);
       } catch (const std::exception& e) { fail(a.where, bad + e.what()); }
       return;
     case Type::prec:

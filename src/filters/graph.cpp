@@ -7,6 +7,9 @@
 namespace foehn::filters {
 
 int Graph::add(Node node) {
+  for (int i : node.inputs) ++nodes_[static_cast<std::size_t>(i)].readers;
+  for (int c : {node.source_coordinate, node.target_coordinate})
+    if (c >= 0) ++nodes_[static_cast<std::size_t>(c)].readers;
   nodes_.push_back(std::move(node));
   return static_cast<int>(nodes_.size()) - 1;
 }
@@ -87,7 +90,21 @@ bool Graph::set_source(int source, std::int64_t step, const T* data, std::size_t
 template bool Graph::set_source<float>(int, std::int64_t, const float*, std::size_t, double);
 template bool Graph::set_source<double>(int, std::int64_t, const double*, std::size_t, double);
 
+void Graph::propagate_demand() {
+  for (Node& n : nodes_)
+    if (n.kind != NodeKind::output) n.demanded = n.kind == NodeKind::chain || n.readers == 0;
+  // Inputs come before the nodes that read them: backwards, every reader of
+  // a node has been seen when the node is reached.
+  for (auto it = nodes_.rbegin(); it != nodes_.rend(); ++it) {
+    if (!it->demanded) continue;
+    for (int i : it->inputs) nodes_[static_cast<std::size_t>(i)].demanded = true;
+    for (int c : {it->source_coordinate, it->target_coordinate})
+      if (c >= 0) nodes_[static_cast<std::size_t>(c)].demanded = true;
+  }
+}
+
 void Graph::evaluate(std::int64_t step, std::int64_t now, bool irregular) {
+  propagate_demand();
   for (Node& node : nodes_) {
     if (node.kind == NodeKind::chain) {
       const Node& in = nodes_[static_cast<std::size_t>(node.inputs[0])];
@@ -102,7 +119,7 @@ void Graph::evaluate(std::int64_t step, std::int64_t now, bool irregular) {
       }
     } else if (node.kind == NodeKind::transform) {
       const Node& in = nodes_[static_cast<std::size_t>(node.inputs[0])];
-      if (in.step != step) continue;
+      if (!node.demanded || in.step != step) continue;
       // A coordinate field of the same step, or no value this step.
       const double* coordinate[2] = {nullptr, nullptr};
       bool ready = true;
@@ -117,6 +134,7 @@ void Graph::evaluate(std::int64_t step, std::int64_t now, bool irregular) {
       node.transform->apply(in.values.data(), coordinate[0], coordinate[1], node.values.data());
       node.step = step;
     } else if (node.kind == NodeKind::expression) {
+      if (!node.demanded) continue;
       bool ready = true;
       for (std::size_t k = 0; k < node.inputs.size(); ++k) {
         const Node& in = nodes_[static_cast<std::size_t>(node.inputs[k])];

@@ -51,6 +51,13 @@ struct Node {
   Sampler sampler;                                        // chain: its period's ends; output: its sampling (freq_op)
   std::vector<double> values;                             // source, expression, chain
   std::int64_t step = -1;                                 // the step `values` belong to
+  // Whether this step needs the node's values: an output's is set by the
+  // caller before evaluate (its stage takes this step's value); a chain
+  // accumulates every step; any other node is needed when a node that reads
+  // it is; a node no other node reads is always needed (its values are read
+  // from outside). Transforms and expressions nobody needs are not evaluated.
+  bool demanded = true;
+  int readers = 0;  // nodes that take this one as an input or a coordinate
 };
 
 class Graph {
@@ -85,10 +92,13 @@ class Graph {
   bool set_source(int source, std::int64_t step, const T* data, std::size_t n, double missing);
   // Evaluates the transformations, expressions and chains whose inputs have values for
   // `step`, at time `now`; `irregular`: samples weigh the time they stand for.
+  // Transformations and expressions are evaluated only when demanded (see
+  // Node::demanded): from the outputs' flags back through their inputs.
   void evaluate(std::int64_t step, std::int64_t now, bool irregular);
 
  private:
   int add(Node node);
+  void propagate_demand();
   std::vector<Node> nodes_;
   // (input, map, coordinate inputs) -> its node: fields sharing a chain share its nodes
   std::map<std::tuple<int, const transform::Transform*, int, int>, int> transform_nodes_;

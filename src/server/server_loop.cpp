@@ -379,7 +379,8 @@ class Server {
     }
     if (!slot.error.empty() || !slot.engine) return;
     try {
-      slot.engine->on_announce(n.file, n.record, n.time, n.time_start);
+      n.kind == Level2Note::sync ? slot.engine->on_sync()
+                                 : slot.engine->on_announce(n.file, n.record, n.time, n.time_start);
     } catch (const std::exception& e) { fail_context(slot, e.what()); }
   }
 
@@ -523,9 +524,9 @@ class Server {
       check_memory(plan);
       slot->engine = std::make_unique<OutputEngine>(std::move(plan), role);
       slot->engine->set_external_order(true);
-      // A checkpoint waits for every server's files (one level; two levels:
-      // level 1 writes none, level 2 does not see the checkpoint).
-      if (slot->level == 0) {
+      // A checkpoint waits for every writer's files: every server of one
+      // level; of two, level 2 (level 1 writes none).
+      if (slot->level != 1) {
         const std::uint32_t key = slot->key;
         const int root = source;
         slot->engine->when_synced([this, key, root] { send_synced(root, key); });
@@ -707,6 +708,8 @@ class Server {
             if (index_ == 0) issue({Order::write, h.context});
           } else if (h.type == EventType::sync) {
             slot.engine->on_sync();
+            if (index_ == 0 && slot.level == 1)  // in the records' order: level 2 writes the files
+              note_level2(slot, Level2Note{.kind = Level2Note::sync, .context = h.context});
             if (index_ == 0) issue({Order::write, h.context});
           } else {
             throw std::runtime_error("unknown event type " + std::to_string(static_cast<unsigned>(h.type)));

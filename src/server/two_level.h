@@ -37,10 +37,12 @@ std::vector<std::byte> encode_block(const BlockHeader& h, const grid::Box& box, 
 const std::byte* decode_block(const std::byte* msg, std::size_t size, BlockHeader& h, grid::Box& box);
 
 // kTagLevel2 notes from level 1: a file's record (sent by the first
-// level-1 rank, in the order the records are written), or a level-1 rank
-// done with a context (all its blocks sent before it).
+// level-1 rank, in the order the records are written), a checkpoint's sync
+// in that same order (level 2 syncs its files once the records before it
+// are written, and answers the client), or a level-1 rank done with a
+// context (all its blocks sent before it).
 struct Level2Note {
-  enum Kind : std::uint32_t { announce = 1, done = 2 } kind = announce;
+  enum Kind : std::uint32_t { announce = 1, done = 2, sync = 3 } kind = announce;
   std::uint32_t context = 0;
   std::int32_t file = 0, pad = 0;
   std::int64_t record = 0;

@@ -10,7 +10,7 @@ namespace {
 std::string block(const std::string& context, const std::string& what, const std::string& id,
                   const config::Location& where, const config::AttributeOrigins& origins) {
   std::vector<std::vector<std::string>> rows;
-  for (const auto& [name, o] : origins) rows.push_back({name, o.value, o.where.str(), o.via});
+  for (const auto& [name, o] : origins) rows.push_back({name, o.value, o.where->str(), o.via});
   std::size_t w[3] = {0, 0, 0};
   for (const auto& r : rows)
     for (int c = 0; c < 3; ++c) w[c] = std::max(w[c], r[c].size());

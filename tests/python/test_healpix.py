@@ -7,6 +7,7 @@ regional domain is fill outside the cells the ranks hold); each pyramid
 level the count-weighted mean of the finest cells it holds (numpy); the
 Zarr store opened with xarray.open_zarr equal to the NetCDF output of the
 same run, and the same chunk bytes whatever the number of writers."""
+import json
 import os
 import sys
 
@@ -182,8 +183,39 @@ def test_zarr_store_equals_the_netcdf_file(runs, config):
     assert tas.shape == (STEPS // 2, 12 * 4**LEVEL)
     assert 4**LEVEL % tas.chunks[1] == 0 or tas.chunks[1] % 4**LEVEL == 0  # whole nested blocks
     assert tas.metadata.to_dict()["compressor"]["id"] == "zlib"
+    with open(store / "z3" / "tas" / ".zarray") as f:  # byte shuffle before zlib, decoded by numcodecs
+        assert json.load(f)["filters"] == [{"id": "shuffle", "elementsize": 4}]
     with open(store / "z3" / "tas" / ".zattrs") as f:
         assert "_ARRAY_DIMENSIONS" in f.read()
+
+
+def test_zarr_time_bounds_and_cell_methods_as_in_netcdf(runs):
+    """sst is averaged, tas instant: time_counter at the centre of each
+    interval with time_counter_bounds, time_instant at its end, cell_methods
+    as in the NetCDF file; xarray decodes them to dates in every group."""
+    store = runs[(2, 2)] / "hp_pyramid.zarr"
+    with xr.open_dataset(runs[(2, 2)] / "hp_pyramid.nc") as nc:
+        for group in ("z3", "z0", None):
+            with xr.open_zarr(store, group=group) as z:
+                for name in ("time_counter", "time_counter_bounds", "time_instant"):
+                    assert np.issubdtype(z[name].dtype, np.datetime64), (group, name)
+                    np.testing.assert_array_equal(z[name].values, nc[name].values, err_msg=name)
+                # independent reference: output every 2 steps of 1 h from 2000-01-01
+                ends = np.datetime64("2000-01-01T00") + np.arange(1, STEPS // 2 + 1) * np.timedelta64(2, "h")
+                np.testing.assert_array_equal(z["time_counter_bounds"].values[:, 1], ends)
+                np.testing.assert_array_equal(z["time_instant"].values, ends)
+                np.testing.assert_array_equal(z["time_counter"].values, ends - np.timedelta64(1, "h"))
+                assert z["time_counter"].attrs["bounds"] == "time_counter_bounds"
+                if group is None:
+                    continue
+                level = int(group[1:])
+                assert z["sst"].attrs["cell_methods"] == nc[f"sst_z{level}"].attrs["cell_methods"]
+                assert "time: mean" in z["sst"].attrs["cell_methods"]
+                assert z["tas"].attrs["cell_methods"] == nc[f"tas_z{level}"].attrs["cell_methods"]
+                with open(store / group / "tas" / ".zattrs") as f:  # xarray moves "coordinates" away
+                    assert json.load(f)["coordinates"].split()[0] == "time_instant"
+                with netCDF4.Dataset(runs[(2, 2)] / "hp_pyramid.nc") as raw:
+                    assert "time_instant" in raw[f"tas_z{level}"].coordinates.split()
 
 
 def test_zarr_store_bytes_do_not_depend_on_the_writers(runs):

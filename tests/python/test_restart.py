@@ -294,6 +294,29 @@ def test_killed_right_after_the_checkpoint_returns(tmp_path, mpmd, unbroken, cli
     assert_identical(tmp_path, unbroken)
 
 
+XML_TWO_LEVEL = XML.replace("</variable_definition>",
+                            '<variable id="server_level2_ranks" type="int">2</variable></variable_definition>')
+
+
+def test_two_level_servers_sync_at_the_checkpoint(tmp_path, mpmd, unbroken):
+    """Two-level servers (1 level-1 rank forwarding, 2 level-2 ranks
+    writing): the checkpoint at 10 returns once level 2 has written and
+    synced every record before it (the level-2 ranks answer, in the records'
+    order), so a job killed right after finds them all; the next segment,
+    two-level too with one model rank, continues to the unbroken files."""
+    run = run_segment(mpmd, tmp_path, 2, 3, 1, STEPS, "10", die_after=10, xml_text=XML_TWO_LEVEL, kill9=True)
+    assert run.returncode != 0
+    assert "checkpoint of 2000-01-01 10:00:00" in run.stderr
+    with netCDF4.Dataset(tmp_path / "stats_5h.nc") as ds:
+        assert ds.dimensions["time_counter"].size == 2  # 5 h and 10 h, both on disk
+    with netCDF4.Dataset(tmp_path / SPLIT_FILES[1]) as ds:
+        assert ds.dimensions["time_counter"].size == 2  # 8 h and 10 h
+    run = run_segment(mpmd, tmp_path, 1, 3, 11, STEPS, xml_text=XML_TWO_LEVEL)
+    assert run.returncode == 0, run.stderr
+    assert f"resumes from the state of {start_date(11)}" in run.stderr
+    assert_identical(tmp_path, unbroken)
+
+
 # Every file in parts, one per writer (the split file too).
 XML_PARTS = XML.replace('<file_definition type="one_file">', '<file_definition type="multiple_file">')
 

@@ -12,7 +12,10 @@ attached (1 rank), with 1 model rank + 1 server and 2 + 1:
   but once fields sent at step 0 only are written, as XIOS writes them;
 - xios_field_is_active by handle (checked inside the model);
 - an output_freq that is not a whole number of time steps is refused at its
-  XML line, by close of definition and by `foehn check`."""
+  XML line, by close of definition and by `foehn check`;
+- start_date and time_origin written as XIOS's date expressions
+  ("1999-12-31 22:00:00 + 2ts"): read back as dates inside the model, and
+  the time axis counts from the date they stand for."""
 import re
 import subprocess
 
@@ -111,6 +114,8 @@ def test_step0_is_dropped_as_xios_does(outputs):
     assert re.search(r"field '\w+' is written at step 0 .*no output samples", result.stderr), result.stderr
     with netCDF4.Dataset(out / "dropin_mean.nc") as ds:
         # Averages of steps 1-2 and 3-4: the values of step 0 are in neither.
+        # The XML's start_date and time_origin are date expressions for 2000-01-01.
+        assert ds["time_counter"].units == "seconds since 2000-01-01 00:00:00"
         np.testing.assert_array_equal(ds["time_counter"][:], [3600.0, 10800.0])
         for r, steps in enumerate([(1, 2), (3, 4)]):
             ps = np.mean([expected(s)[0] for s in steps], axis=0)

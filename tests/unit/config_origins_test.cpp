@@ -40,11 +40,11 @@ TEST(ConfigOrigins, OwnGroupRootAndReference) {
   const ContextDef& c = sim.contexts.at(0);
   const FieldDef& t = *c.find_field("t");
   EXPECT_EQ(origin(t.origins, "unit").value, "K");
-  EXPECT_EQ(origin(t.origins, "unit").where.line, 4);
+  EXPECT_EQ(origin(t.origins, "unit").where->line, 4);
   EXPECT_EQ(origin(t.origins, "unit").via, "");
-  EXPECT_EQ(origin(t.origins, "long_name").where.line, 3);
+  EXPECT_EQ(origin(t.origins, "long_name").where->line, 3);
   EXPECT_EQ(origin(t.origins, "long_name").via, "<field_group id='g'>");
-  EXPECT_EQ(origin(t.origins, "prec").where.line, 2);
+  EXPECT_EQ(origin(t.origins, "prec").where->line, 2);
   EXPECT_EQ(origin(t.origins, "prec").via, "<field_definition>");
   EXPECT_EQ(origin(t.origins, "id").via, "");
   EXPECT_EQ(t.origins.count("enabled"), 0u);  // defaults are not listed
@@ -52,14 +52,21 @@ TEST(ConfigOrigins, OwnGroupRootAndReference) {
   const FieldDef& r = *c.find_field("r");
   EXPECT_EQ(origin(r.origins, "name").via, "");
   EXPECT_EQ(origin(r.origins, "operation").value, "average");
-  EXPECT_EQ(origin(r.origins, "operation").where.line, 4);
+  EXPECT_EQ(origin(r.origins, "operation").where->line, 4);
   EXPECT_EQ(origin(r.origins, "operation").via, "field_ref 't'");
-  EXPECT_EQ(origin(r.origins, "long_name").where.line, 3);
+  EXPECT_EQ(origin(r.origins, "long_name").where->line, 3);
   EXPECT_EQ(origin(r.origins, "long_name").via, "field_ref 't' <- <field_group id='g'>");
   EXPECT_EQ(origin(r.origins, "unit").value, "root");  // the root wins over the target
   EXPECT_EQ(origin(r.origins, "unit").via, "<field_definition>");
   EXPECT_EQ(origin(r.origins, "id").value, "r");
   EXPECT_EQ(r.origins.size(), 7u);  // id name field_ref operation long_name unit prec
+  // One Location per place, shared by the origins that point at it: t's own
+  // attributes, and what r takes from t and from the group.
+  EXPECT_EQ(&*origin(t.origins, "unit").where, &*origin(t.origins, "operation").where);
+  EXPECT_EQ(&*origin(r.origins, "operation").where, &*origin(t.origins, "operation").where);
+  EXPECT_EQ(&*origin(r.origins, "long_name").where, &*origin(t.origins, "long_name").where);
+  EXPECT_NE(&*origin(r.origins, "name").where, &*origin(t.origins, "unit").where);
+  EXPECT_EQ(origin(t.origins, "unit").where->path, "context[id=c]/field_definition/field_group[id=g]/field[id=t]");
 
   // The definition root's unit hides the target's: one warning, at r's line.
   ASSERT_EQ(sim.warnings.size(), 1u);
@@ -81,17 +88,17 @@ TEST(ConfigOrigins, FilesDomainsAxesGridsAndGroupRef) {
       "</file_definition></context></simulation>\n");
   const ContextDef& c = sim.contexts.at(0);
   EXPECT_EQ(origin(c.find_axis("b")->origins, "n_glo").via, "axis_ref 'a'");
-  EXPECT_EQ(origin(c.find_axis("b")->origins, "n_glo").where.line, 2);
+  EXPECT_EQ(origin(c.find_axis("b")->origins, "n_glo").where->line, 2);
   EXPECT_EQ(origin(c.find_domain("d")->origins, "type").via, "<domain_definition>");
-  EXPECT_EQ(origin(c.find_grid("g")->origins, "description").where.line, 4);
+  EXPECT_EQ(origin(c.find_grid("g")->origins, "description").where->line, 4);
   const FileDef& f = *c.find_file("f");
   EXPECT_EQ(origin(f.origins, "output_freq").via, "<file_definition>");
-  EXPECT_EQ(origin(f.origins, "output_freq").where.line, 6);
+  EXPECT_EQ(origin(f.origins, "output_freq").where->line, 6);
   ASSERT_EQ(f.fields.size(), 1u);
   EXPECT_EQ(origin(f.fields[0].origins, "field_ref").via, "<field_group group_ref='fg'>");
-  EXPECT_EQ(origin(f.fields[0].origins, "field_ref").where.line, 7);
+  EXPECT_EQ(origin(f.fields[0].origins, "field_ref").where->line, 7);
   EXPECT_EQ(origin(f.fields[0].origins, "grid_ref").via, "field_ref 't'");
-  EXPECT_EQ(origin(f.fields[0].origins, "grid_ref").where.line, 5);
+  EXPECT_EQ(origin(f.fields[0].origins, "grid_ref").where->line, 5);
   EXPECT_TRUE(sim.warnings.empty());
 }
 
@@ -101,13 +108,13 @@ TEST(ConfigOrigins, IncludedFiles) {
   const FieldDef& t = *atm.find_field("t");
   const AttributeOrigin& op = origin(t.origins, "operation");
   EXPECT_EQ(op.value, "average");
-  EXPECT_TRUE(ends_with(op.where.file, "include/defs/field_def.xml")) << op.where.file;
-  EXPECT_EQ(op.where.line, 4);
+  EXPECT_TRUE(ends_with(op.where->file, "include/defs/field_def.xml")) << op.where->file;
+  EXPECT_EQ(op.where->line, 4);
   EXPECT_EQ(op.via, "<field_definition> (root of included file)");
   const AttributeOrigin& prec = origin(t.origins, "prec");
   EXPECT_EQ(prec.value, "4");
-  EXPECT_TRUE(ends_with(prec.where.file, "include/main.xml")) << prec.where.file;
-  EXPECT_EQ(prec.where.line, 4);
+  EXPECT_TRUE(ends_with(prec.where->file, "include/main.xml")) << prec.where->file;
+  EXPECT_EQ(prec.where->line, 4);
   // main.xml sets prec="4" on the element that includes a root with prec="8".
   ASSERT_EQ(sim.warnings.size(), 1u);
   EXPECT_TRUE(ends_with(sim.warnings[0].where.file, "include/main.xml"));

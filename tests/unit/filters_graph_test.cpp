@@ -182,6 +182,37 @@ TEST(FilterGraph, ChainGivesItsResultAtItsPeriodEnds) {
   EXPECT_TRUE(SameValues(results[2], {(5 + 6) / 2.0, (50 + 60) / 2.0}));
 }
 
+// Nodes are evaluated only for outputs that take this step's value: two
+// expressions in a row feed an instant output that takes every third step;
+// a third expression read by a chain (@b's accumulation) runs every step.
+TEST(FilterGraph, ExpressionsRunOnlyWhenAnOutputOrAChainNeedsThem) {
+  const calendar::Calendar cal(calendar::CalendarType::none);
+  Graph g;
+  const int a = g.add_source(1), b = g.add_source(1);
+  const int e1 = g.add_expression(expr("a + 1"), {a}, 1);
+  const int e2 = g.add_expression(expr("a * 2"), {e1}, 1);
+  const int o = g.add_output(e2, TemporalStage(TemporalOp::instant, 1), Sampler{});
+  const int e3 = g.add_expression(expr("b - 1"), {b}, 1);
+  const int c = g.add_chain(e3, TemporalStage(TemporalOp::accumulate, 1), every_hours(cal, 6));
+  for (std::int64_t step = 1; step <= 6; ++step) {
+    const std::int64_t now = step * kHour;
+    g.advance(now);
+    const double v = static_cast<double>(step);
+    g.set_source(a, step, &v, 1, kNaN);
+    g.set_source(b, step, &v, 1, kNaN);
+    const bool taken = step % 3 == 0;
+    g.node(o).demanded = taken;
+    g.evaluate(step, now, false);
+    EXPECT_EQ(g.has_values(e1, step), taken) << "step " << step;
+    EXPECT_EQ(g.has_values(e2, step), taken) << "step " << step;
+    if (taken) EXPECT_EQ(g.values(e2)[0], (v + 1) * 2);
+    EXPECT_TRUE(g.has_values(e3, step)) << "step " << step;
+  }
+  // The chain saw every step: (1-1) + (2-1) + ... + (6-1).
+  ASSERT_TRUE(g.has_values(c, 6));
+  EXPECT_EQ(g.values(c)[0], 15.0);
+}
+
 TEST(FilterGraph, OnceTakesTheFirstRecordOnly) {
   Graph g;
   const int s = g.add_source(2);

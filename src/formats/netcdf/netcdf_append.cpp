@@ -3,11 +3,10 @@
 // last record. Nothing of it is redefined or rewritten.
 #include <netcdf.h>
 
-#include <sstream>
 #include <string>
 #include <vector>
 
-#include "calendar/calendar.h"
+#include "formats/continuation.h"
 #include "formats/netcdf/netcdf_writer.h"
 
 namespace foehn::formats::netcdf {
@@ -17,16 +16,6 @@ using output::Dim;
 using output::FileInfo;
 using output::LocalBlock;
 using output::VariableInfo;
-
-namespace {
-
-std::string seconds_text(double s) {
-  std::ostringstream out;
-  out << s;
-  return out.str();
-}
-
-}  // namespace
 
 void NetcdfWriter::refuse(const std::string& why) const {
   throw IoError(ds_.path() + ": cannot append to this file: " + why +
@@ -64,9 +53,7 @@ void NetcdfWriter::check_time_axis(const ContextPlan& plan, bool any_instant, st
   if (resume_records >= 0) {
     // An exact restart goes on after the checkpoint's last record; records a
     // stopped run wrote after it are written again, in place.
-    if (resume_records > base_record_)
-      refuse("it has " + std::to_string(records) + " records, the checkpoint says " + std::to_string(resume_records) +
-             " were written (was it replaced by an older copy?)");
+    if (std::string why = checkpoint_beyond(base_record_, resume_records); !why.empty()) refuse(why);
     base_record_ = resume_records;
     return;
   }
@@ -75,14 +62,7 @@ void NetcdfWriter::check_time_axis(const ContextPlan& plan, bool any_instant, st
   // repeats a period would write its records twice.
   const std::size_t last[2] = {records - 1, 1};
   const double last_end = ds_.get_double(time_bounds_var_ >= 0 ? time_bounds_var_ : time_var_, last);
-  const calendar::Calendar cal = plan.make_calendar();
-  const double run_start = static_cast<double>(cal.to_instant(calendar::parse_date(plan.start_date)) -
-                                               cal.to_instant(calendar::parse_date(plan.time_origin))) /
-                           static_cast<double>(calendar::kMicrosPerSecond);
-  if (last_end > run_start)
-    refuse("its records reach " + seconds_text(last_end) + " s since " + plan.time_origin +
-           ", after this run's start (" + plan.start_date + ", " + seconds_text(run_start) +
-           " s): restart where it ends, or remove the file");
+  if (std::string why = repeats_a_period(plan, last_end, "file"); !why.empty()) refuse(why);
 }
 
 // One of this run's variables: present, of the same type and shape.

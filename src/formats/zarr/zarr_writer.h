@@ -36,7 +36,7 @@ class ZarrWriter final : public Writer {
   ZarrWriter(const output::ContextPlan& plan, int file, WriterTarget target);
 
   const std::string& path() const override { return path_; }
-  bool appended() const override { return false; }  // append is refused (client/plan_builder.cpp)
+  bool appended() const override { return appended_; }
   bool is_root() const override { return rank_ == 0; }
   void write_time(std::int64_t record, double end, double start) override;
   void put(int variable, std::int64_t record, const grid::Box& box, const void* values) override;
@@ -56,7 +56,12 @@ class ZarrWriter final : public Writer {
     double fill = 0;
     int level = 1;  // zlib
   };
-  void define(const output::ContextPlan& plan, const output::FileInfo& f);
+  // The layout and metadata; `write_files`: the store's files too (the first writer of a new store).
+  void define(const output::ContextPlan& plan, const output::FileInfo& f, bool write_files);
+  // An existing store this run continues (zarr_continue.cpp): checked
+  // against the metadata define made; returns the record to write next.
+  std::int64_t attach(const output::ContextPlan& plan, std::int64_t resume_records) const;
+  [[noreturn]] void refuse(const std::string& why) const;
   void write_chunk(const Array& a, std::int64_t record, std::int64_t outer, std::int64_t chunk,
                    const unsigned char* data, std::size_t bytes);
   void write_time_shape(std::int64_t records);
@@ -73,8 +78,11 @@ class ZarrWriter final : public Writer {
   std::map<int, Array> arrays_;                   // by plan variable
   std::vector<std::string> timed_;                // array directories whose shape grows with time
   std::map<std::string, std::string> metadata_;   // store key -> JSON text (consolidated at close)
-  std::vector<std::string> time_dirs_;            // time_counter of each group
-  std::int64_t records_ = 0;
+  std::vector<std::string> time_prefixes_;        // each group's prefix ("" or "z<level>/"), for its time arrays
+  bool time_instant_ = false;                     // reduced and instant variables: a time_instant array too
+  std::int64_t records_ = 0;      // records in the store (its time shape)
+  std::int64_t base_record_ = 0;  // records a continued store held before this run
+  bool appended_ = false;
   struct PendingKey {
     int variable;
     std::int64_t record, outer, chunk;
@@ -85,7 +93,7 @@ class ZarrWriter final : public Writer {
     std::int64_t filled = 0;  // rows received
   };
   std::map<PendingKey, Pending> pending_;  // chunks this writer owns, not complete yet
-  std::vector<unsigned char> scratch_, packed_;
+  std::vector<unsigned char> scratch_, shuffled_, packed_;
   std::uint64_t bytes_ = 0;
   double write_seconds_ = 0;
   std::uint64_t disk_bytes_ = 0;  // the chunk files this writer wrote (metadata not counted)

@@ -80,6 +80,7 @@ program foehn_domains_model
     call foehn_write(ctx, "ua", transpose(ta))
   end do
   call foehn_context_close(ctx)
+  call check_second_opening()
   call foehn_finalize()
   if (rank == 0) call check_file()
   call MPI_Allreduce(MPI_IN_PLACE, failures, 1, MPI_INTEGER, MPI_SUM, comm, ierr)
@@ -213,6 +214,20 @@ contains
     call foehn_set_attribute(ctx, "file", "multi", "enabled", "false")
   end subroutine check_errors
 
+
+  ! A second opening starts from the XML (read again: the first opening took
+  ! the parsed definition), not from what the model set in the first one.
+  subroutine check_second_opening()
+    character(:), allocatable :: text
+    logical :: defined
+    type(foehn_context) :: again
+    call foehn_context_open("unstr", comm, again)
+    call foehn_get_attribute(again, "field", "ta", "long_name", text, defined)
+    call expect(defined .and. text == "air temperature", "long_name of ta at the second opening: " // text)
+    call foehn_get_attribute(again, "field", "ta", "unit", text, defined)
+    call expect(defined .and. text == "K", "unit of ta at the second opening")
+    call foehn_context_close(again)
+  end subroutine check_second_opening
 
   subroutine expect(ok, what)
     logical, intent(in) :: ok

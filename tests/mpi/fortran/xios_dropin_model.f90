@@ -9,7 +9,9 @@
 ! - writes at step 0, before the first xios_update_calendar (the initial
 !   state), then xios_update_calendar(0), which is a no-op as in XIOS; the
 !   once fields (ap, b, apb, bb) are sent at step 0 only;
-! - xios_field_is_active by handle and by id, with at_current_timestep_arg.
+! - xios_field_is_active by handle and by id, with at_current_timestep_arg;
+! - XIOS's date expressions ("date + duration"): the XML's start_date and
+!   time_origin, and xios_date_convert_from_string.
 ! Values: ps = 1e5 + 100 j + i + step, pt = ps + 0.5, ta = 200 + 10 k + 0.1 i
 ! + j + step (i, j global 0-based, k the level), at the wet points
 ! (mod(i + 2 j, 5) /= 0). mpiexec -n N ./xios_dropin_model [: -n 1 foehn-server]
@@ -24,6 +26,7 @@ program xios_dropin_model
   real(real64), allocatable :: lon(:, :), lat(:, :), ps(:), pt(:), ta(:, :), tb(:, :)
   real(real64), parameter :: ap(nlev) = [1000d0, 4000d0, 3000d0, 500d0], b(nlev) = [0d0, 0.2d0, 0.6d0, 0.9d0]
   type(xios_field) :: pt_hdl
+  type(xios_date) :: date
   character(len=64) :: text
   logical :: by_handle, by_id
 
@@ -60,6 +63,14 @@ program xios_dropin_model
   call check(text == "ap: ap b: b ps: ps", "xios_get_axis_attr formula_term")
   call xios_get_handle("pt", pt_hdl)
   call xios_close_context_definition()
+  ! The XML's date expressions read back as the dates they stand for.
+  call xios_get_start_date(date)
+  call check(date == xios_date(2000, 1, 1, 0, 0, 0), "start_date '1999-12-31 22:00:00 + 2ts'")
+  call xios_get_time_origin(date)
+  call check(date == xios_date(2000, 1, 1, 0, 0, 0), "time_origin '1999-12-30 18:00:00 + 1d 6h'")
+  ! 2000 is a leap year: 28 February 12:00 + 36 h is 1 March 00:00.
+  date = xios_date_convert_from_string("2000-02-28 12:00:00 + 1d 12h")
+  call check(date == xios_date(2000, 3, 1, 0, 0, 0), "xios_date_convert_from_string of a date expression")
 
   ! The initial state, before the first update (step 0, the start date).
   call fill(0)
