@@ -108,7 +108,7 @@ std::vector<int> scaled(const std::vector<std::int64_t>& counts, int by) {
 }  // namespace
 
 Step build_reduction(const config::TransformationDef& t, const Component& src, const OtherComponents& others,
-                     MPI_Comm comm) {
+                     MPI_Comm comm, bool attached, const std::string& field) {
   const std::optional<ReductionTargets> r = reduction_targets(t, src);
   int size = 1, rank = 0;
   if (comm != MPI_COMM_NULL) {
@@ -150,15 +150,13 @@ Step build_reduction(const config::TransformationDef& t, const Component& src, c
   for (std::size_t k = 0; k < n_target; ++k)
     if (count[k] > 0 && lowest[k] == global_lowest[k]) owner[k] = rank;
   MPI_Allreduce(MPI_IN_PLACE, owner.data(), static_cast<int>(n_target), MPI_INT, MPI_MAX, comm);
-  // A rank holding no part of the reduced axis would write an empty part
-  // (an axis whole on rank 0 instead hung in tests): refused for now.
-  int holds = r->to_scalar;
-  for (std::size_t k = 0; k < n_target; ++k) holds |= owner[k] == rank;
-  MPI_Allreduce(MPI_IN_PLACE, &holds, 1, MPI_INT, MPI_MIN, comm);
-  if (!holds)
-    bad(t, "its targets combine points of several model ranks, and with this decomposition a model rank would hold "
-           "none of the reduced axis (each target goes to the rank holding its first point); not supported yet: "
-           "give every rank the first point of some row (zonal) or column (meridional)");
+  // Seen hanging (columns split, 2 ranks): one rank inside a record's
+  // collective NetCDF write, the other inside this exchange.
+  if (attached)
+    bad(t, "field '" + field + "': its targets combine points of several model ranks, which needs a per-step "
+           "exchange between them; in attached mode (no I/O servers) that exchange can cross the ranks' "
+           "collective file writes and hang: not supported yet (run with I/O servers, or give each rank whole "
+           "rows (zonal) or columns (meridional))");
   if (r->to_scalar) owner[0] = 0;
 
   // Every owned point goes to its target's owner (masked ones as -(g + 1):

@@ -15,6 +15,8 @@
 
 #include <mpi.h>
 
+#include <string>
+
 #include "config/config.h"
 #include "transform/build.h"
 
@@ -36,8 +38,11 @@ bool across_ranks(const config::TransformationDef& t);
 
 // Collective over comm when t is a reduction (build.h's reduction_targets,
 // or across_ranks) and comm has more than one rank; otherwise build_step. Throws
-// config::ConfigError at t.where for what cannot be combined.
+// config::ConfigError at t.where, naming `field`, for what cannot be combined.
+// attached: the model ranks write the files themselves (no servers); their
+// collective writes start when each rank's data is ready, so a per-step
+// exchange between them could cross a write and hang: refused.
 Step build_reduction(const config::TransformationDef& t, const Component& source, const OtherComponents& others,
-                     MPI_Comm comm);
+                     MPI_Comm comm, bool attached, const std::string& field);
 
 }  // namespace foehn::transform::interp
