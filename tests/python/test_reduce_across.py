@@ -105,8 +105,8 @@ def sequential(values, op):
     return np.where(valid.any(axis=0), out, np.nan)
 
 
-# One model rank: across several, these are refused for now (they hung).
-@pytest.mark.parametrize("clients,servers", [(1, 0)])
+# Across several model ranks with servers (attached: refused, below).
+@pytest.mark.parametrize("clients,servers", [(1, 0), (2, 1), (3, 1)])
 def test_across_ranks_against_numpy(tmp_path, mpmd, clients, servers):
     from reduce_ranks_model import a_values, col_values, s_value
     (tmp_path / "reduce_ranks.xml").write_text(RANKS_XML.read_text())
@@ -134,3 +134,13 @@ def test_across_ranks_against_numpy(tmp_path, mpmd, clients, servers):
             np.testing.assert_array_equal(ds["s_dup"][k], np.full(3, s_value(0, step)))
         np.testing.assert_array_equal(ds["w_sum"][:], [10, 20, 30, 40])
         np.testing.assert_array_equal(ds["dup"][:], [0, 1, 2])
+
+
+def test_across_ranks_attached_refused(tmp_path, mpmd):
+    """Two model ranks writing the files themselves: combining over them
+    needs the per-step exchange; refused at the transformation's line."""
+    (tmp_path / "reduce_ranks.xml").write_text(RANKS_XML.read_text())
+    result = mpmd(tmp_path, 2, 0, [PYTHON, RANKS_MODEL, tmp_path / "reduce_ranks.xml", STEPS], timeout=240)
+    assert result.returncode != 0
+    out = result.stdout + result.stderr
+    assert "reduce_ranks.xml:" in out and "in attached mode (no I/O servers)" in out and "field '" in out

@@ -71,7 +71,7 @@ std::vector<int> scaled(const std::vector<std::int64_t>& counts, int by) {
 // each point combines the values every model rank holds of it, in rank
 // order, on rank 0 (which sends scalars and whole axes to the servers);
 // the other ranks' results are not sent (NaN).
-[[maybe_unused]] Step reduce_over_ranks(const config::TransformationDef& t, const Component& src, const OtherComponents& others,
+Step reduce_over_ranks(const config::TransformationDef& t, const Component& src, const OtherComponents& others,
                        MPI_Comm comm, int rank, int size) {
   if (src.decomposed)
     bad(t, "combines the values each model rank holds of a whole axis or scalar; the source axis is decomposed "
@@ -105,6 +105,13 @@ std::vector<int> scaled(const std::vector<std::int64_t>& counts, int by) {
   return s;
 }
 
+std::string attached_refusal(const std::string& field) {
+  return "field '" + field + "': its targets combine points of several model ranks, which needs a per-step "
+         "exchange between them; in attached mode (no I/O servers) that exchange can cross the ranks' "
+         "collective file writes and hang: not supported yet (run with I/O servers, or give each rank whole "
+         "rows (zonal) or columns (meridional))";
+}
+
 }  // namespace
 
 Step build_reduction(const config::TransformationDef& t, const Component& src, const OtherComponents& others,
@@ -115,11 +122,10 @@ Step build_reduction(const config::TransformationDef& t, const Component& src, c
     MPI_Comm_size(comm, &size);
     MPI_Comm_rank(comm, &rank);
   }
-  // Across several ranks these hung in tests (axis-only grids): refused until found.
-  if (across_ranks(t) && size > 1 && t.attr("operation"))
-    bad(t, "combining a scalar or a whole axis over several model ranks is not supported yet (one rank only)");
-  if (t.kind == "reduce_axis" && size > 1 && src.decomposed)
-    bad(t, "the source axis is decomposed among the model ranks; reducing it needs the whole axis on each rank");
+  if (across_ranks(t) && size > 1 && t.attr("operation")) {
+    if (attached) bad(t, attached_refusal(field));
+    return reduce_over_ranks(t, src, others, comm, rank, size);
+  }
   // Not a reduction, one rank, a bad attribute (refused alike on every
   // rank), or a whole axis on every rank: this rank's own step.
   if (!r || size == 1 || !t.attr("operation") || (t.kind == "reduce_axis" && !src.decomposed))
@@ -152,11 +158,7 @@ Step build_reduction(const config::TransformationDef& t, const Component& src, c
   MPI_Allreduce(MPI_IN_PLACE, owner.data(), static_cast<int>(n_target), MPI_INT, MPI_MAX, comm);
   // Seen hanging (columns split, 2 ranks): one rank inside a record's
   // collective NetCDF write, the other inside this exchange.
-  if (attached)
-    bad(t, "field '" + field + "': its targets combine points of several model ranks, which needs a per-step "
-           "exchange between them; in attached mode (no I/O servers) that exchange can cross the ranks' "
-           "collective file writes and hang: not supported yet (run with I/O servers, or give each rank whole "
-           "rows (zonal) or columns (meridional))");
+  if (attached) bad(t, attached_refusal(field));
   if (r->to_scalar) owner[0] = 0;
 
   // Every owned point goes to its target's owner (masked ones as -(g + 1):
