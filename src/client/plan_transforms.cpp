@@ -14,6 +14,7 @@
 #include "transform/chain.h"
 #include "transform/interp/interpolate_axis.h"
 #include "transform/interp/interpolate_domain.h"
+#include "transform/interp/reduce_across_ranks.h"
 
 namespace foehn::client {
 
@@ -43,6 +44,29 @@ std::vector<double> area_weights(const DomainSetting& s, const std::vector<doubl
     area[k] = dlon * std::abs(std::sin(s.bounds_lat[2 * j + 1] * rad) - std::sin(s.bounds_lat[2 * j] * rad));
   }
   return area;
+}
+
+// Whether the grid's components other than position p hold the same points
+// on every model rank (a reduction across ranks sends values carrying
+// their layout). Collective over comm.
+transform::interp::OtherComponents other_components(const std::vector<transform::Component>& now, std::size_t p,
+                                                    MPI_Comm comm) {
+  transform::interp::OtherComponents out;
+  std::uint64_t hash = 1469598103934665603ull;  // FNV-1a over the other components' points
+  const auto mix = [&hash](std::uint64_t v) { hash = (hash ^ v) * 1099511628211ull; };
+  for (std::size_t q = 0; q < now.size(); ++q) {
+    if (q == p) continue;
+    out.has_domain = out.has_domain || now[q].kind == transform::Component::Kind::domain;
+    mix(static_cast<std::uint64_t>(now[q].kind));
+    mix(now[q].owned.size());
+    for (std::int64_t g : now[q].owned) mix(static_cast<std::uint64_t>(g));
+    for (std::int64_t d : now[q].data_owner) mix(static_cast<std::uint64_t>(d));
+  }
+  std::uint64_t lowest = hash, highest = hash;
+  MPI_Allreduce(MPI_IN_PLACE, &lowest, 1, MPI_UINT64_T, MPI_MIN, comm);
+  MPI_Allreduce(MPI_IN_PLACE, &highest, 1, MPI_UINT64_T, MPI_MAX, comm);
+  out.same_on_every_rank = lowest == highest;
+  return out;
 }
 
 }  // namespace
@@ -279,8 +303,14 @@ PlanBuilder::Transformations PlanBuilder::plan_transformations(const config::Fie
         const config::AxisDef* owner = transform::owner_axis(def_, *t);
         if (!owner) config_error(t->where, "<interpolate_axis> outside an axis");
         step = transform::interp::build_vertical(*t, *owner, now[p]);
+      } else if (placement_.comm != MPI_COMM_NULL &&
+                 (transform::reduction_targets(*t, now[p]) || transform::interp::across_ranks(*t))) {
+        // collective, like interpolations: points of a target split between ranks are gathered on one
+        step = transform::interp::build_reduction(*t, now[p], other_components(now, p, placement_.comm),
+                                                  placement_.comm, placement_.attached,
+                                                  f.output_name().empty() ? source : f.output_name());
       } else {
-        step = transform::build_step(*t, now[p]);
+        step = transform::build_step(*t, now[p], transform::owner_axis(def_, *t));
       }
       std::size_t inner = 1, outer = 1;
       for (std::size_t q = 0; q < p; ++q) inner *= now[q].data_size();

@@ -88,6 +88,9 @@ const std::vector<TransformationSpec>& specs() {
       {"extract_axis", "scalar", {id, {"position", AttrType::integer}}},
       {"reduce_axis", "scalar", {id, operation, local}},
       {"reduce_domain", "scalar", {id, operation, local, weights}},
+      {"reduce_axis", "axis", {id, operation}},           // across the model ranks holding the axis
+      {"reduce_scalar", "scalar", {id, operation, local}},  // across the model ranks
+      {"duplicate_scalar", "axis", {id}},
       {"coarsen_healpix", "domain", {id, {"refinement_level", AttrType::integer}}},  // ours: HEALPix pyramids
   };
   return all;

@@ -62,7 +62,7 @@ FieldTransformations field_transformations(const config::ContextDef& ctx, const 
       const config::AxisDef* axis = t->kind == "interpolate_axis" ? transform::owner_axis(ctx, *t) : nullptr;
       transform::Step step = owner  ? transform::interpolation_shape(*t, c, *owner)
                              : axis ? transform::vertical_shape(*t, c, *axis)
-                                    : transform::build_step(*t, c);
+                                    : transform::build_step(*t, c, transform::owner_axis(ctx, *t));
       out.steps.push_back(step.text);
       c = std::move(step.target);
     }

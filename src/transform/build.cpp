@@ -287,6 +287,26 @@ Step reduce(const config::TransformationDef& t, const Component& src, Component:
   return s;
 }
 
+// duplicate_scalar: every value of the target axis (its n_glo, or as many
+// as its values) is the scalar's value; the axis is whole on every rank.
+Step duplicate_scalar(const config::TransformationDef& t, const Component& src, const config::AxisDef* axis) {
+  if (!axis) bad(t, "must be inside an <axis>");
+  const std::int64_t n = axis->n_glo ? *axis->n_glo : static_cast<std::int64_t>(axis->value.size());
+  if (n < 1) bad(t, "axis '" + axis->id + "' needs n_glo (or value=...): how many times to copy the scalar");
+  if (!axis->value.empty() && static_cast<std::int64_t>(axis->value.size()) != n)
+    bad(t, "axis '" + axis->id + "': n_glo=" + std::to_string(n) + " but " + std::to_string(axis->value.size()) +
+               " values");
+  std::vector<std::int64_t> picks(static_cast<std::size_t>(n), 0), index(static_cast<std::size_t>(n));
+  std::iota(index.begin(), index.end(), 0);
+  Step s = gather_step(src, Component::Kind::axis, n, 1, picks, index);
+  s.target.decomposed = false;
+  if (!axis->value.empty())
+    s.target.lon = axis->value;
+  else
+    std::iota(s.target.lon.begin(), s.target.lon.end(), 0.0);  // XIOS's default values: the indices
+  return s;
+}
+
 // A HEALPix pyramid level (foehn's <coarsen_healpix refinement_level="l"/>):
 // each cell of level l is the average of the 4^(L-l) cells of the source's
 // level L nested inside it (children of cell i are 4i..4i+3), skipping
@@ -325,7 +345,7 @@ Component::Kind source_kind(const config::TransformationDef& t) {
   if (t.kind == "zoom_domain" || t.kind == "extract_domain" || t.kind == "reduce_domain" ||
       t.kind == "interpolate_domain" || t.kind == "generate_rectilinear_domain" || t.kind == "coarsen_healpix")
     return Component::Kind::domain;
-  if (t.kind == "reduce_scalar") return Component::Kind::scalar;
+  if (t.kind == "reduce_scalar" || t.kind == "duplicate_scalar") return Component::Kind::scalar;
   return Component::Kind::axis;
 }
 
@@ -335,7 +355,7 @@ Component::Kind target_kind(const config::TransformationDef& t) {
                               : Component::Kind::scalar;
 }
 
-Step build_step(const config::TransformationDef& t, const Component& src) {
+Step build_step(const config::TransformationDef& t, const Component& src, const config::AxisDef* target_axis) {
   if (src.kind != source_kind(t))
     bad(t, "its source at this position of the grid is " + std::string(kind_name(src.kind)) + ", not a " +
                kind_name(source_kind(t)));
@@ -370,6 +390,23 @@ Step build_step(const config::TransformationDef& t, const Component& src) {
       s.target.lon[k] = value[static_cast<std::size_t>(s.target.owned[k])];
     s.target.axis_type = along_j ? "Y" : "X";
     s.target.units = along_j ? "degrees_north" : "degrees_east";
+  } else if (to_axis && t.kind == "duplicate_scalar") {
+    s = duplicate_scalar(t, src, target_axis);
+  } else if (t.kind == "reduce_scalar" || (to_axis && t.kind == "reduce_axis")) {
+    // Each point combines the values the model ranks hold of it
+    // (interp/reduce_across_ranks.h); this rank's own: one value each.
+    if (to_axis && src.decomposed)
+      bad(t, "reduce_axis into an axis combines the values each model rank holds of a whole axis; the source axis "
+             "is decomposed among the model ranks");
+    const bool scalar = !to_axis;
+    s = reduce(
+        t, src, scalar ? Component::Kind::scalar : Component::Kind::axis, scalar ? 1 : src.ni_glo, 1,
+        [](std::int64_t g) { return g; }, true);
+    if (!scalar) {  // the source's geometry
+      s.target.lon = src.lon;
+      s.target.nvertex = src.nvertex;
+      s.target.bounds_lon = src.bounds_lon;
+    }
   } else if (t.kind == "extract_axis") {
     s = axis_to_scalar(t, src);
   } else if (t.kind == "reduce_axis") {
@@ -385,6 +422,28 @@ Step build_step(const config::TransformationDef& t, const Component& src) {
   }
   s.text = t.kind + " " + size_text(src) + " -> " + size_text(s.target);
   return s;
+}
+
+std::optional<ReductionTargets> reduction_targets(const config::TransformationDef& t, const Component& src) {
+  ReductionTargets r;
+  const std::int64_t ni = src.ni_glo;
+  if (t.kind == "reduce_domain" && t.target == "axis") {
+    const std::string* dir = t.attr("direction");
+    const bool along_j = !dir || *dir == "jDir";  // as build_step
+    r.n_target = along_j ? src.nj_glo : ni;
+    r.group_size = along_j ? ni : src.nj_glo;
+    r.target_of = along_j ? std::function<std::int64_t(std::int64_t)>([ni](std::int64_t g) { return g / ni; })
+                          : std::function<std::int64_t(std::int64_t)>([ni](std::int64_t g) { return g % ni; });
+    return r;
+  }
+  if ((t.kind == "reduce_domain" || t.kind == "reduce_axis") && t.target == "scalar") {
+    r.n_target = 1;
+    r.group_size = src.size();
+    r.target_of = [](std::int64_t) { return std::int64_t{0}; };
+    r.to_scalar = true;
+    return r;
+  }
+  return std::nullopt;
 }
 
 const config::DomainDef* owner_domain(const config::ContextDef& ctx, const config::TransformationDef& t) {

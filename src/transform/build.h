@@ -13,6 +13,8 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -69,7 +71,20 @@ Component::Kind target_kind(const config::TransformationDef& t);
 // Throws config::ConfigError at t.where for bad attributes and for
 // reductions whose target points are split between ranks. Not for
 // interpolate_domain, whose points come from other ranks: interp/ builds it.
-Step build_step(const config::TransformationDef& t, const Component& source);
+// target_axis: the axis holding t, for duplicate_scalar (its size).
+Step build_step(const config::TransformationDef& t, const Component& source,
+                const config::AxisDef* target_axis = nullptr);
+
+// reduce_domain (to an axis or a scalar) and reduce_axis (to a scalar):
+// how many target points, how many source points each combines, and the
+// target each source point (by global index) feeds. nullopt for other
+// transformations (coarsen_healpix included).
+struct ReductionTargets {
+  std::int64_t n_target = 0, group_size = 0;
+  std::function<std::int64_t(std::int64_t)> target_of;
+  bool to_scalar = false;
+};
+std::optional<ReductionTargets> reduction_targets(const config::TransformationDef& t, const Component& source);
 
 // The domain whose transformations include `t` (null: none).
 const config::DomainDef* owner_domain(const config::ContextDef& ctx, const config::TransformationDef& t);

@@ -84,7 +84,7 @@ double reduce_one(const Transform& t, const double* src, std::int64_t b, std::in
 // (contiguous, branch-free selects), each inner value's accumulation in
 // the listed order: the same bits as reduce_one.
 template <Operation op>
-void reduce_rows(const Transform& t, const double* in, double* out) {
+void reduce_rows(const Transform& t, const double* in, std::size_t n_in, double* out) {
   constexpr std::size_t kChunk = 512;  // inner values at a time: the sums stay in L1
   const std::size_t inner = t.inner;
   if (t.scratch.size() != 3 * kChunk) t.scratch.assign(3 * kChunk, 0.0);
@@ -96,7 +96,7 @@ void reduce_rows(const Transform& t, const double* in, double* out) {
                            : op == Operation::max ? -std::numeric_limits<double>::infinity()
                                                   : 0.0;
   for (std::size_t o = 0; o < t.outer; ++o) {
-    const double* src = in + o * t.n_source * inner;
+    const double* src = in + o * n_in * inner;
     double* dst = out + o * t.n_target * inner;
     for (std::size_t k = 0; k < t.n_target; ++k) {
       for (std::size_t i0 = 0; i0 < inner; i0 += kChunk) {
@@ -132,11 +132,43 @@ void reduce_rows(const Transform& t, const double* in, double* out) {
   }
 }
 
+// Across ranks: the values others send (point after point, outer x inner
+// values each) are exchanged, then laid out as outer x n_gathered x inner
+// so that the reduction reads them as it reads local data.
+const double* gather_values(const Transform& t, const double* in) {
+  const GatherStage& g = *t.gather_first;
+  const std::size_t block = t.outer * t.inner;
+  double* sent = t.sent.data();
+  for (std::size_t e = 0; e < g.send_positions.size(); ++e) {
+    const auto p = static_cast<std::size_t>(g.send_positions[e]);
+    double* d = sent + e * block;
+    for (std::size_t o = 0; o < t.outer; ++o) {
+      const double* s = in + (o * t.n_source + p) * t.inner;
+      for (std::size_t i = 0; i < t.inner; ++i) d[o * t.inner + i] = s[i];
+    }
+  }
+  g.exchange->exchange(sent, t.gathered.data(), block);
+  const auto n = static_cast<std::size_t>(g.n_gathered);
+  for (std::size_t p = 0; p < n; ++p) {
+    const double* s = t.gathered.data() + p * block;
+    for (std::size_t o = 0; o < t.outer; ++o) {
+      double* d = t.staged.data() + (o * n + p) * t.inner;
+      for (std::size_t i = 0; i < t.inner; ++i) d[i] = s[o * t.inner + i];
+    }
+  }
+  return t.staged.data();
+}
+
 template <Operation op>
 void reduce(const Transform& t, const double* in, double* out) {
-  if (t.inner > 1) return reduce_rows<op>(t, in, out);
+  std::size_t n_in = t.n_source;
+  if (t.gather_first) {
+    in = gather_values(t, in);
+    n_in = static_cast<std::size_t>(t.gather_first->n_gathered);
+  }
+  if (t.inner > 1) return reduce_rows<op>(t, in, n_in, out);
   for (std::size_t o = 0; o < t.outer; ++o) {
-    const double* src = in + o * t.n_source * t.inner;
+    const double* src = in + o * n_in * t.inner;
     double* dst = out + o * t.n_target * t.inner;
     for (std::size_t k = 0; k < t.n_target; ++k)
       for (std::size_t i = 0; i < t.inner; ++i)
@@ -202,6 +234,12 @@ void remap_apply(const Transform& t, const double* in, double* out) {
 
 void Transform::prepare() const {
   if (op == Operation::columns) columns->prepare(inner);
+  if (gather_first) {
+    const std::size_t block = outer * inner, n = static_cast<std::size_t>(gather_first->n_gathered);
+    sent.assign(gather_first->send_positions.size() * block, 0.0);
+    gathered.assign(n * block, 0.0);
+    staged.assign(n * block, 0.0);
+  }
   if (op != Operation::remap) return;
   const std::size_t block = outer * inner;
   sent.assign(remap->send_positions.size() * block, 0.0);
@@ -213,6 +251,8 @@ void Transform::apply(const double* in, double* out) const { apply(in, nullptr, 
 
 void Transform::apply(const double* in, const double* source_coordinate, const double* target_coordinate,
                       double* out) const {
+  // Reductions across ranks (the builder prepares them; a map built elsewhere here).
+  if (gather_first && staged.size() != outer * inner * static_cast<std::size_t>(gather_first->n_gathered)) prepare();
   switch (op) {
     case Operation::gather: gather(*this, in, out); return;
     case Operation::sum: reduce<Operation::sum>(*this, in, out); return;

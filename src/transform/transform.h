@@ -63,6 +63,17 @@ struct RemapStage {
   std::shared_ptr<const HaloExchange> exchange;  // null: one rank, the points sent are the points gathered
 };
 
+// A reduction whose targets' source points are split between model ranks:
+// each rank sends the points another rank's targets need, once per step,
+// to that rank (src/transform/interp/reduce_across_ranks.h), which then
+// reduces over the points gathered (its own included), in increasing
+// global index as always. Built once at close of definition.
+struct GatherStage {
+  std::vector<std::int64_t> send_positions;  // local data positions, peer after peer
+  std::int64_t n_gathered = 0;               // values received: the reduction's positions index them
+  std::shared_ptr<const HaloExchange> exchange;
+};
+
 // "sum", "min", "max", "average" (XIOS's operation attribute); throws
 // std::invalid_argument for anything else.
 Operation parse_operation(const std::string& text);
@@ -77,6 +88,9 @@ struct Transform {
   std::vector<std::int64_t> source;  // positions in the component's local data (-1: none)
   std::vector<double> weight;        // one per entry of source, or empty (all 1)
   std::shared_ptr<const RemapStage> remap;  // op == remap: the weights and the exchange
+  // Reductions across ranks: source positions index the gathered values
+  // (null: this rank's own data).
+  std::shared_ptr<const GatherStage> gather_first;
   std::shared_ptr<ColumnOperator> columns;  // op == columns: one per Transform (prepared for its inner)
   // op == columns: the model fields giving the coordinate per point of each
   // step (interpolate_axis coordinate/coordinate_src: on the step's source
@@ -102,6 +116,8 @@ struct Transform {
   // remap: the points sent and gathered (outer x inner values each) and one
   // sum and weight per value of a point; sized by prepare().
   mutable std::vector<double> sent, gathered, sums;
+  // gather_first: the gathered values as outer x n_gathered x inner.
+  mutable std::vector<double> staged;
   // Sizes the buffers for outer and inner (call after setting them).
   void prepare() const;
 };

@@ -198,15 +198,6 @@ def test_transform_cf(outputs):
         assert (ds["lon_row"].axis, ds["lon_row"].units) == ("X", "degrees_east")
 
 
-def test_split_reduction_refused(tmp_path, mpmd):
-    """Two ranks split the domain: a global mean would combine across ranks."""
-    result = run(mpmd, tmp_path, 2, 0, whole=True)
-    assert result.returncode != 0
-    out = result.stdout + result.stderr
-    assert "transform.xml:" in out and ("<reduce_domain> in <axis>" in out or "<reduce_domain> in <scalar>" in out)
-    assert "combining across ranks is not supported yet" in out
-
-
 @pytest.mark.parametrize("clients,servers", [(3, 0), (4, 2)])
 def test_blocks_of_columns(tmp_path, mpmd, clients, servers):
     """Ranks split i and j (3 ranks: one holds no point of the inner box):

@@ -5,8 +5,9 @@ the grid x NLEV levels and `pr` on the grid with some values missing
 With "blocks", rank r of N holds a block of columns of rows: the ranks
 split both i (in two) and j. With "bounds", the model gives cell bounds
 whose latitude edges are uneven (lat_edges), so that cell areas are not
-proportional to cos(latitude).
-  mpiexec -n N python transform_model.py transform.xml STEPS [blocks|bounds]"""
+proportional to cos(latitude). With "columns", each rank holds a band of
+whole columns (uneven, as the rows' bands).
+  mpiexec -n N python transform_model.py transform.xml STEPS [blocks|columns|bounds]"""
 import sys
 
 import numpy as np
@@ -51,7 +52,7 @@ def bands(size):
     return edges
 
 
-def main(xml, steps, blocks, bounds):
+def main(xml, steps, blocks, bounds, columns=False):
     import foehn
     comm = foehn.init("transform", xml)
     rank, size = comm.Get_rank(), comm.Get_size()
@@ -61,6 +62,10 @@ def main(xml, steps, blocks, bounds):
         i0, i1 = (0, 7) if half == 0 else (7, NI)
         edges = bands(max(1, (size - half + 1) // 2))
         band = rank // 2
+    elif columns:
+        edges = [e * NI // NJ for e in bands(size)]
+        i0, i1 = edges[rank], edges[rank + 1]
+        edges, band = [0, NJ], 0
     else:
         edges = bands(size)
         band = rank
@@ -84,4 +89,4 @@ def main(xml, steps, blocks, bounds):
 
 
 if __name__ == "__main__":
-    main(sys.argv[1], int(sys.argv[2]), "blocks" in sys.argv[3:], "bounds" in sys.argv[3:])
+    main(sys.argv[1], int(sys.argv[2]), "blocks" in sys.argv[3:], "bounds" in sys.argv[3:], "columns" in sys.argv[3:])

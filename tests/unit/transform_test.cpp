@@ -246,7 +246,8 @@ TEST(TransformConfig, UnknownAttributesAndUnsupportedTransformationsAtTheirLine)
   EXPECT_EQ(error("<domain_definition><domain id=\"d\"><zoom_domain ibegn=\"1\"/></domain></domain_definition>"),
             "2: unknown attribute 'ibegn' on <zoom_domain> in <domain>; did you mean 'ibegin'?");
   EXPECT_EQ(error("<axis_definition><axis id=\"a\"><reduce_axis operation=\"mean\"/></axis></axis_definition>"),
-            "2: spatial transformation <reduce_axis> in <axis> is not supported yet");
+            "2: bad value 'mean' for operation on <reduce_axis>: expected one of sum|min|max|average; did you mean "
+            "'min'?");
   EXPECT_NE(error("<scalar_definition><scalar id=\"s\"><reduce_axis operation=\"mean\"/></scalar></scalar_definition>")
                 .find("bad value 'mean' for operation on <reduce_axis>: expected one of sum|min|max|average"),
             std::string::npos);
@@ -255,8 +256,8 @@ TEST(TransformConfig, UnknownAttributesAndUnsupportedTransformationsAtTheirLine)
   EXPECT_EQ(
       error("<domain_definition><domain id=\"d\"><interpolate_domain order=\"one\"/></domain></domain_definition>"),
       "2: bad value 'one' for order on <interpolate_domain>: expected an integer");
-  EXPECT_EQ(error("<axis_definition><axis id=\"a\"><duplicate_scalar/></axis></axis_definition>"),
-            "2: spatial transformation <duplicate_scalar> in <axis> is not supported yet");
+  EXPECT_EQ(error("<scalar_definition><scalar id=\"s\"><duplicate_scalar/></scalar></scalar_definition>"),
+            "2: spatial transformation <duplicate_scalar> in <scalar> is not supported yet");
   EXPECT_EQ(error("<axis_definition><axis id=\"a\"/></axis_definition><grid_definition><grid id=\"g\">\n"
                   "<axis axis_ref=\"a\"><temporal_splitting/></axis></grid></grid_definition>"),
             "3: spatial transformation <temporal_splitting> in <axis> is not supported yet");
