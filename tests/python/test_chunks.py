@@ -92,7 +92,7 @@ XML = f"""<simulation><context id="chk">
       <field field_ref="prof"/>
     </file>
     <file id="parts" type="multiple_file">
-      <field field_ref="ts"/>
+      <field field_ref="ta"/>
       <field field_ref="prof"/>
     </file>
   </file_definition>
@@ -152,15 +152,15 @@ def test_chunks_follow_the_writers_blocks(tmp_path, mpmd, clients, servers):
         j0 = k * (NJ // servers) + min(k, NJ % servers)
         rows = NJ // servers + (1 if k < NJ % servers else 0)
         with netCDF4.Dataset(part) as nc:
-            assert nc["ts"].chunking() == [1, rows, NI]
+            assert nc["ta"].chunking() == [1, NLEV, rows, NI]
             assert nc["prof"].chunking() == [1, BINS]
-            np.testing.assert_array_equal(nc["ts"][:], want_ts[:, j0:j0 + rows].astype(np.float32))
+            np.testing.assert_array_equal(nc["ta"][:], want_ta[:, :, j0:j0 + rows].astype(np.float32))
             prof = nc["prof"][:]
             if k == 0:
                 np.testing.assert_array_equal(prof, np.stack([profile(s) for s in range(1, STEPS + 1)]).astype(np.float32))
             else:
                 assert prof.shape == (STEPS, BINS) and np.ma.getmaskarray(prof).all()
-        assert nofill(part) == ({"ts", "prof"} if k == 0 else {"ts"})
+        assert nofill(part) == ({"ta", "prof"} if k == 0 else {"ta"})
 
 
 def test_chunking_blocksize_target_must_be_positive(tmp_path, mpmd):

@@ -304,7 +304,12 @@ void NetcdfWriter::define_variable(const ContextPlan& plan, int vi) {
   if (!dims.empty()) define_compression(v, var);  // netcdf_compression.cpp (may chunk it)
   ds_.set_chunk_cache(var, kChunkCacheBytes);
   put_variable_attributes(v, vi, var);
-  if (nofill) ds_.def_nofill(var);  // after _FillValue, which readers still take as missing
+  if (nofill) {
+    ds_.def_nofill(var);
+    // NC_NOFILL drops _FillValue, which readers take as missing: put back.
+    if (v.has_fill && v.prec == 8) ds_.put_double(var, "_FillValue", NC_DOUBLE, v.fill_value);
+    if (v.has_fill && v.prec != 8) ds_.put_float(var, "_FillValue", static_cast<float>(v.fill_value));
+  }
   varids_[vi] = var;
 }
 
