@@ -18,6 +18,9 @@ of 24 steps (4 records of 311 MB, 1.24 GB), against about 3 s of model work,
                  file system (sync_seconds 0): what the default flush by the
                  clock (every 10 s) costs at most
   sequential     (optional) the model writing the file itself, with its work
+  foehn-server-baseline  (with --baseline-build) foehn-server of another
+                 build (main's, say), interleaved with this one's: server
+                 CPU and write time before and after a change
 
 and the targets: wall time <= 1.5 x no output, server write throughput >=
 85 % of the plain writer's, server peak memory <= 600 MiB, model-rank memory
@@ -39,7 +42,8 @@ import time
 
 import miniapp_runs
 
-SCHEMES = ("none", "foehn-server", "foehn-average", "foehn-flush-each", "netcdf-writer", "netcdf-beside-model", "sequential")
+SCHEMES = ("none", "foehn-server", "foehn-average", "foehn-flush-each", "netcdf-writer", "netcdf-beside-model", "sequential",
+           "foehn-server-baseline")
 TARGETS = {"wall_ratio": 1.5, "throughput_ratio": 0.85, "server_rss_mib": 600, "model_growth_records": 1.2}
 MIB = 1 << 20
 
@@ -47,6 +51,7 @@ MIB = 1 << 20
 def parse_args():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--build", default=str(miniapp_runs.ROOT / "build"), help="build directory")
+    p.add_argument("--baseline-build", help="the build the scheme foehn-server-baseline runs")
     p.add_argument("--out", default=str(miniapp_runs.HERE / "results"), help="where the results go")
     p.add_argument("--runs-dir", default=str(miniapp_runs.ROOT / "out/output_heavy"),
                    help="run directories (the last of each scheme is kept)")
@@ -97,7 +102,7 @@ def run(build, scheme, cfg, workdir, timeout=900):
              "--levels", str(cfg["levels"]), "--fields", str(cfg["fields"]), "--steps", str(cfg["steps"]),
              "--every", str(cfg["every"]), "--summary", "summary.json"]
     work = 0 if scheme.startswith("netcdf-") else cfg["work"]
-    foehn = scheme in ("foehn-server", "foehn-average", "foehn-flush-each")
+    foehn = scheme in ("foehn-server", "foehn-average", "foehn-flush-each", "foehn-server-baseline")
     model += ["--work", str(work), "--output", "none" if scheme == "none" else "foehn" if foehn else "netcdf"]
     if foehn:  # foehn-flush-each: the file flushed after every record (sync_seconds 0), the worst case of the clock
         model += ["--iodef", str(iodef_for(cfg, workdir, 0 if scheme == "foehn-flush-each" else None,
@@ -190,6 +195,11 @@ def summarise(runs, schemes):
         checks["average_rss_over_none_records"] = (f["model_max_rss_bytes"] - n["model_max_rss_bytes"]) / f["record_bytes"]
         if "foehn-server" in table:
             checks["average_over_instant"] = f["model_seconds"] / table["foehn-server"]["model_seconds"]
+    if "foehn-server-baseline" in table and "foehn-server" in table:
+        f, b = table["foehn-server"], table["foehn-server-baseline"]
+        for key in ("server_cpu_seconds", "server_write_seconds", "server_busy_seconds", "model_seconds"):
+            if key in f and key in b:
+                checks[f"{key}_over_baseline"] = f[key] / b[key]
     if "foehn-flush-each" in table and "foehn-server" in table:
         checks["flush_each_ratio"] = table["foehn-flush-each"]["model_seconds"] / table["foehn-server"]["model_seconds"]
         checks["flush_each_job_ratio"] = table["foehn-flush-each"]["wall_seconds"] / table["foehn-server"]["wall_seconds"]
@@ -249,6 +259,10 @@ def markdown(cfg, table, checks, met):
                      f"| {checks['average_growth_records']:.2f} x | | |")
         lines.append(f"| (model peak RSS with averages - no output, in records) "
                      f"| {checks['average_rss_over_none_records']:.2f} x | | |")
+    for key, label in (("server_cpu_seconds", "server CPU"), ("server_write_seconds", "server time writing"),
+                       ("server_busy_seconds", "server busy"), ("model_seconds", "model time")):
+        if f"{key}_over_baseline" in checks:
+            lines.append(f"| ({label}, this build / baseline build) | {checks[f'{key}_over_baseline']:.3f} x | | |")
     if "flush_each_ratio" in checks:
         lines.append(f"| (model time, flushed after every record / foehn's default, sync_seconds 10) "
                      f"| {checks['flush_each_ratio']:.3f} x | | |")
@@ -267,9 +281,13 @@ def main():
     out = pathlib.Path(a.out)
     out.mkdir(parents=True, exist_ok=True)
     build = pathlib.Path(a.build).resolve()
+    if "foehn-server-baseline" in schemes and not a.baseline_build:
+        raise SystemExit("the scheme foehn-server-baseline needs --baseline-build")
+    baseline = pathlib.Path(a.baseline_build).resolve() if a.baseline_build else None
     cfg = {k: getattr(a, k) for k in ("ni", "nj", "levels", "fields", "steps", "every", "work", "model_ranks",
                                         "servers", "reps", "sync_seconds")}
     cfg["iodef"] = str(pathlib.Path(a.iodef).resolve())
+    cfg["build"], cfg["baseline_build"] = str(build), a.baseline_build
     cfg["record_gb"] = a.ni * a.nj * a.levels * a.fields * 8 / 1e9
     cfg.update(cores=os.cpu_count(), load_before=os.getloadavg()[0], started=time.strftime("%Y-%m-%d %H:%M:%S"))
     runs = []
@@ -278,7 +296,7 @@ def main():
         cfg, runs, schemes = saved["config"], saved["runs"], list(saved["schemes"])
     for rep in range(0 if a.resummarise else a.reps):
         for s in schemes:
-            r = run(build, s, cfg, pathlib.Path(a.runs_dir) / s)
+            r = run(baseline if s == "foehn-server-baseline" else build, s, cfg, pathlib.Path(a.runs_dir) / s)
             r["rep"] = rep
             runs.append(r)
             print(f"rep {rep + 1}/{a.reps} {s:14s} model {r['model_seconds']:6.2f} s  wall {r['wall_seconds']:6.2f} s",

@@ -1,5 +1,7 @@
 #include "client/plan_compression.h"
 
+#include <string>
+
 #include "formats/registry.h"
 
 namespace foehn::client {
@@ -78,6 +80,13 @@ void resolve_compression(const config::FieldDef& f, const config::FileDef& file,
                          output::VariableInfo& v) {
   resolve_filter(f, file, id, v);
   resolve_quantization(f, file, id, v);
+  // XIOS's chunk size target (MiB), kept in `extra` by the reader, which
+  // checked it is a number.
+  if (auto t = f.extra.find("chunking_blocksize_target"); t != f.extra.end()) {
+    v.chunk_target_mib = std::stod(t->second);
+    if (!(v.chunk_target_mib > 0))
+      refuse(f.where, id, "chunking_blocksize_target=\"" + t->second + "\" must be a size in MiB above 0");
+  }
 }
 
 }  // namespace foehn::client

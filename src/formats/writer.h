@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -85,6 +86,10 @@ struct WriterTarget {
   std::string path;
   MPI_Comm comm = MPI_COMM_SELF;
   FilePart part;
+  // The block (global indices) of plan variable v that writer w (its rank
+  // in comm) puts whole, in one put per record: what a format may shape
+  // its chunks by. Unset when writers put pieces (attached one_file files).
+  std::function<grid::Box(int v, int w)> block_of;
 };
 
 class Writer {

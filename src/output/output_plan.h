@@ -114,6 +114,10 @@ struct VariableInfo {
   // decimal digits (the others).
   std::string quantization;
   std::int32_t quantization_keep = 0;
+  // chunking_blocksize_target (XIOS's, MiB): the chunk of a record at most
+  // about this size, split along the outer axis as XIOS does; 0: the
+  // writer's own choice (formats/netcdf/netcdf_chunks.cpp).
+  double chunk_target_mib = 0;
   std::vector<Attribute> attributes;  // the field's <variable>s, valid_min, valid_max
   std::vector<Dim> dims;
   std::vector<std::int32_t> scalars;  // indices into scalars: 0-d coordinates of the variable

@@ -52,7 +52,7 @@ template <class Io>
 void fields(Io& io, VariableInfo& v) {
   io(v.field_id, v.name, v.long_name, v.standard_name, v.units, v.operation, v.cell_methods, v.comment, v.prec, v.file,
      v.op, v.reduce_on_server, v.has_fill, v.fill_value, v.compression_level, v.attributes, v.dims, v.scalars,
-     v.compression_filter, v.quantization, v.quantization_keep);
+     v.compression_filter, v.quantization, v.quantization_keep, v.chunk_target_mib);
 }
 
 template <class Io>

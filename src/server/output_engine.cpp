@@ -138,8 +138,19 @@ void OutputEngine::open_file(int file) {
   formats::WriterTarget target;
   target.comm = writes_together(f) ? role_.comm : MPI_COMM_SELF;
   target.part = file_part(plan_, f, role_);
-  int writers = 1;
+  int writers = 1, rank = 0;
   MPI_Comm_size(target.comm, &writers);
+  MPI_Comm_rank(target.comm, &rank);
+  // Writers put their block whole (write_block) but for attached one_file
+  // writers, which put pieces; a shared file's writers are the role's.
+  if (!role_.attached && (writers == 1 || (writers == role_.count && rank == role_.index)))
+    target.block_of = [&plan = plan_, count = role_.count, index = role_.index, writers](int v, int w) {
+      return plan.server_block(plan.variables[v], writers == 1 ? index : w, count);
+    };
+  else if (role_.attached && writers == 1)
+    target.block_of = [&plan = plan_, index = role_.index](int v, int) {
+      return plan.client_box(plan.variables[v], index);
+    };
   if (writers > 1 && !traits.collective)
     throw formats::IoError("file '" + f.id + "': format " + f.format + " cannot be written by " +
                            std::to_string(writers) +

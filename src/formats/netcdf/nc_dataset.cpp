@@ -224,6 +224,10 @@ void NcDataset::def_fill(int varid, const void* value) const {
   call(nc_def_var_fill(id_, varid, 0, value), "nc_def_var_fill", varid);
 }
 
+void NcDataset::def_nofill(int varid) const {
+  call(nc_def_var_fill(id_, varid, NC_NOFILL, nullptr), "nc_def_var_fill (NC_NOFILL)", varid);
+}
+
 void NcDataset::set_par_access(int varid, int access) const {
   call(nc_var_par_access(id_, varid, access), "nc_var_par_access", varid);
 }

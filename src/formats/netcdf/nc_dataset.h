@@ -57,6 +57,7 @@ class NcDataset {
   void def_quantize(int varid, int mode, int keep) const;  // NC_QUANTIZE_*; digits, or bits for BitRound
   void def_chunking(int varid, const std::vector<std::size_t>& sizes) const;  // NC_CHUNKED, one size per dimension
   void def_fill(int varid, const void* value) const;
+  void def_nofill(int varid) const;  // HDF5 does not fill chunks first; _FillValue stays
   void set_par_access(int varid, int access) const;
   void end_definition() const;
 

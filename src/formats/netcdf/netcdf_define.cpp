@@ -294,25 +294,8 @@ void NetcdfWriter::define_variable(const ContextPlan& plan, int vi) {
   if (!timeless_[vi]) dims.push_back(dim_time_);
   for (const Dim& d : v.dims) dims.push_back(dimid_.at({static_cast<int>(d.kind), d.index}));
   const int var = ds_.def_var(v.name, v.prec == 8 ? NC_DOUBLE : NC_FLOAT, dims);
-  // Small records: a chunk of many records. netCDF's default chunks one
-  // record (or one level of one), so every record adds chunks to HDF5's
-  // chunk index, whose B-tree nodes fill its metadata cache as the file
-  // grows: over the 10^6 steps of bench/soak.py (2.2 * 10^5 records of 128
-  // and 256 bytes) a server grew by 26 MiB, 6.5 MiB with these chunks, and
-  // the files are 25 % smaller. The chunk stays in the chunk cache as it fills.
-  if (!timeless_[vi] && !v.dims.empty()) {
-    std::vector<std::size_t> sizes{1};
-    std::size_t record_bytes = v.prec == 8 ? 8 : 4;
-    for (std::size_t d = 1; d < dims.size(); ++d) {  // this file's lengths: a multiple_file part's own
-      sizes.push_back(ds_.dim_length(dims[d]));
-      record_bytes *= sizes.back();
-    }
-    const std::size_t chunk_bytes = std::min(kSmallChunkBytes, kSmallChunkBudget / plan.variables.size());
-    if (record_bytes > 0 && record_bytes <= chunk_bytes / 2) {
-      sizes[0] = chunk_bytes / record_bytes;
-      ds_.def_chunking(var, sizes);
-    }
-  }
+  // Chunks, and whether HDF5 may skip filling them (netcdf_chunks.cpp).
+  const bool nofill = !timeless_[vi] && !v.dims.empty() && define_chunks(plan, vi, var, dims);
   // A writer puts whole blocks of a record at once, so HDF5's chunk cache
   // (16 MiB per variable by default) only copies the data and keeps it:
   // 12 variables of a 311 MB record held 192 MiB of a server
@@ -321,6 +304,12 @@ void NetcdfWriter::define_variable(const ContextPlan& plan, int vi) {
   if (!dims.empty()) define_compression(v, var);  // netcdf_compression.cpp (may chunk it)
   ds_.set_chunk_cache(var, kChunkCacheBytes);
   put_variable_attributes(v, vi, var);
+  if (nofill) {
+    ds_.def_nofill(var);
+    // NC_NOFILL drops _FillValue, which readers take as missing: put back.
+    if (v.has_fill && v.prec == 8) ds_.put_double(var, "_FillValue", NC_DOUBLE, v.fill_value);
+    if (v.has_fill && v.prec != 8) ds_.put_float(var, "_FillValue", static_cast<float>(v.fill_value));
+  }
   varids_[vi] = var;
 }
 

@@ -43,6 +43,8 @@ NetcdfWriter::NetcdfWriter(const ContextPlan& plan, int file_index, WriterTarget
   // even for one writer (FileInfo::continuable), and opened so again.
   parallel_ = size > 1 || f.continuable;
   is_root_ = rank == 0;
+  writers_ = size;
+  block_of_ = std::move(target.block_of);
   ugrid_ = f.has_convention("UGRID");
   cdi_ = f.has_convention("CDI");
   // A file of no record at the checkpoint (a split period that had just
@@ -63,6 +65,7 @@ NetcdfWriter::NetcdfWriter(const ContextPlan& plan, int file_index, WriterTarget
     defining_plan_ = &plan;
     file_index_ = file_index;
   }
+  block_of_ = nullptr;  // the engine's plan is not kept beyond definition
   comm_ = target.comm;
   measure_record();
 }

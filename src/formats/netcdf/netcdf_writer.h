@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -35,6 +36,9 @@ constexpr std::size_t kSmallChunkBytes = 64 << 10;
 // in all for a context's variables: with thousands of variables each gets
 // a smaller chunk (20,000 variables of 64 KiB held 1.3 GB of a server).
 constexpr std::size_t kSmallChunkBudget = 64 << 20;
+// Chunks shaped as a writer's block are cut below this size along their
+// outer dimensions (HDF5 takes chunks up to 4 GiB; one may be held whole).
+constexpr std::size_t kMaxChunkBytes = 64 << 20;
 
 class NetcdfWriter final : public Writer {
  public:
@@ -75,6 +79,10 @@ class NetcdfWriter final : public Writer {
                    const std::string& suffix, int cell_dim, int nvertex_dim);
   void define_scalars(const output::ContextPlan& plan, const output::FileInfo& f);
   void define_variable(const output::ContextPlan& plan, int vi);
+  // A record variable's chunks (netcdf_chunks.cpp); returns whether every
+  // chunk is written whole by one put, so that HDF5 need not fill it.
+  bool define_chunks(const output::ContextPlan& plan, int vi, int var, const std::vector<int>& dims);
+  bool whole_chunks(int vi, const std::vector<std::size_t>& sizes, const std::vector<std::size_t>& len) const;
   // Deflate or szip, and quantization with its CF-1.12 attributes and
   // container variable (netcdf_compression.cpp).
   void define_compression(const output::VariableInfo& v, int var);
@@ -108,6 +116,9 @@ class NetcdfWriter final : public Writer {
   const output::ContextPlan* defining_plan_ = nullptr;
   int file_index_ = -1;
   MPI_Comm comm_ = MPI_COMM_SELF;  // the file's writers
+  int writers_ = 1;
+  // While the file is defined: the block each writer puts (WriterTarget).
+  std::function<grid::Box(int v, int w)> block_of_;
   bool parallel_ = false;
   bool is_root_ = true;
   FilePart part_;
