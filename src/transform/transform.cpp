@@ -132,6 +132,20 @@ void reduce_rows(const Transform& t, const double* in, std::size_t n_in, double*
   }
 }
 
+// The local points other ranks need, point after point (outer x inner
+// values each), into the send buffer of an exchange.
+void pack_for_peers(const Transform& t, const std::vector<std::int64_t>& positions, const double* in, double* sent) {
+  const std::size_t block = t.outer * t.inner;
+  for (std::size_t e = 0; e < positions.size(); ++e) {
+    const auto p = static_cast<std::size_t>(positions[e]);
+    double* d = sent + e * block;
+    for (std::size_t o = 0; o < t.outer; ++o) {
+      const double* src = in + (o * t.n_source + p) * t.inner;
+      for (std::size_t i = 0; i < t.inner; ++i) d[o * t.inner + i] = src[i];
+    }
+  }
+}
+
 // Across ranks: the values others send (point after point, outer x inner
 // values each) are exchanged, then laid out as outer x n_gathered x inner
 // so that the reduction reads them as it reads local data.
@@ -139,14 +153,7 @@ const double* gather_values(const Transform& t, const double* in) {
   const GatherStage& g = *t.gather_first;
   const std::size_t block = t.outer * t.inner;
   double* sent = t.sent.data();
-  for (std::size_t e = 0; e < g.send_positions.size(); ++e) {
-    const auto p = static_cast<std::size_t>(g.send_positions[e]);
-    double* d = sent + e * block;
-    for (std::size_t o = 0; o < t.outer; ++o) {
-      const double* s = in + (o * t.n_source + p) * t.inner;
-      for (std::size_t i = 0; i < t.inner; ++i) d[o * t.inner + i] = s[i];
-    }
-  }
+  pack_for_peers(t, g.send_positions, in, sent);
   g.exchange->exchange(sent, t.gathered.data(), block);
   const auto n = static_cast<std::size_t>(g.n_gathered);
   for (std::size_t p = 0; p < n; ++p) {
@@ -183,14 +190,7 @@ void remap_apply(const Transform& t, const double* in, double* out) {
   const RemapStage& r = *t.remap;
   const std::size_t block = t.outer * t.inner;
   double* sent = t.sent.data();
-  for (std::size_t e = 0; e < r.send_positions.size(); ++e) {
-    const auto p = static_cast<std::size_t>(r.send_positions[e]);
-    double* d = sent + e * block;
-    for (std::size_t o = 0; o < t.outer; ++o) {
-      const double* s = in + (o * t.n_source + p) * t.inner;
-      for (std::size_t i = 0; i < t.inner; ++i) d[o * t.inner + i] = s[i];
-    }
-  }
+  pack_for_peers(t, r.send_positions, in, sent);
   const double* x = sent;
   if (r.exchange) {
     r.exchange->exchange(sent, t.gathered.data(), block);

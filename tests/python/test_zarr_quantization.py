@@ -76,6 +76,7 @@ import netCDF4  # noqa: E402
 import pytest  # noqa: E402
 
 from conftest import BUILD, run_mpmd  # noqa: E402
+from test_quantization import bitround  # noqa: E402  (the numpy reference NetCDF's test uses)
 
 # Each algorithm's file attributes and the per-field overrides; the same
 # for the NetCDF file and the Zarr store.
@@ -152,17 +153,6 @@ def read_nc(path, name):
 def read_zarr(path, name):
     import zarr
     return zarr.open_array(str(path / name), mode="r")[:]
-
-
-def bitround(values, nsb):
-    """Round to nearest (ties away from zero) at nsb explicit mantissa bits,
-    on the IEEE bits: add half of the last kept bit, clear the dropped bits."""
-    uint, mantissa = (np.uint32, 23) if values.dtype == np.float32 else (np.uint64, 52)
-    drop = mantissa - nsb
-    bits = values.view(uint)
-    half = uint(1) << uint(drop - 1)
-    mask = ~((uint(1) << uint(drop)) - uint(1))
-    return ((bits + half) & mask).view(values.dtype)
 
 
 def same_bits(a, b):
