@@ -90,6 +90,9 @@ struct WriterTarget {
   // in comm) puts whole, in one put per record: what a format may shape
   // its chunks by. Unset when writers put pieces (attached one_file files).
   std::function<grid::Box(int v, int w)> block_of;
+  // The context has no other writer: no collective of another writer can
+  // wait on this one's failures (small chunk caches are safe then).
+  bool alone = false;
 };
 
 class Writer {

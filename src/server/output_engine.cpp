@@ -138,6 +138,7 @@ void OutputEngine::open_file(int file) {
   formats::WriterTarget target;
   target.comm = writes_together(f) ? role_.comm : MPI_COMM_SELF;
   target.part = file_part(plan_, f, role_);
+  target.alone = role_.count == 1;
   int writers = 1, rank = 0;
   MPI_Comm_size(target.comm, &writers);
   MPI_Comm_rank(target.comm, &rank);

@@ -208,6 +208,15 @@ void NcDataset::def_deflate(int varid, int level) const {
   call(nc_def_var_deflate(id_, varid, NC_SHUFFLE, 1, level), "nc_def_var_deflate", varid);
 }
 
+std::vector<std::size_t> NcDataset::chunk_sizes(int varid) const {
+  int storage = NC_CONTIGUOUS, ndims = 0;
+  call(nc_inq_varndims(id_, varid, &ndims), "nc_inq_varndims", varid);
+  std::vector<std::size_t> sizes(static_cast<std::size_t>(std::max(ndims, 1)));
+  call(nc_inq_var_chunking(id_, varid, &storage, sizes.data()), "nc_inq_var_chunking", varid);
+  if (storage != NC_CHUNKED) sizes.clear();
+  return sizes;
+}
+
 void NcDataset::def_chunking(int varid, const std::vector<std::size_t>& sizes) const {
   call(nc_def_var_chunking(id_, varid, NC_CHUNKED, sizes.data()), "nc_def_var_chunking", varid);
 }

@@ -52,6 +52,7 @@ class NcDataset {
   std::size_t dim_length(int dimid) const;
   int nvars() const;
   void set_chunk_cache(int varid, std::size_t bytes) const;
+  std::vector<std::size_t> chunk_sizes(int varid) const;  // one per dimension; empty: not chunked
   void def_deflate(int varid, int level) const;            // with shuffle
   void def_szip(int varid) const;                          // nearest-neighbour coding, 32 pixels per block
   void def_quantize(int varid, int mode, int keep) const;  // NC_QUANTIZE_*; digits, or bits for BitRound

@@ -28,6 +28,7 @@ void NetcdfWriter::attach(const ContextPlan& plan, const FileInfo& f) {
   check_time_axis(plan, any_instant, f.resume_file_records);
   for (int vi : f.variables) check_variable(plan, vi);
   set_access(plan, f);
+  bound_time_caches();
 }
 
 // The time axis: same units and calendar, so that its values go on, and a
@@ -88,6 +89,7 @@ void NetcdfWriter::check_variable(const ContextPlan& plan, int vi) {
              ", this run has " + std::to_string(want));
   }
   varids_[vi] = var;
+  size_chunk_cache(vi, var);  // as when defined: netCDF's default would keep 64 MiB
 }
 
 }  // namespace foehn::formats::netcdf

@@ -302,7 +302,7 @@ void NetcdfWriter::define_variable(const ContextPlan& plan, int vi) {
   // (bench/output_heavy.py). Chunks larger than this small cache go to
   // the file directly.
   if (!dims.empty()) define_compression(v, var);  // netcdf_compression.cpp (may chunk it)
-  ds_.set_chunk_cache(var, kChunkCacheBytes);
+  size_chunk_cache(vi, var);
   put_variable_attributes(v, vi, var);
   if (nofill) {
     ds_.def_nofill(var);

@@ -44,6 +44,7 @@ NetcdfWriter::NetcdfWriter(const ContextPlan& plan, int file_index, WriterTarget
   parallel_ = size > 1 || f.continuable;
   is_root_ = rank == 0;
   writers_ = size;
+  alone_ = target.alone;
   block_of_ = std::move(target.block_of);
   ugrid_ = f.has_convention("UGRID");
   cdi_ = f.has_convention("CDI");
@@ -156,12 +157,36 @@ void NetcdfWriter::set_access(const ContextPlan& plan, const FileInfo& f) const 
     if (timeless_[vi] && plan.variables[vi].dims.empty()) ds_.set_par_access(varids_[vi], NC_INDEPENDENT);
 }
 
+// A chunk of many small records (netcdf_define.cpp) is complete once and
+// never read again: room for two is all its cache needs. The whole
+// kChunkCacheBytes kept up to 1 MiB of finished chunks per variable, which
+// filled over a long run (bench/soak.py). Only where the context has one
+// writer: with small caches HDF5 writes chunks inside its writes, and on a
+// full disk a writer of a shared file failing inside a collective write
+// leaves the others waiting in it, while a writer's own file filling the
+// disk moves that failure into the shared file (test_disk_full.py hung).
+void NetcdfWriter::size_chunk_cache(int vi, int var) const {
+  if (!alone_) return ds_.set_chunk_cache(var, kChunkCacheBytes);
+  const std::vector<std::size_t> sizes = ds_.chunk_sizes(var);
+  std::size_t bytes = prec_[vi] == 8 ? 8 : 4;
+  for (std::size_t s : sizes) bytes *= s;
+  const bool many_records = !timeless_[vi] && sizes.size() > 1 && sizes[0] > 1;
+  ds_.set_chunk_cache(var, many_records ? std::min(2 * bytes, kChunkCacheBytes) : kChunkCacheBytes);
+}
+
+void NetcdfWriter::bound_time_caches() const {
+  if (!alone_) return;  // as size_chunk_cache
+  for (int var : {time_var_, time_bounds_var_, time_instant_var_})
+    if (var >= 0) ds_.set_chunk_cache(var, kTimeChunkCacheBytes);
+}
+
 void NetcdfWriter::finish_definition() {
   if (!defining_plan_) return;
   const ContextPlan& plan = *defining_plan_;
   defining_plan_ = nullptr;
   ds_.end_definition();
   set_access(plan, plan.files.at(file_index_));
+  bound_time_caches();
   write_coordinates(plan);
 }
 

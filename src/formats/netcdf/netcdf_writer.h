@@ -29,6 +29,11 @@ namespace netcdf {
 
 // HDF5's chunk cache of each variable (netcdf_define.cpp).
 constexpr std::size_t kChunkCacheBytes = 1 << 20;
+// HDF5's chunk cache of the time variables (time_counter, its bounds,
+// time_instant). netCDF's default (64 MiB, 1-D chunks of 4 KiB) kept
+// every chunk of a long run: the server grew with the records
+// (bench/soak.py). A record is written once, in order: a few chunks do.
+constexpr std::size_t kTimeChunkCacheBytes = 64 << 10;
 // Variables whose record is at most half this size get chunks of this size
 // (or just under) along time; they fit the chunk cache.
 constexpr std::size_t kSmallChunkBytes = 64 << 10;
@@ -91,6 +96,8 @@ class NetcdfWriter final : public Writer {
   void put_global_attributes(const output::ContextPlan& plan, const output::FileInfo& f) const;
   // After definition: collective access for every variable (parallel files).
   void set_access(const output::ContextPlan& plan, const output::FileInfo& f) const;
+  void bound_time_caches() const;  // kTimeChunkCacheBytes
+  void size_chunk_cache(int vi, int var) const;
   // append="true" on an existing file: finds this run's variables in it
   // (netcdf_append.cpp) instead of defining them; records go after its own.
   void attach(const output::ContextPlan& plan, const output::FileInfo& f);
@@ -117,6 +124,7 @@ class NetcdfWriter final : public Writer {
   int file_index_ = -1;
   MPI_Comm comm_ = MPI_COMM_SELF;  // the file's writers
   int writers_ = 1;
+  bool alone_ = false;  // WriterTarget::alone
   // While the file is defined: the block each writer puts (WriterTarget).
   std::function<grid::Box(int v, int w)> block_of_;
   bool parallel_ = false;
