@@ -23,9 +23,11 @@ PYTHON = ROOT / ".venv/bin/python"
 # servers (attached: the model ranks write the files themselves) the
 # exchange hung against the ranks' collective writes until an empty part
 # was written when handed over (docs/transformations.md, "Attached mode"):
-# rows, columns, blocks and 3 ranks of columns, attached.
+# rows, columns, blocks and 3 ranks of columns, attached. Blocks on 4 ranks:
+# 2 x 2 (columns in two, each half's rows in two bands).
 LAYOUTS = [("rows", 1, 1), ("rows", 2, 2), ("rows", 3, 1), ("columns", 2, 1), ("blocks", 2, 1),
-           ("rows", 2, 0), ("columns", 2, 0), ("blocks", 2, 0), ("columns", 3, 0)]
+           ("rows", 2, 0), ("columns", 2, 0), ("blocks", 2, 0), ("columns", 3, 0), ("blocks", 4, 1),
+           ("blocks", 4, 0)]
 FILES = ["transform_out.nc", "transform_whole.nc"]
 
 
