@@ -74,11 +74,13 @@ std::vector<int> scaled(const std::vector<std::int64_t>& counts, int by) {
 Step reduce_over_ranks(const config::TransformationDef& t, const Component& src, const OtherComponents& others,
                        MPI_Comm comm, int rank, int size, const std::string& field) {
   if (src.decomposed)
-    bad(t, field, "combines the values each model rank holds of a whole axis or scalar; the source axis is decomposed "
-           "among the model ranks");
+    bad(t, field,
+        "combines the values each model rank holds of a whole axis or scalar; the source axis is decomposed among "
+        "the model ranks");
   if (!others.same_on_every_rank || others.has_domain)
-    bad(t, field, "combining across model ranks needs the grid's other components to hold the same points on every rank "
-           "(no domain)");
+    bad(t, field,
+        "combining across model ranks needs the grid's other components to hold the same points on every rank "
+        "(no domain)");
   Step s = build_step(t, src);  // this rank's own: the target's geometry
   const std::size_t n = src.data_size();
   auto stage = std::make_shared<GatherStage>();
