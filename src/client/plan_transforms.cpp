@@ -307,8 +307,7 @@ PlanBuilder::Transformations PlanBuilder::plan_transformations(const config::Fie
                  (transform::reduction_targets(*t, now[p]) || transform::interp::across_ranks(*t))) {
         // collective, like interpolations: points of a target split between ranks are gathered on one
         step = transform::interp::build_reduction(*t, now[p], other_components(now, p, placement_.comm),
-                                                  placement_.comm, placement_.attached,
-                                                  f.output_name().empty() ? source : f.output_name());
+                                                  placement_.comm, f.output_name().empty() ? source : f.output_name());
       } else {
         step = transform::build_step(*t, now[p], transform::owner_axis(def_, *t));
       }

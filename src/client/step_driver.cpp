@@ -305,9 +305,11 @@ void StepDriver::pack(OutputVar& out, int server, const T* data, std::int64_t re
 template <class T, class U, class Convert>
 void StepDriver::pack_attached(OutputVar& out, const T* data, std::int64_t record, Convert convert) {
   const Destination& d = out.dest[0];
-  if (d.total == 0) return;
+  // An empty part is handed over too: the writer's record is ready at this
+  // call on every rank, so every rank makes its collective writes and the
+  // transformations' exchanges in one order (server::WriterRole::attached).
   U* packed = reinterpret_cast<U*>(scratch_.data());
-  out.pack->pack(0, data, static_cast<const T*>(nullptr), 0, d.total, packed, convert);
+  if (d.total > 0) out.pack->pack(0, data, static_cast<const T*>(nullptr), 0, d.total, packed, convert);
   EventHeader h{
       EventType::data, key_, static_cast<std::uint32_t>(out.plan_index), sizeof(U), 0, record, 0, d.total, 0, 0};
   attached_->on_data(rank_, h, reinterpret_cast<const std::byte*>(packed));

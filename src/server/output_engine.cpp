@@ -403,7 +403,7 @@ OutputEngine::Pending& OutputEngine::pending(int var, std::int64_t record) {
 
 bool OutputEngine::ready(int var, std::int64_t record) const {
   const VarState& s = vars_[var];
-  if (s.expected == 0) return true;
+  if (s.expected == 0 && !role_.attached) return true;  // attached: once handed over (WriterRole::attached)
   auto it = pending_.find({var, record});
   return it != pending_.end() && it->second.complete;
 }
@@ -541,6 +541,7 @@ void OutputEngine::write_record_of(int var, std::int64_t record, bool closing) {
   }
   const std::size_t n = static_cast<std::size_t>(s.block.size());
   if (n == 0) {  // nothing of this variable lives here; take part in the collective write
+    pending_.erase({var, record});  // attached: the empty part handed over
     write_block(var, record, nullptr);
     return;
   }

@@ -34,7 +34,15 @@
 namespace foehn::server {
 
 struct WriterRole {
-  bool attached = false;  // true: this rank is client `index` writing its own block
+  // true: this rank is client `index` writing its own block. Attached, a
+  // variable's record is ready only once this rank's step driver has handed
+  // its part over (on_data, possibly empty), never merely because the part
+  // is empty: the collective writes then happen at the same model call on
+  // every rank, and a rank whose part is empty cannot enter a record's write
+  // while another still has to take part in a collective of the step before
+  // it (a transformation's exchange between model ranks, which crossed such a
+  // write and hung: docs/transformations.md, "Attached mode").
+  bool attached = false;
   int index = 0;          // server index among `count` servers, or client index
   int count = 1;
   MPI_Comm comm = MPI_COMM_SELF;  // the writers of one_file files

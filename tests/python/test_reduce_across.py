@@ -19,22 +19,24 @@ MODEL = ROOT / "tests/python/transform_model.py"
 PYTHON = ROOT / ".venv/bin/python"
 # (layout, model ranks, servers); the reference is one model rank without servers.
 # With columns split (and blocks: columns split in two) every zonal target
-# goes to rank 0 and rank 1 holds no part of the zonal axes. Several model
-# ranks without servers are refused when a target is split
-# (test_attached_refused): the exchange hung against the ranks' collective
-# writes.
-LAYOUTS = [("rows", 1, 1), ("rows", 2, 2), ("rows", 3, 1), ("columns", 2, 1), ("blocks", 2, 1)]
+# goes to rank 0 and rank 1 holds no part of the zonal axes. Without
+# servers (attached: the model ranks write the files themselves) the
+# exchange hung against the ranks' collective writes until an empty part
+# was written when handed over (docs/transformations.md, "Attached mode"):
+# rows, columns, blocks and 3 ranks of columns, attached. Blocks on 4 ranks:
+# 2 x 2 (columns in two, each half's rows in two bands).
+LAYOUTS = [("rows", 1, 1), ("rows", 2, 2), ("rows", 3, 1), ("columns", 2, 1), ("blocks", 2, 1),
+           ("rows", 2, 0), ("columns", 2, 0), ("blocks", 2, 0), ("columns", 3, 0), ("blocks", 4, 1),
+           ("blocks", 4, 0)]
 FILES = ["transform_out.nc", "transform_whole.nc"]
 
 
-def run(mpmd, path, layout, clients, servers, expect_ok=True):
+def run(mpmd, path, layout, clients, servers):
     text = XML.read_text().replace('name="transform_whole" output_freq="1ts" type="one_file" enabled="false"',
                                    'name="transform_whole" output_freq="1ts" type="one_file"')
     (path / "transform.xml").write_text(text)
     args = [PYTHON, MODEL, path / "transform.xml", STEPS] + ([layout] if layout != "rows" else [])
     result = mpmd(path, clients, servers, args, timeout=240)
-    if not expect_ok:
-        return result
     assert result.returncode == 0, result.stdout + result.stderr
     assert "transform_model: OK" in result.stdout
     return path
@@ -77,17 +79,6 @@ def test_same_bytes_as_one_rank(reference, tmp_path, mpmd, layout, clients, serv
                 np.testing.assert_array_equal(ds[var][:], one[var][:], err_msg=f"{name} {var} {layout}")
 
 
-def test_attached_refused(tmp_path, mpmd):
-    """Rows split over 2 model ranks writing the files themselves: the
-    meridional and global reductions need an exchange; refused at the
-    transformation's line, naming the field."""
-    result = run(mpmd, tmp_path, "rows", 2, 0, expect_ok=False)
-    assert result.returncode != 0
-    out = result.stdout + result.stderr
-    assert "transform.xml:" in out and "<reduce_domain> in <" in out
-    assert "field 't_" in out and "in attached mode (no I/O servers)" in out
-
-
 RANKS_XML = ROOT / "tests/python/reduce_ranks.xml"
 RANKS_MODEL = ROOT / "tests/python/reduce_ranks_model.py"
 
@@ -105,8 +96,8 @@ def sequential(values, op):
     return np.where(valid.any(axis=0), out, np.nan)
 
 
-# Across several model ranks with servers (attached: refused, below).
-@pytest.mark.parametrize("clients,servers", [(1, 0), (2, 1), (3, 1)])
+# Across several model ranks, with servers and attached.
+@pytest.mark.parametrize("clients,servers", [(1, 0), (2, 1), (3, 1), (2, 0), (3, 0)])
 def test_across_ranks_against_numpy(tmp_path, mpmd, clients, servers):
     from reduce_ranks_model import a_values, col_values, s_value
     (tmp_path / "reduce_ranks.xml").write_text(RANKS_XML.read_text())
@@ -134,13 +125,3 @@ def test_across_ranks_against_numpy(tmp_path, mpmd, clients, servers):
             np.testing.assert_array_equal(ds["s_dup"][k], np.full(3, s_value(0, step)))
         np.testing.assert_array_equal(ds["w_sum"][:], [10, 20, 30, 40])
         np.testing.assert_array_equal(ds["dup"][:], [0, 1, 2])
-
-
-def test_across_ranks_attached_refused(tmp_path, mpmd):
-    """Two model ranks writing the files themselves: combining over them
-    needs the per-step exchange; refused at the transformation's line."""
-    (tmp_path / "reduce_ranks.xml").write_text(RANKS_XML.read_text())
-    result = mpmd(tmp_path, 2, 0, [PYTHON, RANKS_MODEL, tmp_path / "reduce_ranks.xml", STEPS], timeout=240)
-    assert result.returncode != 0
-    out = result.stdout + result.stderr
-    assert "reduce_ranks.xml:" in out and "in attached mode (no I/O servers)" in out and "field '" in out

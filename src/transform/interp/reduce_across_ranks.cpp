@@ -15,8 +15,8 @@ bool across_ranks(const config::TransformationDef& t) {
 
 namespace {
 
-[[noreturn]] void bad(const config::TransformationDef& t, const std::string& message) {
-  throw config::ConfigError(t.where, "<" + t.kind + "> in <" + t.target + ">: " + message);
+[[noreturn]] void bad(const config::TransformationDef& t, const std::string& field, const std::string& message) {
+  throw config::ConfigError(t.where, "<" + t.kind + "> in <" + t.target + ">, field '" + field + "': " + message);
 }
 
 // The target a rank makes when it owns none of the targets: an empty part
@@ -72,13 +72,15 @@ std::vector<int> scaled(const std::vector<std::int64_t>& counts, int by) {
 // order, on rank 0 (which sends scalars and whole axes to the servers);
 // the other ranks' results are not sent (NaN).
 Step reduce_over_ranks(const config::TransformationDef& t, const Component& src, const OtherComponents& others,
-                       MPI_Comm comm, int rank, int size) {
+                       MPI_Comm comm, int rank, int size, const std::string& field) {
   if (src.decomposed)
-    bad(t, "combines the values each model rank holds of a whole axis or scalar; the source axis is decomposed "
-           "among the model ranks");
+    bad(t, field,
+        "combines the values each model rank holds of a whole axis or scalar; the source axis is decomposed among "
+        "the model ranks");
   if (!others.same_on_every_rank || others.has_domain)
-    bad(t, "combining across model ranks needs the grid's other components to hold the same points on every rank "
-           "(no domain)");
+    bad(t, field,
+        "combining across model ranks needs the grid's other components to hold the same points on every rank "
+        "(no domain)");
   Step s = build_step(t, src);  // this rank's own: the target's geometry
   const std::size_t n = src.data_size();
   auto stage = std::make_shared<GatherStage>();
@@ -105,27 +107,18 @@ Step reduce_over_ranks(const config::TransformationDef& t, const Component& src,
   return s;
 }
 
-std::string attached_refusal(const std::string& field) {
-  return "field '" + field + "': its targets combine points of several model ranks, which needs a per-step "
-         "exchange between them; in attached mode (no I/O servers) that exchange can cross the ranks' "
-         "collective file writes and hang: not supported yet (run with I/O servers, or give each rank whole "
-         "rows (zonal) or columns (meridional))";
-}
-
 }  // namespace
 
 Step build_reduction(const config::TransformationDef& t, const Component& src, const OtherComponents& others,
-                     MPI_Comm comm, bool attached, const std::string& field) {
+                     MPI_Comm comm, const std::string& field) {
   const std::optional<ReductionTargets> r = reduction_targets(t, src);
   int size = 1, rank = 0;
   if (comm != MPI_COMM_NULL) {
     MPI_Comm_size(comm, &size);
     MPI_Comm_rank(comm, &rank);
   }
-  if (across_ranks(t) && size > 1 && t.attr("operation")) {
-    if (attached) bad(t, attached_refusal(field));
-    return reduce_over_ranks(t, src, others, comm, rank, size);
-  }
+  if (across_ranks(t) && size > 1 && t.attr("operation"))
+    return reduce_over_ranks(t, src, others, comm, rank, size, field);
   // Not a reduction, one rank, a bad attribute (refused alike on every
   // rank), or a whole axis on every rank: this rank's own step.
   if (!r || size == 1 || !t.attr("operation") || (t.kind == "reduce_axis" && !src.decomposed))
@@ -143,10 +136,10 @@ Step build_reduction(const config::TransformationDef& t, const Component& src, c
   MPI_Allreduce(MPI_IN_PLACE, &split, 1, MPI_INT, MPI_MAX, comm);
   if (!split) return build_step(t, src);
   if (!others.same_on_every_rank)
-    bad(t, "its targets combine points of several model ranks, and the grid's other components differ between "
+    bad(t, field, "its targets combine points of several model ranks, and the grid's other components differ between "
            "those ranks; combining across ranks needs the same points of the other components on every rank");
   if (r->to_scalar && others.has_domain)
-    bad(t, "a scalar combining points of several model ranks in a grid that also has a domain is not supported "
+    bad(t, field, "a scalar combining points of several model ranks in a grid that also has a domain is not supported "
            "yet");
 
   // The owner of each target: the rank holding its lowest global index.
@@ -156,9 +149,6 @@ Step build_reduction(const config::TransformationDef& t, const Component& src, c
   for (std::size_t k = 0; k < n_target; ++k)
     if (count[k] > 0 && lowest[k] == global_lowest[k]) owner[k] = rank;
   MPI_Allreduce(MPI_IN_PLACE, owner.data(), static_cast<int>(n_target), MPI_INT, MPI_MAX, comm);
-  // Seen hanging (columns split, 2 ranks): one rank inside a record's
-  // collective NetCDF write, the other inside this exchange.
-  if (attached) bad(t, attached_refusal(field));
   if (r->to_scalar) owner[0] = 0;
 
   // Every owned point goes to its target's owner (masked ones as -(g + 1):

@@ -39,10 +39,9 @@ bool across_ranks(const config::TransformationDef& t);
 // Collective over comm when t is a reduction (build.h's reduction_targets,
 // or across_ranks) and comm has more than one rank; otherwise build_step. Throws
 // config::ConfigError at t.where, naming `field`, for what cannot be combined.
-// attached: the model ranks write the files themselves (no servers); their
-// collective writes start when each rank's data is ready, so a per-step
-// exchange between them could cross a write and hang: refused.
+// The exchange is collective every step: in attached mode the model ranks'
+// collective file writes keep to the same order (server::WriterRole::attached).
 Step build_reduction(const config::TransformationDef& t, const Component& source, const OtherComponents& others,
-                     MPI_Comm comm, bool attached, const std::string& field);
+                     MPI_Comm comm, const std::string& field);
 
 }  // namespace foehn::transform::interp
