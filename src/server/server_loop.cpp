@@ -16,6 +16,7 @@
 #include "report/report.h"
 #include "server/direct_receives.h"
 #include "server/output_engine.h"
+#include "server/server_order.h"
 #include "server/server_report.h"
 #include "server/two_level.h"
 #include "transport/event.h"
@@ -49,6 +50,12 @@ struct ContextSlot {
   std::int64_t forward_cap = 0;  // level 1: this context's share of the cap on blocks not yet sent
 };
 
+int local_rank(const transport::World& w) {
+  int rank = 0;
+  MPI_Comm_rank(w.local, &rank);
+  return rank;
+}
+
 void send_ack(MPI_Comm comm, int dest, const std::string& error) {
   transport::WireWriter w;
   w.put<std::int32_t>(error.empty() ? 0 : 1);
@@ -58,7 +65,8 @@ void send_ack(MPI_Comm comm, int dest, const std::string& error) {
 
 class Server {
  public:
-  Server(transport::World& w, const ServerOptions& options) : w_(w), options_(options), directs_(w.direct) {
+  Server(transport::World& w, const ServerOptions& options)
+      : w_(w), options_(options), order_(w.comm, w.server_ranks, local_rank(w)), directs_(w.direct) {
     MPI_Comm_rank(w_.local, &index_);
     MPI_Comm_size(w_.local, &count_);
     MPI_Comm node;
@@ -189,12 +197,7 @@ class Server {
         if (fixed(sizeof(transport::CreditMessage))) return on_reserve(source, data);
         break;
       case transport::kTagOrder:
-        if (fixed(sizeof(Order))) {
-          Order o;
-          std::memcpy(&o, data, sizeof o);
-          order_.push_back(o);
-          return;
-        }
+        if (order_.receive(data, static_cast<std::size_t>(bytes))) return;
         break;
       case transport::kTagBlock: return on_block(source, data, bytes);
       case transport::kTagLevel2:
@@ -415,21 +418,6 @@ class Server {
     }
   }
 
-  // Collective work (creating, writing and closing the files of a
-  // context) must happen in one order on every server, or two servers
-  // could wait in different collectives forever. The first server decides
-  // that order as it sees plans, announces and closes, and tells the others.
-  struct Order {
-    enum Kind : std::uint32_t { open = 1, write = 2, close = 3 } kind;
-    std::uint32_t key;
-  };
-
-  void issue(Order o) {
-    order_.push_back(o);
-    for (int s = 1; s < count_; ++s)
-      MPI_Send(&o, sizeof o, MPI_BYTE, w_.server_ranks[s], transport::kTagOrder, w_.comm);
-  }
-
   // One file's definition left for idle time (OutputEngine::define_next),
   // counted as busy; a failure reaches the clients at their next call.
   bool define_next() {
@@ -451,36 +439,37 @@ class Server {
     return false;
   }
 
-  // Carries out the orders whose work can be done now, in order.
+  // Carries out the orders whose work can be done now (server_order.h).
   void drive() {
-    while (!order_.empty()) {
-      const Order o = order_.front();
-      if (o.kind == Order::open) {
-        auto it = plans_.find(o.key);
-        if (it == plans_.end()) return;  // the plan is still on its way
-        open_context(it->second.first, it->second.second);
-        plans_.erase(it);
-      } else {
-        auto it = contexts_.find(o.key);
-        if (it == contexts_.end()) return;
-        ContextSlot& slot = *it->second;
-        if (o.kind == Order::write) {
-          if (slot.engine && slot.error.empty()) {
-            try {
-              // Once every client has closed no more data can come: a
-              // record a client did not write is written with fill values
-              // (and a warning), as attached mode does, instead of waiting.
-              const bool closing = slot.closed == slot.clients;
-              if (!slot.engine->write_front(closing)) return;  // data still on its way
-            } catch (const std::exception& e) { fail_context(slot, e.what()); }
-          }
-        } else {
-          if (slot.closed < slot.clients) return;
-          close_context(it);
-        }
-      }
-      order_.pop_front();
+    order_.drive([this](const Order& o) { return carry_out(o); });
+  }
+
+  // One order's work; false if it must wait.
+  bool carry_out(const Order& o) {
+    if (o.kind == Order::open) {
+      auto it = plans_.find(o.key);
+      if (it == plans_.end()) return false;  // the plan is still on its way
+      open_context(it->second.first, it->second.second);
+      plans_.erase(it);
+      return true;
     }
+    auto it = contexts_.find(o.key);
+    if (it == contexts_.end()) return false;
+    ContextSlot& slot = *it->second;
+    if (o.kind == Order::close) {
+      if (slot.closed < slot.clients) return false;
+      close_context(it);
+      return true;
+    }
+    if (!slot.engine || !slot.error.empty()) return true;
+    try {
+      // Once every client has closed no more data can come: a record a
+      // client did not write is written with fill values (and a warning),
+      // as attached mode does, instead of waiting.
+      const bool closing = slot.closed == slot.clients;
+      if (!slot.engine->write_front(closing)) return false;  // data still on its way
+    } catch (const std::exception& e) { fail_context(slot, e.what()); }
+    return true;
   }
 
   void on_plan(int source, const std::byte* data, int bytes) {
@@ -493,7 +482,7 @@ class Server {
       return;
     }
     plans_[key] = {source, std::vector<std::byte>(data, data + bytes)};
-    if (index_ == 0) issue({Order::open, key});
+    if (order_.leader()) order_.issue({Order::open, key});
   }
 
   void open_context(int source, const std::vector<std::byte>& bytes) {
@@ -681,7 +670,7 @@ class Server {
         if (h.type == EventType::context_close) {
           closed = true;
           if (slot.engine) slot.engine->on_client_closed(client);
-          if (++slot.closed == slot.clients && index_ == 0) issue({Order::close, h.context});
+          if (++slot.closed == slot.clients && order_.leader()) order_.issue({Order::close, h.context});
           return;
         }
         if (h.type == EventType::data && (h.flags & transport::kDirect)) {
@@ -705,12 +694,12 @@ class Server {
               n.time_start = h.time_start;
               note_level2(slot, n);
             }
-            if (index_ == 0) issue({Order::write, h.context});
+            if (order_.leader()) order_.issue({Order::write, h.context});
           } else if (h.type == EventType::sync) {
             slot.engine->on_sync();
             if (index_ == 0 && slot.level == 1)  // in the records' order: level 2 writes the files
               note_level2(slot, Level2Note{.kind = Level2Note::sync, .context = h.context});
-            if (index_ == 0) issue({Order::write, h.context});
+            if (order_.leader()) order_.issue({Order::write, h.context});
           } else {
             throw std::runtime_error("unknown event type " + std::to_string(static_cast<unsigned>(h.type)));
           }
@@ -760,7 +749,7 @@ class Server {
   bool failed_ = false;
   std::map<std::uint32_t, std::unique_ptr<ContextSlot>> contexts_;
   std::map<std::uint32_t, std::pair<int, std::vector<std::byte>>> plans_;  // received, not yet opened
-  std::deque<Order> order_;
+  ServerOrder order_;  // collective work, in one order on every server
   DirectReceives directs_;  // payloads on their way (direct_receives.h)
   struct Send {
     MPI_Request request;
