@@ -56,7 +56,7 @@ TRANSFORMATIONS = {"zoom_domain": ("domain", "add_zoomdomaintodomain"),
                    "reduce_axis_to_scalar": ("scalar", "add_reduceaxistoscalartoscalar"),
                    "reduce_domain_to_scalar": ("scalar", "add_reducedomaintoscalartoscalar"),
                    "extract_axis_to_scalar": ("scalar", "add_extractaxistoscalartoscalar")}
-FORTRAN_KINDS = ("domain", "axis", "scalar", "grid", "field", "file") + tuple(TRANSFORMATIONS)
+FORTRAN_KINDS = ("domain", "axis", "scalar", "grid", "field", "file", "variable") + tuple(TRANSFORMATIONS)
 # XIOS's handle types (xios_<name>) and the foehn element kind each names.
 HANDLES = {"domain": "domain", "domaingroup": "domain_group", "axis": "axis", "axisgroup": "axis_group",
            "scalar": "scalar", "scalargroup": "scalar_group", "grid": "grid", "gridgroup": "grid_group",
@@ -230,7 +230,7 @@ FORTRAN_TYPE = {"string": "character(*)", "enum": "character(*)", "calendar": "c
                 "vartype": "character(*)", "int": "integer", "prec": "integer", "double": "real(real64)",
                 "bool": "logical", "duration": "type(xios_duration)", "date": "type(xios_date)"}
 # How a value reaches foehn_set_attribute as text, and how the text comes back.
-TO_TEXT = {"string": "{v}", "enum": "{v}", "bool": 'merge("true ", "false", {v})', "int": "int_text(int({v}, 8))",
+TO_TEXT = {"string": "{v}", "enum": "{v}", "vartype": "{v}", "bool": 'merge("true ", "false", {v})', "int": "int_text(int({v}, 8))",
            "prec": "int_text(int({v}, 8))", "duration": "xios_duration_to_string({v})", "double": "real_text({v})"}
 FROM_TEXT = {"string": "attr_text", "enum": "attr_text", "int": "attr_int", "prec": "attr_int",
              "double": "attr_real", "bool": "attr_logical", "duration": "attr_duration"}

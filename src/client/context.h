@@ -180,6 +180,8 @@ class Context {
   std::map<std::string, std::string> user_calendar_attrs_;
   // A field of field_definition or of a file by id (null when none).
   config::FieldDef* any_field(const std::string& id);
+  // A <variable> of the context, of a file or of a field by id (null when none).
+  config::Variable* any_variable(const std::string& id);
   // A transformation by XIOS's class name (zoom_domain, reduce_domain_to_axis, ...) and id, or null.
   config::TransformationDef* transformation(const std::string& kind, const std::string& id);
   // A domain, axis or scalar added to a grid from code names the element it

@@ -211,16 +211,27 @@ void Context::set_attribute(const std::string& kind, const std::string& id, cons
   if (closed_definition_) fail(FOEHN_ERR_STATE, what + ": context '" + id_ + "' is already defined");
   const config::AttributeOrigin origin{value, config::Location{"(set by the model)", 0, {}}, "the model"};
   if (kind == "variable") {
-    // xios_setvar: the text of a <variable> of the context, checked against its type.
-    auto it = std::find_if(def_.variables.begin(), def_.variables.end(), [&](const auto& v) { return v.id == id; });
-    if (it == def_.variables.end()) fail(FOEHN_ERR_ARGUMENT, what + ": no such variable in context '" + id_ + "'");
-    if (name != "value") fail(FOEHN_ERR_ARGUMENT, what + ": a variable takes only its value from code");
-    const bool fits = it->type == "bool"     ? config::detail::parse_bool(value).has_value()
-                      : it->type == "int"    ? config::detail::parse_int(value).has_value()
-                      : it->type == "double" ? config::detail::parse_double(value).has_value()
-                                             : true;
-    if (!fits) fail(FOEHN_ERR_ARGUMENT, what + ": '" + value + "' is not a " + it->type);
-    it->value = value;
+    // xios_setvar sets the text of a <variable> (of the context, a file or a
+    // field), checked against its type; xios_set_variable_attr its name and type.
+    config::Variable* v = any_variable(id);
+    if (!v) fail(FOEHN_ERR_ARGUMENT, what + ": no such variable in context '" + id_ + "'");
+    if (name == "name") {
+      v->name = value;
+      return;
+    }
+    if (name != "value" && name != "type")
+      fail(FOEHN_ERR_ARGUMENT, what + ": a variable takes its name, type and value from code");
+    const auto type = name == "type" ? config::detail::normalise_variable_type(value) : std::optional(v->type);
+    if (!type) fail(FOEHN_ERR_ARGUMENT, what + ": '" + value + "' is not a variable type (bool, int, double, string)");
+    const std::string& text = name == "value" ? value : v->value;
+    const bool fits = *type == "bool"     ? config::detail::parse_bool(text).has_value()
+                      : *type == "int"    ? config::detail::parse_int(text).has_value()
+                      : *type == "double" ? config::detail::parse_double(text).has_value()
+                                          : true;
+    // A type may come before the value (a variable added from code has none yet).
+    if (!fits && !(name == "type" && text.empty()))
+      fail(FOEHN_ERR_ARGUMENT, what + ": '" + text + "' is not a " + *type);
+    (name == "type" ? v->type : v->value) = name == "type" ? *type : value;
     return;
   }
   if (kind == "calendar") {

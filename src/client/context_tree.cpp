@@ -77,6 +77,23 @@ config::FieldDef* Context::any_field(const std::string& id) {
   return nullptr;
 }
 
+config::Variable* Context::any_variable(const std::string& id) {
+  auto in = [&](std::vector<config::Variable>& vars) -> config::Variable* {
+    for (auto& v : vars)
+      if (v.id == id) return &v;
+    return nullptr;
+  };
+  if (config::Variable* v = in(def_.variables)) return v;
+  for (auto& file : def_.files) {
+    if (config::Variable* v = in(file.variables)) return v;
+    for (auto& f : file.fields)
+      if (config::Variable* v = in(f.variables)) return v;
+  }
+  for (auto& f : def_.fields)
+    if (config::Variable* v = in(f.variables)) return v;
+  return nullptr;
+}
+
 bool Context::has_element(const std::string& kind, const std::string& id) {
   check_open("foehn_has_element");
   if (kind == "field") return any_field(id) != nullptr;
@@ -86,17 +103,7 @@ bool Context::has_element(const std::string& kind, const std::string& id) {
   if (kind == "scalar") return has_id(def_.scalars, id);
   if (kind == "grid") return has_id(def_.grids, id);
   if (transformation_class(kind)) return transformation(kind, id) != nullptr;
-  if (kind == "variable") {
-    if (has_id(def_.variables, id)) return true;
-    for (const auto& file : def_.files) {
-      if (has_id(file.variables, id)) return true;
-      for (const auto& f : file.fields)
-        if (has_id(f.variables, id)) return true;
-    }
-    for (const auto& f : def_.fields)
-      if (has_id(f.variables, id)) return true;
-    return false;
-  }
+  if (kind == "variable") return any_variable(id) != nullptr;
   static const std::vector<std::string> groups = {"field_group",  "file_group", "axis_group",    "domain_group",
                                                   "scalar_group", "grid_group", "variable_group"};
   if (std::find(groups.begin(), groups.end(), kind) == groups.end())
@@ -157,6 +164,22 @@ std::string Context::add_child(const std::string& parent_kind, const std::string
     })->fields.push_back(f);
     return id;
   }
+  if (child_kind == "variable" && (parent_kind == "file" || parent_kind == "field")) {
+    // XIOS writes a file's <variable> as a global attribute and a field's as
+    // an attribute of the field's variable; name, type and value come next
+    // (xios_set_attr(var_hdl, name=..., type=...), xios_setvar(id, value)).
+    config::Variable v;
+    v.id = id;
+    v.type = "string";
+    v.where = where;
+    if (parent_kind == "field")
+      any_field(parent_id)->variables.push_back(v);
+    else
+      std::find_if(def_.files.begin(), def_.files.end(), [&](const auto& x) {
+        return x.id == parent_id;
+      })->variables.push_back(v);
+    return id;
+  }
   if (child_kind == "file" && parent_kind == "file_group") {
     config::FileDef f;
     f.id = id;
@@ -189,10 +212,10 @@ std::string Context::add_child(const std::string& parent_kind, const std::string
     return id;
   }
   fail(FOEHN_ERR_ARGUMENT, what +
-                               ": foehn adds fields to a field group or a file, files to a file group and "
-                               "groups to groups of their kind, transformations to domains, axes and scalars; other "
-                               "children are not supported yet "
-                               "(docs/xios-compatibility.md)");
+                               ": foehn adds fields to a field group or a file, variables to a file or a "
+                               "field, files to a file group and groups to groups of their kind, "
+                               "transformations to domains, axes and scalars; other children are not "
+                               "supported yet (docs/xios-compatibility.md)");
 }
 
 bool Context::set_grid_child_ref(const std::string& kind, const std::string& id, const std::string& ref,

@@ -8,6 +8,8 @@ The model defines, from code only:
   and a field ta on it.
 It sends tas = 100 step + 10 j + i on an 8 x 6 globe and ta = 1000 k + tas on
 3 levels; the files must hold numpy's boxes and stacks of those values.
+Variables added from code become a global attribute (string, int) and an
+attribute of ta (double), typed as set.
 It also prints dates computed in the XML's user_defined calendar, which the
 test counts by hand from the month lengths."""
 import netCDF4
@@ -74,6 +76,11 @@ def test_handles_transformations_grids_and_user_dates(tmp_path, mpmd, clients, s
         ta = 1000.0 * np.arange(1, 4)[None, :, None, None] + tas[:, None, :, :]
         np.testing.assert_array_equal(nc["ta"][:], ta)
         np.testing.assert_array_equal(nc["lev"][:], [1000, 500, 100])
+        assert nc.getncattr("note_from_code") == "made in code"
+        members = nc.getncattr("members")
+        assert members == 12 and np.issubdtype(np.asarray(members).dtype, np.integer)
+        assert nc["ta"].getncattr("level_weight") == 2.5
+        assert "level_weight" not in nc["tas"].ncattrs()
     day = 86400
     expected = {
         "jan15_plus_10d": from_seconds(to_seconds(2000, 1, 15) + 10 * day),

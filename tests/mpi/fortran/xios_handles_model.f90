@@ -8,7 +8,10 @@
 ! A grid built in code (xios_add_child(grid_hdl, domain_hdl / axis_hdl)) for
 ! a field added in code. Dates in the XML's user_defined calendar (date +
 ! duration, "+ 1d" in a string, the current date) printed for the test to
-! count by hand from the month lengths.
+! count by hand from the month lengths. Variables added from code to the
+! file (global attributes) and to a field of the file (attributes of its
+! variable), with name and type set through the handle or the id and their
+! values through xios_setvar.
 ! mpiexec -n 2 ./xios_handles_model (the iodef.xml of the test)
 program xios_handles_model
   use, intrinsic :: iso_fortran_env, only: real64
@@ -30,6 +33,7 @@ program xios_handles_model
   type(xios_domain) :: component
   type(xios_axis) :: level
   type(xios_date) :: d
+  type(xios_variable) :: var
   real(real64), allocatable :: ta(:, :, :)
   integer :: k
   logical :: defined(2)
@@ -87,6 +91,18 @@ program xios_handles_model
   call xios_set_attr(field, grid_ref="g3", prec=8, operation="instant")
   call xios_add_child(out, field)
   call xios_set_attr(field, field_ref="ta", name="ta")
+
+  ! Variables from code: two global attributes of the file, one of ta.
+  call xios_add_child(out, var, "run_note")
+  call xios_set_attr(var, name="note_from_code", type="string")
+  call check(xios_setvar("run_note", "made in code"), "setvar of the file's variable")
+  call xios_add_variabletofile(out, var, "members")
+  call xios_set_variable_attr("members", type="int")
+  call check(xios_setvar("members", 12), "setvar of an int variable")
+  call xios_add_child(field, var)
+  call xios_set_attr(var, name="level_weight", type="double")
+  call check(xios_setvar(var%id, 2.5d0), "setvar of the field's variable")
+  call check(xios_is_valid_variable(var%id), "is_valid_variable of the anonymous variable")
 
   ! Dates in the user_defined calendar of the XML.
   d = xios_date(2000, 1, 15, 0, 0, 0) + xios_duration(day=10)
