@@ -129,6 +129,9 @@ class StepDriver {
   GlobalMap& global_map(const std::vector<output::Dim>& dims);
   const std::vector<output::Dim>& node_dims(int node) const;
   bool windows_open() const;
+  // Some reduction is accumulated on the servers (temporal_placement=server):
+  // its open window cannot be checkpointed yet.
+  const OutputVar* reduced_on_servers() const;
   std::string configuration_text() const;
 
   // At close: a warning for each reduction whose window holds samples that

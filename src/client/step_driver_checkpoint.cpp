@@ -131,6 +131,12 @@ StepDriver::GlobalMap& StepDriver::global_map(const std::vector<output::Dim>& di
   return m;
 }
 
+const StepDriver::OutputVar* StepDriver::reduced_on_servers() const {
+  for (const OutputVar& out : outputs_)
+    if (out.on_server && graph_.node(out.node).stage.reduces()) return &out;
+  return nullptr;
+}
+
 bool StepDriver::windows_open() const {
   for (const OutputVar& out : outputs_)
     if (out.window_samples > 0) return true;
@@ -182,12 +188,11 @@ void StepDriver::checkpoint() {
          "foehn_checkpoint: context '" + id_ +
              "' has no restart_dir (<variable id=\"restart_dir\" type=\"string\">restart</variable>)");
   if (step_ < 0) fail(FOEHN_ERR_STATE, "foehn_checkpoint: context '" + id_ + "': no step yet");
-  for (const OutputVar& out : outputs_)
-    if (out.on_server && graph_.node(out.node).stage.reduces())
-      fail(FOEHN_ERR_CONFIG, "foehn_checkpoint: context '" + id_ + "', field '" +
-                                 plan_.variables[out.plan_index].field_id +
-                                 "': exact restarts of reductions on the servers (temporal_placement=server) are "
-                                 "not built yet; use temporal_placement=client (the default)");
+  if (const OutputVar* out = reduced_on_servers())
+    fail(FOEHN_ERR_CONFIG, "foehn_checkpoint: context '" + id_ + "', field '" +
+                               plan_.variables[out->plan_index].field_id +
+                               "': exact restarts of reductions on the servers (temporal_placement=server) are "
+                               "not built yet; use temporal_placement=client (the default)");
   end_step();  // this step's records end now, not at the next update_calendar
   // The records before the checkpoint reach the disk before the state says
   // they did, so that a run killed after the call keeps them.

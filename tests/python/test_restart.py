@@ -468,3 +468,29 @@ def test_append_with_another_server_count(tmp_path, mpmd, unbroken):
     for name in ["t_avg", "t_sum", "t_min", "t_max", "t_inst", "q_avg", "u_avg", "time_counter",
                  "time_counter_bounds"]:
         assert got[name].tobytes() == want[name].tobytes(), name
+
+
+XML_ON_SERVERS = XML.replace("<variable_definition>", '<variable_definition>'
+                             '<variable id="temporal_placement" type="string">server</variable>')
+
+
+@pytest.mark.parametrize("clients,servers", [(1, 1), (2, 2)])
+def test_servers_reductions_close_inside_a_window(tmp_path, mpmd, clients, servers):
+    """Reductions on the servers (temporal_placement=server) with a
+    restart_dir, run ended at 7 h inside the 5-10 h window without a
+    checkpoint: close warns (no state saved: not built yet) instead of
+    failing in its implicit checkpoint; the 5 h record is numpy's, and an
+    explicit checkpoint is still refused, saying why."""
+    run = run_segment(mpmd, tmp_path, clients, servers, 1, 7, xml_text=XML_ON_SERVERS)
+    assert run.returncode == 0, run.stderr
+    assert "no state saved in restart_dir at close: field 't' is reduced on the servers" in run.stderr
+    assert not (tmp_path / "restart").exists()
+    t = np.stack([values(step, 0, NJ)[0] for step in range(1, 6)])
+    with netCDF4.Dataset(tmp_path / "stats_5h.nc") as ds:
+        assert ds.dimensions["time_counter"].size == 1
+        np.testing.assert_allclose(ds["t_avg"][0], t.mean(axis=0), rtol=1e-12)
+        np.testing.assert_allclose(ds["t_sum"][0], t.sum(axis=0), rtol=1e-12)
+        np.testing.assert_array_equal(ds["t_max"][0], t.max(axis=0))
+    run = run_segment(mpmd, tmp_path, clients, servers, 1, 7, "6", xml_text=XML_ON_SERVERS)
+    assert run.returncode != 0
+    assert "exact restarts of reductions on the servers (temporal_placement=server) are not built yet" in run.stderr
