@@ -223,15 +223,19 @@ void Context::set_attribute(const std::string& kind, const std::string& id, cons
       fail(FOEHN_ERR_ARGUMENT, what + ": a variable takes its name, type and value from code");
     const auto type = name == "type" ? config::detail::normalise_variable_type(value) : std::optional(v->type);
     if (!type) fail(FOEHN_ERR_ARGUMENT, what + ": '" + value + "' is not a variable type (bool, int, double, string)");
+    // The value must read as the type, whichever of the two is set now; a
+    // type may come before the value (a variable added from code has none yet).
     const std::string& text = name == "value" ? value : v->value;
     const bool fits = *type == "bool"     ? config::detail::parse_bool(text).has_value()
                       : *type == "int"    ? config::detail::parse_int(text).has_value()
                       : *type == "double" ? config::detail::parse_double(text).has_value()
                                           : true;
-    // A type may come before the value (a variable added from code has none yet).
     if (!fits && !(name == "type" && text.empty()))
       fail(FOEHN_ERR_ARGUMENT, what + ": '" + text + "' is not a " + *type);
-    (name == "type" ? v->type : v->value) = name == "type" ? *type : value;
+    if (name == "type")
+      v->type = *type;
+    else
+      v->value = value;
     return;
   }
   if (kind == "calendar") {

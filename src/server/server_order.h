@@ -17,6 +17,7 @@
 #include <deque>
 #include <functional>
 #include <map>
+#include <utility>
 #include <vector>
 
 namespace foehn::server {
