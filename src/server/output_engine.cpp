@@ -545,6 +545,27 @@ bool OutputEngine::write_front_unguarded(bool closing) {
   return true;
 }
 
+bool OutputEngine::front_ready(bool closing) const {
+  if (failed()) return true;  // write_front drops what comes
+  if (announced_.empty()) return false;
+  const Announce& a = announced_.front();
+  // Level 2 (role_.pool) gets its data from level 1, which forwards a
+  // record only once it is ordered: it waits for it in write_front.
+  if (closing || a.file == kSyncMarker || role_.pool >= 0 || !needs_peers(a)) return true;
+  const auto& vars = plan_.files[a.file].variables;
+  for (auto k = static_cast<std::size_t>(std::max(next_in_file_, 0)); k < vars.size(); ++k)
+    if (!written_once(vars[k], a) && !ready(vars[k], a.record)) return false;
+  return true;
+}
+
+bool OutputEngine::front_started_alone() const {
+  return !announced_.empty() && next_in_file_ >= 0 && !needs_peers(announced_.front());
+}
+
+bool OutputEngine::needs_peers(const Announce& a) const {
+  return a.file != kSyncMarker && !role_.attached && writes_together(plan_.files[a.file]) && writers_ > 1;
+}
+
 bool OutputEngine::written_once(int var, const Announce& a) const {
   return vars_[var].op == filters::TemporalOp::once && (a.record > 0 || plan_.files[a.file].resume_records > 0);
 }
@@ -558,7 +579,7 @@ bool OutputEngine::written_once(int var, const Announce& a) const {
 // arrived, receiving meanwhile. Closing, nothing more can come: wait.
 // Attached writers hold their data already and need no transport.
 bool OutputEngine::peers_ready(const Announce& a, bool closing) {
-  if (role_.attached || !writes_together(plan_.files[a.file]) || writers_ <= 1) return true;
+  if (!needs_peers(a)) return true;
   if (peers_ == MPI_REQUEST_NULL) {
     if (!closing)
       for (const int var : plan_.files[a.file].variables)

@@ -100,6 +100,13 @@ class OutputEngine {
   // written before stay readable, and the IoError goes on, saying so; later
   // records are dropped, and close() throws it again.
   bool write_front(bool closing);
+  // Whether write_front can be called for the oldest announced record
+  // without waiting for data: all of it is here (or closing), or its
+  // writes involve no other writer (they wait here, alone).
+  bool front_ready(bool closing) const;
+  // The oldest announced record is started and the rest of its writes
+  // involve no other writer: it can finish after later orders.
+  bool front_started_alone() const;
   // Finishes the definition of one file that this writer writes alone
   // (formats::Writer::finish_definition), left from the constructor so that
   // a server acknowledges the plan sooner; the server loop calls it when
@@ -195,6 +202,7 @@ class OutputEngine {
   bool write_front_unguarded(bool closing);
   void start_and_agree(const Announce& a);
   bool peers_ready(const Announce& a, bool closing);    // the file's writers all enter the record
+  bool needs_peers(const Announce& a) const;           // its writes are collective across writers
   bool written_once(int var, const Announce& a) const;  // a once field after its record: nothing to write
   [[noreturn]] void fail_writing(const formats::IoError& e);
   void init_periods();
