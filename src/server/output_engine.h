@@ -203,6 +203,8 @@ class OutputEngine {
   void start_and_agree(const Announce& a);
   bool peers_ready(const Announce& a, bool closing);    // the file's writers all enter the record
   bool needs_peers(const Announce& a) const;           // its writes are collective across writers
+  void pop_front_announce();
+  bool front_complete() const;  // every value of the front record is here
   bool written_once(int var, const Announce& a) const;  // a once field after its record: nothing to write
   [[noreturn]] void fail_writing(const formats::IoError& e);
   void init_periods();
@@ -229,6 +231,7 @@ class OutputEngine {
   std::vector<std::vector<std::byte>> spare_;  // recycled record buffers
   std::deque<Announce> announced_;
   int next_in_file_ = -1;
+  mutable std::size_t front_vars_ready_ = 0;  // leading variables of the front record found complete
   bool external_order_ = false;  // position in the front announce: -1 time not yet written
   std::vector<char> client_closed_;
   // Files shared by several writers beside files of this writer alone: a
