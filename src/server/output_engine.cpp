@@ -549,10 +549,7 @@ bool OutputEngine::write_front_unguarded(bool closing) {
 bool OutputEngine::front_ready(bool closing) const {
   if (failed()) return true;  // write_front drops what comes
   if (announced_.empty()) return false;
-  const Announce& a = announced_.front();
-  // Level 2 (role_.pool) gets its data from level 1, which forwards a
-  // record only once it is ordered: it waits for it in write_front.
-  if (closing || a.file == kSyncMarker || role_.pool >= 0 || !needs_peers(a)) return true;
+  if (closing || !needs_peers(announced_.front())) return true;
   return front_complete();
 }
 
@@ -574,10 +571,7 @@ void OutputEngine::pop_front_announce() {
 }
 
 bool OutputEngine::front_started_alone() const {
-  // Not on two levels: level 2 waits for the record's blocks from level 1
-  // before any later order, and level 1 must hand them over before it
-  // enters a later collective of all servers, or each waits for the other.
-  return role_.pool < 0 && !role_.forward && !announced_.empty() && next_in_file_ >= 0 && !needs_peers(announced_.front());
+  return !announced_.empty() && next_in_file_ >= 0 && !needs_peers(announced_.front());
 }
 
 bool OutputEngine::needs_peers(const Announce& a) const {

@@ -452,9 +452,11 @@ class Server {
     auto it = contexts_.find(o.key);
     if (it == contexts_.end()) return false;
     const ContextSlot& slot = *it->second;
+    // Level 2 hears of a record's data and of the close from level 1, which
+    // sends them only once the piece is ordered: it waits for them inside.
+    if (slot.level == 2) return true;
     const bool closing = slot.closed == slot.clients;
-    // Level 2 hears of the data and the close from level 1, once ordered.
-    if (o.kind == Order::close) return closing || slot.level == 2;
+    if (o.kind == Order::close) return closing;
     return !slot.engine || !slot.error.empty() || slot.engine->front_ready(closing);
   }
 
@@ -481,8 +483,11 @@ class Server {
       // client did not write is written with fill values (and a warning),
       // as attached mode does, instead of waiting.
       const bool closing = slot.closed == slot.clients;
-      if (!slot.engine->write_front(closing))  // data still on its way
-        return slot.engine->front_started_alone() ? Progress::detached : Progress::wait;
+      // Data still on its way. A two-level record is finished before any
+      // later order: level 1 may wait for level 2 to take its blocks, so
+      // neither may enter another collective of all servers meanwhile.
+      if (!slot.engine->write_front(closing))
+        return slot.level == 0 && slot.engine->front_started_alone() ? Progress::detached : Progress::wait;
     } catch (const std::exception& e) { fail_context(slot, e.what()); }
     return Progress::done;
   }
