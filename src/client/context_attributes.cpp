@@ -349,7 +349,7 @@ void Context::set_attribute(const std::string& kind, const std::string& id, cons
                        name == "min_digits" || quantization;
     if (text)
       *text = value;
-    else if (config::stored_only("file", name))
+    else if (config::stored_only("file", name) || name == "time_counter_name")
       it->extra[name] = value;
     else if (!typed)
       fail(FOEHN_ERR_ARGUMENT, what + " cannot be set at run time (docs/xios-compatibility.md)");

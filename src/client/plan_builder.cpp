@@ -551,6 +551,9 @@ void PlanBuilder::resolve_definitions() {
     info.append = file.append;
     info.continuable = file.append || !config::variable_string(def_, "restart_dir", "").empty();
     info.min_digits = file.min_digits.value_or(0);
+    info.time_counter = file.time_counter;
+    if (auto name = file.extra.find("time_counter_name"); name != file.extra.end()) info.time_counter_name = name->second;
+    info.time_in_days = file.time_units == "days";
     file_periods(file, file_id, info);
     for (const auto& var : file.variables) info.attributes.push_back({var.output_name(), var.type, var.value});
     const int fi = static_cast<int>(plan_.files.size());

@@ -46,9 +46,10 @@ std::string existing_file(const output::FileInfo& f, const std::string& extensio
 }  // namespace
 
 // Where the windows of file `f` began in the run that created it (instant),
-// from its first record: the lower time bound, or for a file of instant
-// values only its first time less one output_freq. kNoAnchor: no record,
-// or the file cannot be read (the writer refuses it later, saying why).
+// from its first record: the lower bound of an interval, or for a file of
+// instant values only its first time less one output_freq (XIOS's layout
+// gives instants bounds of zero width). kNoAnchor: no record, or the file
+// cannot be read (the writer refuses it later, saying why).
 std::int64_t StepDriver::appended_anchor(int f) const {
   const output::FileInfo& info = plan_.files[f];
   const formats::WriterTraits& traits = formats::traits_of(info.format);
@@ -57,16 +58,23 @@ std::int64_t StepDriver::appended_anchor(int f) const {
   if (path.empty()) return kNoAnchor;
   try {
     const auto ds = formats::netcdf::NcDataset::open_for_reading(path);
-    const std::optional<int> dim = ds.find_dim("time_counter");
-    const std::optional<int> time = ds.find_var("time_counter");
-    if (!dim || !time || ds.dim_length(*dim) == 0) return kNoAnchor;
-    const auto instant = [&](double seconds) {
-      return origin_ + static_cast<std::int64_t>(std::llround(seconds * calendar::kMicrosPerSecond));
+    const std::optional<int> dim = ds.find_dim(info.time_counter_name);
+    if (!dim || ds.dim_length(*dim) == 0) return kNoAnchor;
+    const double unit = info.time_in_days ? 86400.0 : 1.0;
+    const auto instant = [&](double value) {
+      return origin_ + static_cast<std::int64_t>(std::llround(value * unit * calendar::kMicrosPerSecond));
     };
-    const std::size_t first[2] = {0, 0};
-    if (const std::optional<int> bounds = ds.find_var("time_counter_bounds"))
-      return instant(ds.get_double(*bounds, first));
-    const std::int64_t t0 = instant(ds.get_double(*time, first));
+    const std::size_t first[2] = {0, 0}, first_end[2] = {0, 1};
+    std::optional<double> start, end;
+    for (const std::string& name : {std::string("time_centered"), info.time_counter_name, std::string("time_instant")})
+      if (const std::optional<int> bounds = ds.find_var(name + "_bounds")) {
+        start = ds.get_double(*bounds, first), end = ds.get_double(*bounds, first_end);
+        if (*start < *end) return instant(*start);
+      }
+    if (!end)  // a file of an older layout: instants without bounds
+      if (const std::optional<int> time = ds.find_var(info.time_counter_name)) end = ds.get_double(*time, first);
+    if (!end) return kNoAnchor;
+    const std::int64_t t0 = instant(*end);
     const calendar::Duration freq = calendar::parse_duration(info.output_freq);
     const std::int64_t anchor = calendar_->add(t0, freq * -1, timestep_us_);
     // Month ends are clamped (Mar 31 - 1mo = Feb 28): check the way back.

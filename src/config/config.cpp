@@ -38,9 +38,12 @@ std::string write_file_refusal(const FileDef& f) {
   if (!f.mode.empty() && f.mode != "write" && f.mode != "read") return quoted("mode", f.mode);
   static const std::set<std::string> conventions = {"", "CF", "UGRID", "CDI", "CDI UGRID", "UGRID CDI"};
   if (!conventions.count(f.convention)) return quoted("convention", f.convention);
-  if (!f.time_counter.empty() && f.time_counter != "instant" && f.time_counter != "centered")
-    return quoted("time_counter", f.time_counter);
-  if (!f.time_units.empty() && f.time_units != "seconds") return quoted("time_units", f.time_units);
+  if (f.format == "zarr") {  // a Zarr store keeps foehn's own time variables (docs/zarr.md)
+    if (!f.time_counter.empty() && f.time_counter != "instant" && f.time_counter != "centered")
+      return quoted("time_counter", f.time_counter) + " for a Zarr store";
+    if (!f.time_units.empty() && f.time_units != "seconds") return quoted("time_units", f.time_units) + " for a Zarr store";
+    if (f.extra.count("time_counter_name")) return "attribute 'time_counter_name' is not supported yet for a Zarr store";
+  }
   if (!f.timeseries.empty() && f.timeseries != "none") return quoted("timeseries", f.timeseries);
   for (const auto& [name, value] : f.extra)
     if (const auto why = refusal("file", name); !why.empty())

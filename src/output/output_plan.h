@@ -154,6 +154,11 @@ struct FileInfo {
   // none): a new file every split_freq, named with the period's dates in
   // split_format (formats::file_name); the writer syncs every sync_freq.
   std::string split_freq, split_format, sync_freq;
+  // The time variables (formats/netcdf/time_layout.h): XIOS's time_counter
+  // mode ("": its default), the record dimension's name, and time values in
+  // days (of 86400 s) instead of seconds.
+  std::string time_counter, time_counter_name = "time_counter";
+  bool time_in_days = false;
 
   bool has_convention(std::string_view word) const;  // convention="CDI UGRID" has both
 };

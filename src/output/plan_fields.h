@@ -59,7 +59,7 @@ template <class Io>
 void fields(Io& io, FileInfo& f) {
   io(f.id, f.base_path, f.defined_at, f.title, f.output_freq, f.format, f.convention, f.one_file, f.append, f.min_digits,
      f.variables, f.attributes, f.split_freq, f.split_format, f.sync_freq, f.resume_records, f.resume_period,
-     f.resume_file_records, f.continuable);
+     f.resume_file_records, f.continuable, f.time_counter, f.time_counter_name, f.time_in_days);
 }
 
 template <class Io>

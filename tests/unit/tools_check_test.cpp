@@ -115,15 +115,17 @@ TEST(Check, WhatCloseOfDefinitionRefusesIsReported) {
   // Issue 21, item 10: foehn check reports what close of definition refuses.
   const CheckResult r = check_text(
       "<simulation><context id='c'><domain_definition><domain id='d'/></domain_definition>\n"
-      "<file_definition><file id='a' output_freq='1d' time_counter='record'><field id='x' domain_ref='d'/></file>\n"
-      "<file id='b' output_freq='1d' time_counter_name='t'><field id='y' domain_ref='d' add_offset='1'/></file>\n"
+      "<file_definition><file id='a' output_freq='1d' format='zarr' time_counter='record'>"
+      "<field id='x' domain_ref='d'/></file>\n"
+      "<file id='b' output_freq='1d' format='zarr' time_counter_name='t'>"
+      "<field id='y' domain_ref='d' add_offset='1'/></file>\n"
       "</file_definition></context></simulation>");
   const std::vector<std::string> m = messages(r);
   ASSERT_EQ(m.size(), 3u) << (m.empty() ? "" : m[0]);
   EXPECT_EQ(r.problems[0].where.line, 2);
-  EXPECT_NE(m[0].find("file 'a': time_counter=\"record\" is not supported yet"), std::string::npos) << m[0];
+  EXPECT_NE(m[0].find("file 'a': time_counter=\"record\" is not supported yet for a Zarr store"), std::string::npos) << m[0];
   EXPECT_EQ(r.problems[1].where.line, 3);
-  EXPECT_NE(m[1].find("file 'b': attribute 'time_counter_name' is not supported yet"), std::string::npos) << m[1];
+  EXPECT_NE(m[1].find("file 'b': attribute 'time_counter_name' is not supported yet for a Zarr store"), std::string::npos) << m[1];
   EXPECT_NE(m[2].find("field 'y': attribute 'add_offset' is not supported yet"), std::string::npos) << m[2];
 }
 

@@ -3,6 +3,7 @@
 // last record. Nothing of it is redefined or rewritten.
 #include <netcdf.h>
 
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -24,31 +25,40 @@ void NetcdfWriter::refuse(const std::string& why) const {
 
 void NetcdfWriter::attach(const ContextPlan& plan, const FileInfo& f) {
   appended_ = true;
-  const bool any_instant = lay_out(plan, f);
-  check_time_axis(plan, any_instant, f.resume_file_records);
+  lay_out(plan, f);
+  check_time_axis(plan, f.resume_file_records);
   for (int vi : f.variables) check_variable(plan, vi);
   set_access(plan, f);
   bound_time_caches();
 }
 
-// The time axis: same units and calendar, so that its values go on, and a
-// last record that ends by this run's start.
-void NetcdfWriter::check_time_axis(const ContextPlan& plan, bool any_instant, std::int64_t resume_records) {
-  const std::optional<int> dim_time = ds_.find_dim("time_counter");
-  const std::optional<int> time_var = ds_.find_var("time_counter");
-  if (!dim_time || !time_var) refuse("it has no time_counter");
-  time_var_ = *time_var;
-  for (const auto& [name, want] :
-       {std::pair<const char*, std::string>{"units", plan.time_units}, {"calendar", plan.calendar}}) {
-    const std::string got = ds_.get_text(time_var_, name);
-    if (got != want)
-      refuse(std::string("its time_counter ") + name + " is '" + got + "', this run's is '" + want +
-             "' (keep the first run's calendar and time_origin)");
-  }
-  if (centered_) time_bounds_var_ = ds_.find_var("time_counter_bounds").value_or(-1);
-  if (centered_ && time_bounds_var_ < 0) refuse("it has no time_counter_bounds");
-  if (centered_ && any_instant) time_instant_var_ = ds_.find_var("time_instant").value_or(-1);
-  if (centered_ && any_instant && time_instant_var_ < 0) refuse("it has no time_instant");
+// The time axis: the time variables this run writes (time_layout.h), with
+// the same units and calendar, so that their values go on, and a last
+// record that ends by this run's start.
+void NetcdfWriter::check_time_axis(const ContextPlan& plan, std::int64_t resume_records) {
+  using Counter = TimeLayout::Counter;
+  const std::optional<int> dim_time = ds_.find_dim(counter_name_);
+  if (!dim_time) refuse("it has no dimension " + counter_name_);
+  dim_time_ = *dim_time;
+  const auto find = [&](const std::string& name) {
+    const std::optional<int> var = ds_.find_var(name);
+    if (!var) refuse("it has no " + name);
+    return *var;
+  };
+  const auto find_dated = [&](const std::string& name, int& var, int& bounds_var) {
+    var = find(name), bounds_var = find(name + "_bounds");
+    for (const auto& [attribute, want] :
+         {std::pair<const char*, std::string>{"units", time_units(plan)}, {"calendar", plan.calendar}}) {
+      const std::string got = ds_.get_text(var, attribute);
+      if (got != want)
+        refuse("its " + name + " " + attribute + " is '" + got + "', this run's is '" + want +
+               "' (keep the first run's calendar, time_origin and time_units)");
+    }
+  };
+  if (time_.counter == Counter::record) time_var_ = find(counter_name_);
+  if (time_.counter_bounds()) find_dated(counter_name_, time_var_, time_bounds_var_);
+  if (time_.centered) find_dated("time_centered", time_centered_var_, time_centered_bounds_var_);
+  if (time_.instant) find_dated("time_instant", time_instant_var_, time_instant_bounds_var_);
   const std::size_t records = ds_.dim_length(*dim_time);
   base_record_ = static_cast<std::int64_t>(records);
   if (resume_records >= 0) {
@@ -58,11 +68,17 @@ void NetcdfWriter::check_time_axis(const ContextPlan& plan, bool any_instant, st
     base_record_ = resume_records;
     return;
   }
-  if (records == 0) return;
   // Its last record's interval must end by this run's start: a run that
-  // repeats a period would write its records twice.
+  // repeats a period would write its records twice. Every dated variable
+  // has the end of the interval as its upper bound.
+  const int last_bounds = time_bounds_var_ >= 0           ? time_bounds_var_
+                          : time_centered_bounds_var_ >= 0 ? time_centered_bounds_var_
+                                                           : time_instant_bounds_var_;
+  if (records == 0 || last_bounds < 0) return;
   const std::size_t last[2] = {records - 1, 1};
-  const double last_end = ds_.get_double(time_bounds_var_ >= 0 ? time_bounds_var_ : time_var_, last);
+  // Days are converted back to whole microseconds: a division by 86400 is
+  // not exact in binary.
+  const double last_end = std::round(ds_.get_double(last_bounds, last) * time_unit_ * 1e6) / 1e6;
   if (std::string why = repeats_a_period(plan, last_end, "file"); !why.empty()) refuse(why);
 }
 

@@ -66,37 +66,61 @@ void put_user_calendar(const NcDataset& ds, int varid, const ContextPlan& plan) 
 }  // namespace
 
 void NetcdfWriter::define(const ContextPlan& plan, const FileInfo& f) {
-  const bool any_instant = lay_out(plan, f);
-  define_time(plan, any_instant);
+  lay_out(plan, f);
+  define_time(plan);
   define_grid(plan, f);
   define_scalars(plan, f);
   for (int vi : f.variables) define_variable(plan, vi);
   put_global_attributes(plan, f);
 }
 
+std::string NetcdfWriter::time_units(const ContextPlan& plan) const {
+  const std::string origin = plan.time_units.substr(plan.time_units.find("since "));
+  return (time_unit_ == 1 ? "seconds " : "days ") + origin;
+}
+
 void NetcdfWriter::put_time_attributes(const ContextPlan& plan, int var, const char* long_name) const {
   ds_.put_text(var, "standard_name", "time");
   ds_.put_text(var, "long_name", long_name);
-  ds_.put_text(var, "units", plan.time_units);
+  ds_.put_text(var, "units", time_units(plan));
   ds_.put_text(var, "calendar", plan.calendar);
   ds_.put_text(var, "time_origin", plan.time_units.substr(plan.time_units.find("since ") + 6));
   if (plan.calendar == "user_defined") put_user_calendar(ds_, var, plan);
 }
 
-void NetcdfWriter::define_time(const ContextPlan& plan, bool any_instant) {
-  dim_time_ = ds_.def_dim("time_counter", NC_UNLIMITED);
-  time_var_ = ds_.def_var("time_counter", NC_DOUBLE, {dim_time_});
-  put_time_attributes(plan, time_var_, centered_ ? "Time axis (centre of each interval)" : "Time axis");
-  ds_.put_text(time_var_, "axis", "T");
-  if (!centered_) return;
-  // Reduced values stand for an interval: CF bounds say which.
-  const int dim_nb = ds_.def_dim("axis_nbounds", 2);
-  time_bounds_var_ = ds_.def_var("time_counter_bounds", NC_DOUBLE, {dim_time_, dim_nb});
-  ds_.put_text(time_var_, "bounds", "time_counter_bounds");
-  if (any_instant) {
-    time_instant_var_ = ds_.def_var("time_instant", NC_DOUBLE, {dim_time_});
-    put_time_attributes(plan, time_instant_var_, "Time of the instant values");
+// XIOS's time variables (time_layout.h): the counter over the record
+// dimension, then time_centered and time_instant, each with CF bounds.
+void NetcdfWriter::define_time(const ContextPlan& plan) {
+  using Counter = TimeLayout::Counter;
+  dim_time_ = ds_.def_dim(counter_name_, NC_UNLIMITED);
+  int dim_nb = -1;
+  const auto with_bounds = [&](const std::string& name, const char* long_name, int& var, int& bounds_var) {
+    var = ds_.def_var(name, NC_DOUBLE, {dim_time_});
+    put_time_attributes(plan, var, long_name);
+    if (dim_nb < 0) dim_nb = ds_.def_dim("axis_nbounds", 2);
+    bounds_var = ds_.def_var(name + "_bounds", NC_DOUBLE, {dim_time_, dim_nb});
+    // As the time values' own chunks (netCDF's 4 KiB): its default, one
+    // record a chunk, added a chunk and an index entry to the file at
+    // every record.
+    ds_.def_chunking(bounds_var, {kTimeChunkRecords, 2});
+    ds_.put_text(var, "bounds", name + "_bounds");
+  };
+  if (time_.counter == Counter::record) {
+    // XIOS gives the record number only axis="T"; CF wants units with
+    // "since" on a time axis, so this one is a plain count.
+    time_var_ = ds_.def_var(counter_name_, NC_DOUBLE, {dim_time_});
+    ds_.put_text(time_var_, "long_name", "record number");
+    ds_.put_text(time_var_, "units", "1");
+  } else if (time_.counter != Counter::none) {
+    with_bounds(counter_name_,
+                time_.counter == Counter::centered ? "Time axis (centre of each interval)" : "Time axis", time_var_,
+                time_bounds_var_);
+    ds_.put_text(time_var_, "axis", "T");
   }
+  if (time_.centered)
+    with_bounds("time_centered", "Time axis (centre of each interval)", time_centered_var_, time_centered_bounds_var_);
+  if (time_.instant)
+    with_bounds("time_instant", "Time of the instant values", time_instant_var_, time_instant_bounds_var_);
 }
 
 // Dimensions and coordinate variables of the domains and axes this file
@@ -345,7 +369,11 @@ void NetcdfWriter::put_variable_attributes(const VariableInfo& v, int vi, int va
 
 std::string NetcdfWriter::coordinates_of(const VariableInfo& v, int var) const {
   const auto op = static_cast<filters::TemporalOp>(v.op);
-  std::string coordinates = op == filters::TemporalOp::instant && time_instant_var_ >= 0 ? "time_instant" : "";
+  const char* time = op == filters::TemporalOp::instant && time_instant_var_ >= 0    ? "time_instant"
+                     : filters::reduces(op) && time_centered_var_ >= 0 ? "time_centered"
+                                                                         : "";
+  std::string coordinates;
+  bool cdi_rows = false;
   for (const Dim& d : v.dims) {
     if (d.kind != Dim::domain_i) continue;
     const DomainVars& dv = domain_vars_[d.index];
@@ -355,7 +383,8 @@ std::string NetcdfWriter::coordinates_of(const VariableInfo& v, int var) const {
     }
     // CDI's reduced Gaussian grid. CDI takes the last latitude that
     // `coordinates` names as the row latitudes, so the cells (still in
-    // the file) are not named (docs/grids.md).
+    // the file) are not named (docs/grids.md), nor the time (CDI finds it).
+    cdi_rows = true;
     ds_.put_text(var, "CDI_grid_type", "gaussian_reduced");
     ds_.put_ints(var, "CDI_grid_num_LPE", {static_cast<int>(dv.rows.lat.size() / 2)});
     ds_.put_text(var, "CDI_grid_latitudes", dv.rows_lat);
@@ -364,6 +393,7 @@ std::string NetcdfWriter::coordinates_of(const VariableInfo& v, int var) const {
   for (const std::int32_t c : v.scalars)
     if (auto name = scalar_names_.find(c); name != scalar_names_.end())
       coordinates += (coordinates.empty() ? "" : " ") + name->second;
+  if (*time && !cdi_rows) coordinates = time + (coordinates.empty() ? "" : " " + coordinates);
   return coordinates;
 }
 

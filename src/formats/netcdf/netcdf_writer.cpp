@@ -82,6 +82,14 @@ void NetcdfWriter::measure_record() {
     record_bytes_ += n;
     cache_bytes_ += kChunkCacheBytes;
   }
+  // The time variables: a double per record (two for bounds) and a cache each.
+  for (const auto& [var, values] :
+       {std::pair{time_var_, 1}, {time_bounds_var_, 2}, {time_centered_var_, 1}, {time_centered_bounds_var_, 2},
+        {time_instant_var_, 1}, {time_instant_bounds_var_, 2}})
+    if (var >= 0) {
+      record_bytes_ += sizeof(double) * values;
+      cache_bytes_ += kTimeChunkCacheBytes;
+    }
 }
 
 void NetcdfWriter::check_space(std::int64_t record) {
@@ -122,20 +130,18 @@ void NetcdfWriter::check_space(std::int64_t record) {
   unchecked_ = low ? file_bytes_ : file_bytes_ + (static_cast<std::uint64_t>(free) - needed) / 2;
 }
 
-bool NetcdfWriter::lay_out(const ContextPlan& plan, const FileInfo& f) {
+void NetcdfWriter::lay_out(const ContextPlan& plan, const FileInfo& f) {
   const std::size_t n = plan.variables.size();
   varids_.assign(n, -1);
   timeless_.assign(n, 0);
   offset_.assign(n, {});
   prec_.assign(n, 4);
-  bool any_instant = false;
+  bool any_reduced = false, any_instant = false;
   for (int vi : f.variables) {
     const VariableInfo& v = plan.variables[vi];
     const auto op = static_cast<filters::TemporalOp>(v.op);
-    if (filters::reduces(op))
-      centered_ = true;
-    else if (op == filters::TemporalOp::instant)
-      any_instant = true;
+    any_reduced = any_reduced || filters::reduces(op);
+    any_instant = any_instant || op == filters::TemporalOp::instant;
     timeless_[vi] = op == filters::TemporalOp::once;
     prec_[vi] = v.prec;
     for (const Dim& d : v.dims) {  // where the part starts in each dimension
@@ -143,7 +149,9 @@ bool NetcdfWriter::lay_out(const ContextPlan& plan, const FileInfo& f) {
       offset_[vi].push_back(d.kind == Dim::axis ? 0 : d.kind == Dim::domain_j ? ext.jbegin : ext.ibegin);
     }
   }
-  return any_instant;
+  time_ = time_layout(f.time_counter, any_reduced, any_instant);
+  counter_name_ = f.time_counter_name;
+  time_unit_ = f.time_in_days ? 86400.0 : 1.0;
 }
 
 void NetcdfWriter::set_access(const ContextPlan& plan, const FileInfo& f) const {
@@ -176,7 +184,8 @@ void NetcdfWriter::size_chunk_cache(int vi, int var) const {
 
 void NetcdfWriter::bound_time_caches() const {
   if (!alone_) return;  // as size_chunk_cache
-  for (int var : {time_var_, time_bounds_var_, time_instant_var_})
+  for (int var : {time_var_, time_bounds_var_, time_centered_var_, time_centered_bounds_var_, time_instant_var_,
+                  time_instant_bounds_var_})
     if (var >= 0) ds_.set_chunk_cache(var, kTimeChunkCacheBytes);
 }
 
@@ -195,13 +204,20 @@ void NetcdfWriter::write_time(std::int64_t record, double end, double start_time
   check_space(record);
   const std::size_t start[2] = {static_cast<std::size_t>(base_record_ + record), 0};
   const std::size_t count[2] = {is_root_ ? std::size_t{1} : 0, 2};
-  const double stamp = centered_ ? 0.5 * (start_time + end) : end;
-  ds_.put(time_var_, start, count, &stamp);
-  if (time_bounds_var_ >= 0) {
-    const double bounds[2] = {start_time, end};
-    ds_.put(time_bounds_var_, start, count, bounds);
-  }
-  if (time_instant_var_ >= 0) ds_.put(time_instant_var_, start, count, &end);
+  // XIOS's values: an interval's centre and bounds, an instant's end with
+  // bounds of zero width, the record's number.
+  const double centre = 0.5 * (start_time + end) / time_unit_, interval[2] = {start_time / time_unit_, end / time_unit_};
+  const double instant[2] = {end / time_unit_, end / time_unit_};
+  const auto put_pair = [&](int var, int bounds_var, const double* values, const double* bounds) {
+    if (var >= 0) ds_.put(var, start, count, values);
+    if (bounds_var >= 0) ds_.put(bounds_var, start, count, bounds);
+  };
+  put_pair(time_centered_var_, time_centered_bounds_var_, &centre, interval);
+  put_pair(time_instant_var_, time_instant_bounds_var_, instant, instant);
+  const double number = static_cast<double>(start[0]);
+  if (time_.counter == TimeLayout::Counter::centered) put_pair(time_var_, time_bounds_var_, &centre, interval);
+  if (time_.counter == TimeLayout::Counter::instant) put_pair(time_var_, time_bounds_var_, instant, instant);
+  if (time_.counter == TimeLayout::Counter::record) put_pair(time_var_, -1, &number, nullptr);
 }
 
 void NetcdfWriter::put(int variable, std::int64_t record, const grid::Box& box, const void* values) {

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "formats/netcdf/nc_dataset.h"
+#include "formats/netcdf/time_layout.h"
 #include "formats/writer.h"
 #include "output/output_plan.h"
 
@@ -29,11 +30,13 @@ namespace netcdf {
 
 // HDF5's chunk cache of each variable (netcdf_define.cpp).
 constexpr std::size_t kChunkCacheBytes = 1 << 20;
-// HDF5's chunk cache of the time variables (time_counter, its bounds,
-// time_instant). netCDF's default (64 MiB, 1-D chunks of 4 KiB) kept
+// HDF5's chunk cache of the time variables (time_counter, time_centered,
+// time_instant and their bounds). netCDF's default (64 MiB, 1-D chunks of 4 KiB) kept
 // every chunk of a long run: the server grew with the records
 // (bench/soak.py). A record is written once, in order: a few chunks do.
 constexpr std::size_t kTimeChunkCacheBytes = 64 << 10;
+// Records a chunk of the time bounds (netCDF gives 1-D time variables 512).
+constexpr std::size_t kTimeChunkRecords = 512;
 // Variables whose record is at most half this size get chunks of this size
 // (or just under) along time; they fit the chunk cache.
 constexpr std::size_t kSmallChunkBytes = 64 << 10;
@@ -66,15 +69,14 @@ class NetcdfWriter final : public Writer {
   using DimKey = std::pair<int, int>;  // (0: domain j, 1: domain i, 2: axis; index)
 
   // What the plan says of this file's variables (written once or per
-  // record, where the part starts, precision) and whether records are
-  // intervals (centered_); varids_ is left for define or attach to fill.
-  // Returns whether the file has an instant field (in a file of intervals
-  // its records also get time_instant).
-  bool lay_out(const output::ContextPlan& plan, const output::FileInfo& f);
+  // record, where the part starts, precision) and its time variables
+  // (time_); varids_ is left for define or attach to fill.
+  void lay_out(const output::ContextPlan& plan, const output::FileInfo& f);
   // Definition, phase by phase (netcdf_define.cpp).
   void define(const output::ContextPlan& plan, const output::FileInfo& f);
-  void define_time(const output::ContextPlan& plan, bool any_instant);
+  void define_time(const output::ContextPlan& plan);
   void put_time_attributes(const output::ContextPlan& plan, int var, const char* long_name) const;
+  std::string time_units(const output::ContextPlan& plan) const;  // in seconds or days since the origin
   void define_grid(const output::ContextPlan& plan, const output::FileInfo& f);
   void define_axis(const output::ContextPlan& plan, int index);
   void define_domain(const output::ContextPlan& plan, int index, const std::string& suffix);
@@ -101,7 +103,7 @@ class NetcdfWriter final : public Writer {
   // append="true" on an existing file: finds this run's variables in it
   // (netcdf_append.cpp) instead of defining them; records go after its own.
   void attach(const output::ContextPlan& plan, const output::FileInfo& f);
-  void check_time_axis(const output::ContextPlan& plan, bool any_instant, std::int64_t resume_records);
+  void check_time_axis(const output::ContextPlan& plan, std::int64_t resume_records);
   void check_variable(const output::ContextPlan& plan, int vi);
   [[noreturn]] void refuse(const std::string& why) const;
   void write_coordinates(const output::ContextPlan& plan) const;  // netcdf_coordinates.cpp
@@ -132,8 +134,14 @@ class NetcdfWriter final : public Writer {
   FilePart part_;
   bool ugrid_ = false, cdi_ = false;  // the file's convention names UGRID, CDI
   int dim_time_ = -1;
-  int time_var_ = -1, time_bounds_var_ = -1, time_instant_var_ = -1;
-  bool centered_ = false;
+  // The time variables (-1: not in this file), named as XIOS names them;
+  // the counter is the record dimension's coordinate variable.
+  TimeLayout time_;
+  std::string counter_name_ = "time_counter";
+  double time_unit_ = 1;  // seconds in the unit of the time values
+  int time_var_ = -1, time_bounds_var_ = -1;
+  int time_centered_var_ = -1, time_centered_bounds_var_ = -1;
+  int time_instant_var_ = -1, time_instant_bounds_var_ = -1;
   bool appended_ = false;
   std::int64_t base_record_ = 0;                   // records the file held before this run (append)
   std::vector<char> timeless_;                     // by plan variable: written once, without the time dimension
