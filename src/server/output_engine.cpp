@@ -67,6 +67,7 @@ OutputEngine::OutputEngine(output::ContextPlan plan, WriterRole role)
   // use them, and a block-sized buffer each would double a server's memory.
   init_periods();
   MPI_Comm_size(role_.comm, &writers_);
+  if (!plan_.server_state.empty()) restore_state();
   bool shared = false, own = false;
   for (const auto& f : plan_.files) (writes_together(f) ? shared : own) = true;
   mixed_ = shared && own && writers_ > 1 && !role_.forward;
@@ -350,10 +351,6 @@ void OutputEngine::on_announce(int file, std::int64_t record, double time, doubl
   advance(false);
 }
 
-void OutputEngine::on_sync() {
-  announced_.push_back({kSyncMarker, 0, 0, 0});
-  advance(false);
-}
 
 void OutputEngine::on_client_closed(int client) {
   if (client >= 0 && client < static_cast<int>(client_closed_.size()) && !client_closed_[client]) {
@@ -517,7 +514,10 @@ bool OutputEngine::write_front_unguarded(bool closing) {
   if (announced_.empty()) return false;
   const Announce& a = announced_.front();
   if (a.file == kSyncMarker) {  // every record announced before the checkpoint is written
+    if (!closing && !checkpoint_ready()) return false;  // samples of the open windows still coming
     if (!role_.forward) sync_files();
+    if (!closing && !checkpoints_.front().path.empty()) save_state(checkpoints_.front());
+    checkpoints_.pop_front();
     pop_front_announce();
     if (synced_) synced_();
     return true;
@@ -552,7 +552,8 @@ bool OutputEngine::front_ready(bool closing) const {
   const Announce& a = announced_.front();
   // Level 2 (role_.pool) gets its data from level 1, which forwards a
   // record only once it is ordered: it waits for it in write_front.
-  if (closing || a.file == kSyncMarker || role_.pool >= 0 || !needs_peers(a)) return true;
+  if (a.file == kSyncMarker) return closing || checkpoint_ready();
+  if (closing || role_.pool >= 0 || !needs_peers(a)) return true;
   return front_complete();
 }
 
