@@ -263,7 +263,8 @@ void StepDriver::checkpoint() {
     st.put_text("model_ranks", std::to_string(size_));
     st.put_text("configuration", config);
     st.put_text("configuration_hash", hash.str());
-    st.put_text("servers_state", servers_keep ? std::filesystem::path(servers_state_path(path)).filename().string() : "");
+    // The servers' state beside this one, or "-": the servers hold no open window.
+    st.put_text("servers_state", servers_keep ? std::filesystem::path(servers_state_path(path)).filename().string() : "-");
     st.define_table("nodes", nodes, kNodeColumns, true);
     st.define_table("node_weights", nodes, 1, false);
     st.define_table("files", files_.size(), kFileColumns, true);
@@ -421,8 +422,8 @@ void StepDriver::resume(const ModelSettings& settings, const std::string& state_
     const auto file_table = st.int_table("files", files_.size(), kFileColumns);
     const auto output_table = st.int_table("outputs", outputs_.size(), kOutputColumns);
     // The servers continue their open windows from their own state.
-    const std::string servers = st.has("servers_state") ? st.text("servers_state") : "";
-    if (!servers.empty()) {
+    const std::string servers = st.text("servers_state");
+    if (servers != "-") {
       if (plan_.level2_ranks > 0)
         fail(FOEHN_ERR_CONFIG, where + "reductions on the servers (temporal_placement=server) continue on one "
                                        "level of servers only, not with server_level2_ranks");

@@ -96,7 +96,7 @@ def test_missing_servers_state_is_refused(tmp_path, mpmd):
     before = {p.name: p.read_bytes() for p in tmp_path.glob("*.nc")}
     run = run_segment(mpmd, tmp_path, 1, 1, 8, STEPS, xml_text=XML_ON_SERVERS)
     assert run.returncode != 0
-    assert f"the servers' state {servers} is missing" in run.stderr
+    assert f"the servers' state restart/{servers.parent.name}/rst.servers.nc is missing" in run.stderr, run.stderr
     assert {p.name: p.read_bytes() for p in tmp_path.glob("*.nc")} == before  # no file damaged
 
 
