@@ -621,9 +621,12 @@ void OutputEngine::advance(bool closing) {
 void OutputEngine::close() {
   if (failed()) throw formats::IoError(failure_);  // the files were closed then
   advance(true);
-  for (auto& [key, p] : pending_)
+  for (auto& [key, p] : pending_) {
+    // An open window kept by the last checkpoint: the next run continues it.
+    if (auto kept = kept_windows_.find(key); kept != kept_windows_.end() && kept->second == p.received) continue;
     warnings_.push_back("field '" + plan_.variables[key.first].field_id + "' record " + std::to_string(key.second) +
                         ": data arrived for a record that was never announced; dropped");
+  }
   pending_.clear();
   for (auto& f : files_)
     if (f) f->close();

@@ -177,6 +177,9 @@ class OutputEngine {
     std::string path;
   };
   std::deque<Checkpoint> checkpoints_;  // one per sync marker, in order
+  // The windows the last checkpoint saved and their values received then:
+  // unchanged at close, they are the next run's, not lost.
+  std::map<std::pair<int, std::int64_t>, std::int64_t> kept_windows_;
   bool checkpoint_ready() const;        // the front marker's samples are all here
   void save_state(const Checkpoint& c);
   void restore_state();                       // from plan_.server_state, at construction

@@ -159,6 +159,9 @@ void OutputEngine::save_state(const Checkpoint& c) {
     }
     st.close();
   } catch (const restart::StateError& e) { throw formats::IoError(where + e.what()); }
+  kept_windows_.clear();
+  for (const WindowAtCheckpoint& w : c.windows)
+    if (auto it = pending_.find({w.var, w.record}); it != pending_.end()) kept_windows_[it->first] = it->second.received;
 }
 
 void OutputEngine::restore_state() {
