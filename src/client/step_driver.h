@@ -132,6 +132,8 @@ class StepDriver {
   // Some reduction is accumulated on the servers (temporal_placement=server):
   // its open window cannot be checkpointed yet.
   const OutputVar* reduced_on_servers() const;
+  static std::string servers_state_path(const std::string& state);  // <context>.servers.nc beside it
+  void send_sync(const std::string& servers);
   std::string configuration_text() const;
 
   // At close: a warning for each reduction whose window holds samples that

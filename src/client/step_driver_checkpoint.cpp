@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <iostream>
 #include <sstream>
@@ -188,28 +189,36 @@ void StepDriver::checkpoint() {
          "foehn_checkpoint: context '" + id_ +
              "' has no restart_dir (<variable id=\"restart_dir\" type=\"string\">restart</variable>)");
   if (step_ < 0) fail(FOEHN_ERR_STATE, "foehn_checkpoint: context '" + id_ + "': no step yet");
-  if (const OutputVar* out = reduced_on_servers())
+  if (const OutputVar* out = reduced_on_servers(); out && plan_.level2_ranks > 0)
     fail(FOEHN_ERR_CONFIG, "foehn_checkpoint: context '" + id_ + "', field '" +
                                plan_.variables[out->plan_index].field_id +
-                               "': exact restarts of reductions on the servers (temporal_placement=server) are "
-                               "not built yet; use temporal_placement=client (the default)");
+                               "': exact restarts of reductions on two-level servers (temporal_placement=server with "
+                               "server_level2_ranks) are not supported; use temporal_placement=client (the default) "
+                               "or one level of servers");
   end_step();  // this step's records end now, not at the next update_calendar
-  // The records before the checkpoint reach the disk before the state says
-  // they did, so that a run killed after the call keeps them.
-  LocalFailure made;
-  if (attached_) {
-    attached_->sync_files();
-  } else {
-    if (rank_ == 0) send_event_to_all(transport::EventType::sync, 0, 0, 0, 0);  // after its announces
-    for (auto& ch : channels_) ch.drain();  // every rank's data for those records
-    if (rank_ == 0) made = wait_for_servers_synced();
-  }
   const calendar::Date date = calendar_->to_date(now_);
   const std::string path = state_path(restart_dir_, date, id_);
-  if (rank_ == 0 && !made.failed) {
+  // Reductions on the servers: their state goes beside this one, written
+  // by the servers before they answer the sync (output_engine_state.cpp).
+  bool servers_keep = false;
+  for (const OutputVar& out : outputs_)
+    servers_keep = servers_keep || (!attached_ && out.on_server && graph_.node(out.node).stage.reduces() &&
+                                    out.window_samples > 0);
+  LocalFailure made;
+  if (rank_ == 0) {
     std::error_code ec;
     std::filesystem::create_directories(std::filesystem::path(path).parent_path(), ec);
     if (ec) made = {true, FOEHN_ERR_IO, path + ": cannot create the checkpoint's directory: " + ec.message()};
+  }
+  agree(comm_, made);
+  // The records before the checkpoint reach the disk before the state says
+  // they did, so that a run killed after the call keeps them.
+  if (attached_) {
+    attached_->sync_files();
+  } else {
+    if (rank_ == 0) send_sync(servers_keep ? servers_state_path(path) : std::string());  // after its announces
+    for (auto& ch : channels_) ch.drain();  // every rank's data for those records
+    if (rank_ == 0) made = wait_for_servers_synced();
   }
   agree(comm_, made);
   const std::size_t nodes = graph_.size();
@@ -254,6 +263,8 @@ void StepDriver::checkpoint() {
     st.put_text("model_ranks", std::to_string(size_));
     st.put_text("configuration", config);
     st.put_text("configuration_hash", hash.str());
+    // The servers' state beside this one, or "-": the servers hold no open window.
+    st.put_text("servers_state", servers_keep ? std::filesystem::path(servers_state_path(path)).filename().string() : "-");
     st.define_table("nodes", nodes, kNodeColumns, true);
     st.define_table("node_weights", nodes, 1, false);
     st.define_table("files", files_.size(), kFileColumns, true);
@@ -304,6 +315,45 @@ void StepDriver::checkpoint() {
   if (rank_ == 0)
     std::cerr << "foehn: context '" << id_ << "': checkpoint of " << calendar::format_date(date) << " in " << path
               << std::endl;
+}
+
+std::string StepDriver::servers_state_path(const std::string& state) {
+  std::filesystem::path p(state);
+  return (p.parent_path() / (p.stem().string() + ".servers.nc")).string();
+}
+
+// Rank 0: the checkpoint's sync to every server; with the servers' state
+// `servers` (non-empty), the open windows reduced there and the samples
+// each holds (every rank sent as many), which the servers wait for before
+// saving (server::OutputEngine::on_sync).
+void StepDriver::send_sync(const std::string& servers) {
+  std::vector<std::int64_t> words;
+  if (!servers.empty()) {
+    words.push_back(0);
+    for (const OutputVar& out : outputs_) {
+      if (!out.on_server || !graph_.node(out.node).stage.reduces() || out.window_samples == 0) continue;
+      // An open window's record is the file's next one (finish_record ended any that was due).
+      words.insert(words.end(), {static_cast<std::int64_t>(out.plan_index), files_[out.file].records,
+                                 static_cast<std::int64_t>(out.window_samples)});
+      ++words[0];
+    }
+    words.push_back(static_cast<std::int64_t>(servers.size()));
+    const std::size_t at = words.size();
+    words.resize(at + (servers.size() + 7) / 8, 0);
+    std::memcpy(&words[at], servers.data(), servers.size());
+  }
+  const std::size_t bytes = words.size() * sizeof(std::int64_t);
+  for (size_t s = 0; s < channels_.size(); ++s) {
+    if (!channels_[s].make_space(bytes)) {
+      channels_[s].send_current();
+      make_room(static_cast<int>(s));
+    }
+    const auto elem = static_cast<std::uint16_t>(bytes ? sizeof(std::int64_t) : 0);
+    transport::EventHeader h{
+        transport::EventType::sync, key_, 0, elem, 0, 0, 0, static_cast<std::int64_t>(words.size()), 0, 0};
+    std::byte* payload = channels_[s].append(h, bytes);
+    if (bytes) std::memcpy(payload, words.data(), bytes);
+  }
 }
 
 // Rank 0, server mode: every writer has written and synced the records
@@ -371,11 +421,16 @@ void StepDriver::resume(const ModelSettings& settings, const std::string& state_
     const auto weight_table = st.double_table("node_weights", nodes, 1);
     const auto file_table = st.int_table("files", files_.size(), kFileColumns);
     const auto output_table = st.int_table("outputs", outputs_.size(), kOutputColumns);
-    for (const OutputVar& out : outputs_)
-      if (out.on_server && graph_.node(out.node).stage.reduces())
-        fail(FOEHN_ERR_CONFIG, where + "field '" + plan_.variables[out.plan_index].field_id +
-                                   "': exact restarts of reductions on the servers (temporal_placement=server) are "
-                                   "not built yet; use temporal_placement=client (the default)");
+    // The servers continue their open windows from their own state.
+    const std::string servers = st.text("servers_state");
+    if (servers != "-") {
+      if (plan_.level2_ranks > 0)
+        fail(FOEHN_ERR_CONFIG, where + "reductions on the servers (temporal_placement=server) continue on one "
+                                       "level of servers only, not with server_level2_ranks");
+      plan_.server_state = (std::filesystem::path(state_path_text).parent_path() / servers).string();
+      if (!std::filesystem::exists(plan_.server_state))
+        fail(FOEHN_ERR_IO, where + "the servers' state " + plan_.server_state + " is missing");
+    }
     std::vector<double> slab, values, weights;
     for (std::size_t k = 0; k < nodes; ++k) {
       filters::Node& n = graph_.node(static_cast<int>(k));

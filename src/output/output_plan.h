@@ -195,6 +195,9 @@ struct ContextPlan {
   // variable sync_seconds; 0: after every record; negative: never), so a
   // killed run keeps what was written before (docs/failures.md).
   double sync_seconds = 10.0;
+  // An exact restart of reductions done on the servers (docs/restart.md):
+  // the servers' state file to continue their open windows from; empty: none.
+  std::string server_state;
 
   std::vector<std::int64_t> shape(const VariableInfo& v) const;
   // The dimension servers split along: the first domain's j (the cells of a

@@ -66,7 +66,7 @@ template <class Io>
 void fields(Io& io, ContextPlan& p) {
   io(p.context_id, p.key, p.calendar, p.time_units, p.start_date, p.client_ranks, p.domains, p.axes, p.scalars,
      p.variables, p.files, p.time_origin, p.timestep_us, p.user_calendar, p.level2_ranks, p.level2_pools,
-     p.level1_forward_bytes, p.sync_seconds);
+     p.level1_forward_bytes, p.sync_seconds, p.server_state);
 }
 
 }  // namespace foehn::output

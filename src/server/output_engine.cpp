@@ -67,6 +67,7 @@ OutputEngine::OutputEngine(output::ContextPlan plan, WriterRole role)
   // use them, and a block-sized buffer each would double a server's memory.
   init_periods();
   MPI_Comm_size(role_.comm, &writers_);
+  if (!plan_.server_state.empty()) restore_state();
   bool shared = false, own = false;
   for (const auto& f : plan_.files) (writes_together(f) ? shared : own) = true;
   mixed_ = shared && own && writers_ > 1 && !role_.forward;
@@ -350,10 +351,6 @@ void OutputEngine::on_announce(int file, std::int64_t record, double time, doubl
   advance(false);
 }
 
-void OutputEngine::on_sync() {
-  announced_.push_back({kSyncMarker, 0, 0, 0});
-  advance(false);
-}
 
 void OutputEngine::on_client_closed(int client) {
   if (client >= 0 && client < static_cast<int>(client_closed_.size()) && !client_closed_[client]) {
@@ -517,7 +514,10 @@ bool OutputEngine::write_front_unguarded(bool closing) {
   if (announced_.empty()) return false;
   const Announce& a = announced_.front();
   if (a.file == kSyncMarker) {  // every record announced before the checkpoint is written
+    if (!closing && !checkpoint_ready()) return false;  // samples of the open windows still coming
     if (!role_.forward) sync_files();
+    if (!closing && !checkpoints_.front().path.empty()) save_state(checkpoints_.front());
+    checkpoints_.pop_front();
     pop_front_announce();
     if (synced_) synced_();
     return true;
@@ -549,7 +549,9 @@ bool OutputEngine::write_front_unguarded(bool closing) {
 bool OutputEngine::front_ready(bool closing) const {
   if (failed()) return true;  // write_front drops what comes
   if (announced_.empty()) return false;
-  if (closing || !needs_peers(announced_.front())) return true;
+  const Announce& a = announced_.front();
+  if (a.file == kSyncMarker) return closing || checkpoint_ready();
+  if (closing || !needs_peers(a)) return true;
   return front_complete();
 }
 
@@ -614,9 +616,12 @@ void OutputEngine::advance(bool closing) {
 void OutputEngine::close() {
   if (failed()) throw formats::IoError(failure_);  // the files were closed then
   advance(true);
-  for (auto& [key, p] : pending_)
+  for (auto& [key, p] : pending_) {
+    // An open window kept by the last checkpoint: the next run continues it.
+    if (auto kept = kept_windows_.find(key); kept != kept_windows_.end() && kept->second == p.received) continue;
     warnings_.push_back("field '" + plan_.variables[key.first].field_id + "' record " + std::to_string(key.second) +
                         ": data arrived for a record that was never announced; dropped");
+  }
   pending_.clear();
   for (auto& f : files_)
     if (f) f->close();

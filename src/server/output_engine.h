@@ -83,7 +83,12 @@ class OutputEngine {
   // A checkpoint: once the records announced so far are written, the files
   // are synced (a marker in the announced order), then `synced` is called
   // (the server tells the model, whose checkpoint waits for it).
-  void on_sync();
+  // With a checkpoint of reductions done here (output_engine_state.cpp),
+  // `payload` (`words` int64) names the records of open windows, the
+  // samples each holds, and the servers' state file: the marker waits until
+  // those samples are all here, then the state is saved (collectively over
+  // role.comm) before `synced`.
+  void on_sync(const std::byte* payload = nullptr, std::int64_t words = 0);
   void when_synced(std::function<void()> synced) { synced_ = std::move(synced); }
   void on_client_closed(int client);
   // A checkpoint (attached mode): what is written reaches the disk, so that
@@ -161,6 +166,25 @@ class OutputEngine {
     bool complete = false;
   };
   static constexpr int kSyncMarker = -1;  // an Announce's file: on_sync
+  // A checkpoint's open windows reduced here: the samples each record
+  // holds by then, and where the servers' state goes (empty: none).
+  struct WindowAtCheckpoint {
+    int var;
+    std::int64_t record, samples;
+  };
+  struct Checkpoint {
+    std::vector<WindowAtCheckpoint> windows;
+    std::string path;
+  };
+  std::deque<Checkpoint> checkpoints_;  // one per sync marker, in order
+  // The windows the last checkpoint saved and their values received then:
+  // unchanged at close, they are the next run's, not lost.
+  std::map<std::pair<int, std::int64_t>, std::int64_t> kept_windows_;
+  bool checkpoint_ready() const;        // the front marker's samples are all here
+  void save_state(const Checkpoint& c);
+  void restore_state();                       // from plan_.server_state, at construction
+  std::vector<std::int64_t> global_of_block(int var) const;  // C order over the variable's shape
+  std::int64_t record_base(int var) const;  // records of its file before this run (an exact restart)
   struct Announce {
     int file;
     std::int64_t record;

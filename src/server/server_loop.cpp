@@ -690,7 +690,7 @@ class Server {
             }
             if (order_.leader()) order_.issue({Order::write, h.context});
           } else if (h.type == EventType::sync) {
-            slot.engine->on_sync();
+            slot.engine->on_sync(payload, h.elem_size == sizeof(std::int64_t) ? h.count : 0);  // a checkpoint's windows
             if (index_ == 0 && slot.level == 1)  // in the records' order: level 2 writes the files
               note_level2(slot, Level2Note{.kind = Level2Note::sync, .context = h.context});
             if (order_.leader()) order_.issue({Order::write, h.context});

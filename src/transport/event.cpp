@@ -34,6 +34,11 @@ void decode_buffer(const std::byte* data, std::size_t size,
         throw DecodeError("truncated event payload");
       if (!(eh.flags & kDirect)) payload = padded(static_cast<std::size_t>(eh.count) * eh.elem_size);
     }
+    if (eh.type == EventType::sync && eh.elem_size != 0) {  // a checkpoint's open windows (int64 words)
+      if (eh.count < 0 || eh.elem_size != 8 || static_cast<std::uint64_t>(eh.count) > (size - pos) / eh.elem_size)
+        throw DecodeError("bad sync event payload");
+      payload = padded(static_cast<std::size_t>(eh.count) * eh.elem_size);
+    }
     if (size - pos < payload) throw DecodeError("truncated event payload");
     handle(eh, data + pos);
     pos += payload;

@@ -37,7 +37,9 @@ enum class EventType : std::uint32_t {
   announce = 2,       // a file's record exists, with its time value
   context_close = 3,  // this client closed the context
   finalize = 4,       // this client finalized foehn
-  sync = 5,           // a checkpoint: the records announced before it reach the disk (client rank 0 sends it)
+  sync = 5,           // a checkpoint: the records announced before it reach the disk (client rank 0 sends it);
+                      // with elem_size 8, `count` int64 words: the open windows reduced on the servers
+                      // (server::OutputEngine::on_sync)
 };
 
 struct BufferHeader {

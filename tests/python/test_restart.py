@@ -478,19 +478,25 @@ XML_ON_SERVERS = XML.replace("<variable_definition>", '<variable_definition>'
 def test_servers_reductions_close_inside_a_window(tmp_path, mpmd, clients, servers):
     """Reductions on the servers (temporal_placement=server) with a
     restart_dir, run ended at 7 h inside the 5-10 h window without a
-    checkpoint: close warns (no state saved: not built yet) instead of
-    failing in its implicit checkpoint; the 5 h record is numpy's, and an
-    explicit checkpoint is still refused, saying why."""
+    checkpoint: close keeps the open windows (the clients' state and the
+    servers', test_restart_servers.py); the 5 h record is numpy's, and the
+    run resumed from 8 h writes the 10 h record from the samples of both."""
     run = run_segment(mpmd, tmp_path, clients, servers, 1, 7, xml_text=XML_ON_SERVERS)
     assert run.returncode == 0, run.stderr
-    assert "no state saved in restart_dir at close: field 't' is reduced on the servers" in run.stderr
-    assert not (tmp_path / "restart").exists()
+    assert "warning" not in run.stderr, run.stderr
+    assert (tmp_path / "restart" / "20000101T070000" / "rst.servers.nc").exists()
     t = np.stack([values(step, 0, NJ)[0] for step in range(1, 6)])
     with netCDF4.Dataset(tmp_path / "stats_5h.nc") as ds:
         assert ds.dimensions["time_counter"].size == 1
         np.testing.assert_allclose(ds["t_avg"][0], t.mean(axis=0), rtol=1e-12)
         np.testing.assert_allclose(ds["t_sum"][0], t.sum(axis=0), rtol=1e-12)
         np.testing.assert_array_equal(ds["t_max"][0], t.max(axis=0))
-    run = run_segment(mpmd, tmp_path, clients, servers, 1, 7, "6", xml_text=XML_ON_SERVERS)
-    assert run.returncode != 0
-    assert "exact restarts of reductions on the servers (temporal_placement=server) are not built yet" in run.stderr
+    run = run_segment(mpmd, tmp_path, servers, clients, 8, 10, xml_text=XML_ON_SERVERS)
+    assert run.returncode == 0, run.stderr
+    assert f"resumes from the state of {start_date(8)}" in run.stderr
+    t = np.stack([values(step, 0, NJ)[0] for step in range(6, 11)])
+    with netCDF4.Dataset(tmp_path / "stats_5h.nc") as ds:
+        assert ds.dimensions["time_counter"].size == 2
+        np.testing.assert_allclose(ds["t_avg"][1], t.mean(axis=0), rtol=1e-12)
+        np.testing.assert_allclose(ds["t_sum"][1], t.sum(axis=0), rtol=1e-12)
+        np.testing.assert_array_equal(ds["t_max"][1], t.max(axis=0))

@@ -215,6 +215,28 @@ TEST(DecodeBuffer, DirectEventCarriesNoPayloadInTheBuffer) {
   expect_decode_error(BufferBuilder().event(direct).finish(), {"direct"});
 }
 
+TEST(DecodeBuffer, SyncEventCarriesTheCheckpointsWords) {
+  // A checkpoint's sync with 3 int64 words (the open windows reduced on the
+  // servers): decoded with its payload, the next event right after it.
+  const std::vector<std::int64_t> words{1, 7, -2};
+  EventHeader sync{};
+  sync.type = EventType::sync;
+  sync.elem_size = 8;
+  sync.count = 3;
+  std::vector<std::int64_t> got;
+  std::vector<EventType> seen;
+  const auto buf = BufferBuilder().event(sync).raw(words.data(), 24).event(header(EventType::announce, 1, 2, 3)).finish();
+  decode_buffer(buf.data(), buf.size(), [&](const EventHeader& h, const std::byte* payload) {
+    seen.push_back(h.type);
+    if (h.type == EventType::sync) got.assign(reinterpret_cast<const std::int64_t*>(payload),
+                                              reinterpret_cast<const std::int64_t*>(payload) + h.count);
+  });
+  EXPECT_EQ(got, words);
+  EXPECT_EQ(seen, (std::vector<EventType>{EventType::sync, EventType::announce}));
+  sync.count = 4;  // more words than the buffer holds
+  expect_decode_error(BufferBuilder().event(sync).raw(words.data(), 24).finish(), {"sync"});
+}
+
 TEST(DecodeBuffer, RejectsTooShort) {
   expect_decode_error({}, {"0 bytes"});
   const auto full = BufferBuilder().finish();
