@@ -481,6 +481,7 @@ void OutputEngine::fail_writing(const formats::IoError& e) {
   }
   if (!closed.empty()) failure_ += "; closed, with the records written before: " + closed;
   announced_.clear();
+  front_vars_ready_ = 0;
   pending_.clear();
   throw formats::IoError(failure_);
 }
@@ -517,13 +518,13 @@ bool OutputEngine::write_front_unguarded(bool closing) {
   const Announce& a = announced_.front();
   if (a.file == kSyncMarker) {  // every record announced before the checkpoint is written
     if (!role_.forward) sync_files();
-    announced_.pop_front();
+    pop_front_announce();
     if (synced_) synced_();
     return true;
   }
   const auto& vars = plan_.files[a.file].variables;
   if (role_.pool >= 0 && !writes(a.file)) {  // level 2: another pool's file
-    announced_.pop_front();
+    pop_front_announce();
     return true;
   }
   if (next_in_file_ < 0 && role_.forward) {
@@ -540,9 +541,41 @@ bool OutputEngine::write_front_unguarded(bool closing) {
     ++next_in_file_;
   }
   if (!role_.forward) after_record(a.file, a.time);
-  announced_.pop_front();
+  pop_front_announce();
   next_in_file_ = -1;
   return true;
+}
+
+bool OutputEngine::front_ready(bool closing) const {
+  if (failed()) return true;  // write_front drops what comes
+  if (announced_.empty()) return false;
+  if (closing || !needs_peers(announced_.front())) return true;
+  return front_complete();
+}
+
+bool OutputEngine::front_complete() const {
+  const Announce& a = announced_.front();
+  // The variables found complete are remembered: asked at every message,
+  // a record of 20,000 variables would be scanned 20,000 times.
+  const auto& vars = plan_.files[a.file].variables;
+  front_vars_ready_ = std::max(front_vars_ready_, static_cast<std::size_t>(std::max(next_in_file_, 0)));
+  while (front_vars_ready_ < vars.size() &&
+         (written_once(vars[front_vars_ready_], a) || ready(vars[front_vars_ready_], a.record)))
+    ++front_vars_ready_;
+  return front_vars_ready_ == vars.size();
+}
+
+void OutputEngine::pop_front_announce() {
+  announced_.pop_front();
+  front_vars_ready_ = 0;
+}
+
+bool OutputEngine::front_started_alone() const {
+  return !announced_.empty() && next_in_file_ >= 0 && !needs_peers(announced_.front());
+}
+
+bool OutputEngine::needs_peers(const Announce& a) const {
+  return a.file != kSyncMarker && !role_.attached && writes_together(plan_.files[a.file]) && writers_ > 1;
 }
 
 bool OutputEngine::written_once(int var, const Announce& a) const {
@@ -558,11 +591,9 @@ bool OutputEngine::written_once(int var, const Announce& a) const {
 // arrived, receiving meanwhile. Closing, nothing more can come: wait.
 // Attached writers hold their data already and need no transport.
 bool OutputEngine::peers_ready(const Announce& a, bool closing) {
-  if (role_.attached || !writes_together(plan_.files[a.file]) || writers_ <= 1) return true;
+  if (!needs_peers(a)) return true;
   if (peers_ == MPI_REQUEST_NULL) {
-    if (!closing)
-      for (const int var : plan_.files[a.file].variables)
-        if (!written_once(var, a) && !ready(var, a.record)) return false;
+    if (!closing && !front_complete()) return false;
     MPI_Ibarrier(role_.comm, &peers_);
   }
   int done = 1;

@@ -100,6 +100,13 @@ class OutputEngine {
   // written before stay readable, and the IoError goes on, saying so; later
   // records are dropped, and close() throws it again.
   bool write_front(bool closing);
+  // Whether write_front can be called for the oldest announced record
+  // without waiting for data: all of it is here (or closing), or its
+  // writes involve no other writer (they wait here, alone).
+  bool front_ready(bool closing) const;
+  // The oldest announced record is started and the rest of its writes
+  // involve no other writer: it can finish after later orders.
+  bool front_started_alone() const;
   // Finishes the definition of one file that this writer writes alone
   // (formats::Writer::finish_definition), left from the constructor so that
   // a server acknowledges the plan sooner; the server loop calls it when
@@ -195,6 +202,9 @@ class OutputEngine {
   bool write_front_unguarded(bool closing);
   void start_and_agree(const Announce& a);
   bool peers_ready(const Announce& a, bool closing);    // the file's writers all enter the record
+  bool needs_peers(const Announce& a) const;           // its writes are collective across writers
+  void pop_front_announce();
+  bool front_complete() const;  // every value of the front record is here
   bool written_once(int var, const Announce& a) const;  // a once field after its record: nothing to write
   [[noreturn]] void fail_writing(const formats::IoError& e);
   void init_periods();
@@ -221,6 +231,7 @@ class OutputEngine {
   std::vector<std::vector<std::byte>> spare_;  // recycled record buffers
   std::deque<Announce> announced_;
   int next_in_file_ = -1;
+  mutable std::size_t front_vars_ready_ = 0;  // leading variables of the front record found complete
   bool external_order_ = false;  // position in the front announce: -1 time not yet written
   std::vector<char> client_closed_;
   // Files shared by several writers beside files of this writer alone: a

@@ -12,9 +12,9 @@
 #include <vector>
 
 #include "formats/registry.h"
-#include "report/memory_available.h"
 #include "report/report.h"
 #include "server/direct_receives.h"
+#include "server/memory_check.h"
 #include "server/output_engine.h"
 #include "server/server_order.h"
 #include "server/server_report.h"
@@ -439,37 +439,57 @@ class Server {
     return false;
   }
 
-  // Carries out the orders whose work can be done now (server_order.h).
+  // Carries out the orders whose work every server can do now (server_order.h).
   void drive() {
-    order_.drive([this](const Order& o) { return carry_out(o); });
+    try {
+      order_.drive([this](const Order& o) { return can_carry_out(o); }, [this](const Order& o) { return carry_out(o); });
+    } catch (const std::exception& e) { fail_run(e.what()); }
   }
 
-  // One order's work; false if it must wait.
-  bool carry_out(const Order& o) {
-    if (o.kind == Order::open) {
-      auto it = plans_.find(o.key);
-      if (it == plans_.end()) return false;  // the plan is still on its way
-      open_context(it->second.first, it->second.second);
-      plans_.erase(it);
-      return true;
-    }
+  // Whether an order's work can be done here without waiting for data.
+  bool can_carry_out(const Order& o) const {
+    if (o.kind == Order::open) return plans_.contains(o.key);
     auto it = contexts_.find(o.key);
     if (it == contexts_.end()) return false;
+    const ContextSlot& slot = *it->second;
+    // Level 2 hears of a record's data and of the close from level 1, which
+    // sends them only once the piece is ordered: it waits for them inside.
+    if (slot.level == 2) return true;
+    const bool closing = slot.closed == slot.clients;
+    if (o.kind == Order::close) return closing;
+    return !slot.engine || !slot.error.empty() || slot.engine->front_ready(closing);
+  }
+
+  // One order's work (server_order.h's Progress).
+  Progress carry_out(const Order& o) {
+    if (o.kind == Order::open) {
+      auto it = plans_.find(o.key);
+      if (it == plans_.end()) return Progress::wait;  // the plan is still on its way
+      open_context(it->second.first, it->second.second);
+      plans_.erase(it);
+      return Progress::done;
+    }
+    auto it = contexts_.find(o.key);
+    if (it == contexts_.end()) return Progress::wait;
     ContextSlot& slot = *it->second;
     if (o.kind == Order::close) {
-      if (slot.closed < slot.clients) return false;
+      if (slot.closed < slot.clients) return Progress::wait;
       close_context(it);
-      return true;
+      return Progress::done;
     }
-    if (!slot.engine || !slot.error.empty()) return true;
+    if (!slot.engine || !slot.error.empty()) return Progress::done;
     try {
       // Once every client has closed no more data can come: a record a
       // client did not write is written with fill values (and a warning),
       // as attached mode does, instead of waiting.
       const bool closing = slot.closed == slot.clients;
-      if (!slot.engine->write_front(closing)) return false;  // data still on its way
+      // Data still on its way. A two-level record is finished before any
+      // later order: level 1 may wait for level 2 to take its blocks, so
+      // neither may enter another collective of all servers meanwhile.
+      if (!slot.engine->write_front(closing))
+        return slot.level == 0 && slot.engine->front_started_alone() ? Progress::detached : Progress::wait;
     } catch (const std::exception& e) { fail_context(slot, e.what()); }
-    return true;
+    return Progress::done;
   }
 
   void on_plan(int source, const std::byte* data, int bytes) {
@@ -510,7 +530,7 @@ class Server {
       role.comm = w_.local;
       role.discard = options_.discard_output;
       if (plan.level2_ranks > 0) two_level_role(*slot, plan, role);  // collective: before anything that may throw here
-      check_memory(plan);
+      check_memory(plan, index_, count_, servers_on_node_);
       slot->engine = std::make_unique<OutputEngine>(std::move(plan), role);
       slot->engine->set_external_order(true);
       // A checkpoint waits for every writer's files: every server of one
@@ -526,32 +546,6 @@ class Server {
     }
     send_ack(w_.comm, source, slot->error);
     contexts_[key] = std::move(slot);
-  }
-
-  // Before the engine allocates anything: the records this server
-  // assembles (two of each variable's block in flight, its accumulators
-  // when it reduces) against the node's memory, the servers on the node
-  // having balanced blocks alike. The model hears the refusal at its close
-  // of definition.
-  void check_memory(const output::ContextPlan& plan) const {
-    double need = 0;
-    for (const output::VariableInfo& v : plan.variables) {
-      const double points = static_cast<double>(plan.server_block(v, index_, count_).size());
-      need += points * (2.0 * (v.prec == 8 ? 8 : 4) + (v.reduce_on_server ? 16.0 : 0.0));
-    }
-    const report::MemoryAvailable have = report::memory_available();
-    const double node_need = need * servers_on_node_;
-    if (have.node_bytes >= 0 && node_need > have.node_bytes)
-      throw std::runtime_error("foehn-server " + std::to_string(index_) + ": the records of the context's " +
-                               std::to_string(plan.variables.size()) + " variables need about " +
-                               report::gib(node_need) + " on its node (" + std::to_string(servers_on_node_) +
-                               " servers), " + report::gib(have.node_bytes) + " available (" + have.node_source +
-                               "): use more server nodes");
-    if (have.process_bytes >= 0 && need > have.process_bytes)
-      throw std::runtime_error("foehn-server " + std::to_string(index_) + ": the records of the context's " +
-                               std::to_string(plan.variables.size()) + " variables need about " + report::gib(need) +
-                               ", " + report::gib(have.process_bytes) +
-                               " left under the process's address-space limit (ulimit -v)");
   }
 
   // Splits the servers into level 1 and the level-2 pools (collective over

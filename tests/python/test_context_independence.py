@@ -66,17 +66,9 @@ def check_files(tmp_path):
                 np.testing.assert_array_equal(ds["b"][r], b_values(c, r + 1, 0, NJ), err_msg=f"{name} b {r}")
 
 
-# With several servers one queue still orders every context's collective
-# work, so the lagging record holds back the other context's open: the run
-# hangs until the timeout (issue 18, not fixed yet).
-SEVERAL = pytest.mark.xfail(strict=True, reason="issue 18: with several servers one context's pending record "
-                            "still blocks another context's open (one order queue for all contexts)")
-
-
-@pytest.mark.parametrize("servers", [1, pytest.param(2, marks=SEVERAL)])
+@pytest.mark.parametrize("servers", [1, 2, 3])
 def test_lagging_context_blocks_only_itself(tmp_path, servers):
-    timeout = TIMEOUT if servers == 1 else 15  # the expected failure (a hang): bounded short
-    code, out, err = run_bounded(tmp_path, 2, servers, timeout,
+    code, out, err = run_bounded(tmp_path, 2, servers, TIMEOUT,
                                  [sys.executable, ROOT / "tests/python/lagging_context_model.py",
                                   lagging_xml(tmp_path), STEPS])
     assert code == 0, out + err
