@@ -5,8 +5,8 @@ round-robin (every coarse cell on all ranks) or in whole level-0 blocks,
 attached and with 1 and 2 servers. Every level of every pyramid (nested,
 with levels, with missing values, ring) is byte-identical to the 1-rank
 run's and equal to numpy's count-weighted mean of the nested children
-(healpy's ring<->nested maps and ud_grade for the ring one); the Zarr store
-holds the same bytes as the 1-rank run's."""
+(healpy's ring<->nested maps and ud_grade for the ring one); the Zarr
+stores (nested and ring) hold the same bytes as the 1-rank run's."""
 import os
 import sys
 
@@ -125,10 +125,22 @@ def test_ring_levels_average_the_nested_children(runs, config):
 
 
 @pytest.mark.parametrize("config", [(3, 0, "strided"), (3, 2, "contiguous")])
-def test_zarr_store_identical_to_one_rank(runs, config):
-    store, reference = runs[config] / "split_pyramid.zarr", runs[REFERENCE] / "split_pyramid.zarr"
+@pytest.mark.parametrize("name, variable", [("split_pyramid.zarr", "sst"), ("split_ring.zarr", "rtas")])
+def test_zarr_store_identical_to_one_rank(runs, config, name, variable):
+    store, reference = runs[config] / name, runs[REFERENCE] / name
     files = sorted(p.relative_to(reference) for p in reference.rglob("*") if p.is_file())
     assert sorted(p.relative_to(store) for p in store.rglob("*") if p.is_file()) == files
-    assert any(f.parts[0] == "z0" and f.parts[1] == "sst" and f.name[0].isdigit() for f in files)  # chunks
+    assert any(f.parts[0] == "z0" and f.parts[1] == variable and f.name[0].isdigit() for f in files)  # chunks
     for f in files:
         assert (store / f).read_bytes() == (reference / f).read_bytes(), f
+
+
+@pytest.mark.parametrize("config", [REFERENCE, (3, 0, "strided")])
+def test_ring_zarr_store_equals_the_netcdf_file(runs, config):
+    import xarray as xr
+    with xr.open_dataset(runs[config] / "split_ring.nc", decode_times=False) as nc:
+        for level in range(LEVEL, -1, -1):
+            with xr.open_zarr(runs[config] / "split_ring.zarr", group=f"z{level}", decode_times=False) as z:
+                np.testing.assert_array_equal(z["rtas"].values, nc[f"rtas_z{level}"].values)
+                assert z["crs"].attrs["healpix_order"] == "ring" and z["crs"].attrs["refinement_level"] == level
+                np.testing.assert_array_equal(z["cell"].values, np.arange(12 * 4**level))
