@@ -2,7 +2,8 @@
 // healpix_pyramid="6..0" becomes one field per refinement level, 6 (the
 // field on its own domain) down to 0, each coarser level on a domain made
 // from the field's by <coarsen_healpix refinement_level="l"/> (the average
-// of the nested children; src/transform/build.cpp). docs/kmscale.md.
+// of the nested children, in the source's indexing scheme;
+// src/transform/build.cpp). docs/kmscale.md.
 #include <charconv>
 
 #include "config/internal.h"
@@ -33,7 +34,7 @@ std::string level_domain(ContextDef& ctx, const std::string& domain, int level, 
   d.id = id;
   d.type = "healpix";
   d.refinement_level = level;
-  d.indexing_scheme = "nested";
+  d.indexing_scheme = source->indexing_scheme;  // a ring level from a ring domain (the model may set it)
   d.ref = domain;
   d.where = where;
   d.extra = source->extra;
@@ -77,11 +78,6 @@ void expand_healpix_pyramids(ContextDef& ctx) {
       if (d->refinement_level && *d->refinement_level != finest) {
         report(f.where, what + "the domain '" + domain + "' has refinement_level " +
                             std::to_string(*d->refinement_level) + ", not " + std::to_string(finest));
-        continue;
-      }
-      if (!d->indexing_scheme.empty() && d->indexing_scheme != "nested") {
-        report(f.where, what + "pyramids need the nested indexing scheme (domain '" + domain + "' is " +
-                            d->indexing_scheme + ")");
         continue;
       }
       const std::string name = f.output_name();

@@ -26,6 +26,17 @@ std::int64_t even_bits(std::int64_t v) {
   return static_cast<std::int64_t>(x);
 }
 
+// The bits of v spread to the even positions (even_bits' inverse).
+std::int64_t spread_bits(std::int64_t v) {
+  std::uint64_t x = static_cast<std::uint64_t>(v) & 0x00000000ffffffffULL;
+  x = (x | (x << 16)) & 0x0000ffff0000ffffULL;
+  x = (x | (x << 8)) & 0x00ff00ff00ff00ffULL;
+  x = (x | (x << 4)) & 0x0f0f0f0f0f0f0f0fULL;
+  x = (x | (x << 2)) & 0x3333333333333333ULL;
+  x = (x | (x << 1)) & 0x5555555555555555ULL;
+  return static_cast<std::int64_t>(x);
+}
+
 std::int64_t isqrt(std::int64_t v) {
   auto r = static_cast<std::int64_t>(std::sqrt(static_cast<double>(v)));
   while (r * r > v) --r;
@@ -108,6 +119,29 @@ HealpixXyf healpix_ring_to_xyf(int level, std::int64_t index) {
   std::int64_t ipt = 2 * iphi - kFacePhi[face] * nr - shift - 1;
   if (ipt >= 2 * nside) ipt -= 8 * nside;
   return {(ipt - irt) >> 1, (-ipt - irt) >> 1, face};
+}
+
+std::int64_t healpix_xyf_to_nest(int level, const HealpixXyf& xyf) {
+  return xyf.face * healpix_nside(level) * healpix_nside(level) + spread_bits(xyf.ix) + (spread_bits(xyf.iy) << 1);
+}
+
+// The ring (1-based from the north pole) and the position along it, as
+// healpix_ring_to_xyf reads them, run backwards.
+std::int64_t healpix_xyf_to_ring(int level, const HealpixXyf& xyf) {
+  const std::int64_t nside = healpix_nside(level), ncells = healpix_cells(level), nl4 = 4 * nside;
+  const std::int64_t ring = kFaceRing[xyf.face] * nside - xyf.ix - xyf.iy - 1;
+  std::int64_t nr = nside, before = 0, shift = 0;  // cells on the ring, cells of the rings before it
+  if (ring < nside) {
+    nr = ring, before = 2 * nr * (nr - 1);
+  } else if (ring > 3 * nside) {
+    nr = nl4 - ring, before = ncells - 2 * (nr + 1) * nr;
+  } else {
+    before = 2 * nside * (nside - 1) + (ring - nside) * nl4, shift = (ring - nside) & 1;
+  }
+  std::int64_t iphi = (kFacePhi[xyf.face] * nr + xyf.ix - xyf.iy + 1 + shift) / 2;
+  if (iphi > nl4) iphi -= nl4;
+  if (iphi < 1) iphi += nl4;
+  return before + iphi - 1;
 }
 
 void healpix_cell(int level, bool nested, std::int64_t index, double& lon, double& lat, double corner_lon[4],

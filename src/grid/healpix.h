@@ -28,6 +28,17 @@ struct HealpixXyf {
 HealpixXyf healpix_nest_to_xyf(int level, std::int64_t index);
 HealpixXyf healpix_ring_to_xyf(int level, std::int64_t index);
 
+// Face coordinates -> index (the inverses of the above), and the index of
+// a cell in the other scheme. No range check: xyf must be of the grid.
+std::int64_t healpix_xyf_to_nest(int level, const HealpixXyf& xyf);
+std::int64_t healpix_xyf_to_ring(int level, const HealpixXyf& xyf);
+inline std::int64_t healpix_ring_to_nest(int level, std::int64_t ring) {
+  return healpix_xyf_to_nest(level, healpix_ring_to_xyf(level, ring));
+}
+inline std::int64_t healpix_nest_to_ring(int level, std::int64_t nest) {
+  return healpix_xyf_to_ring(level, healpix_nest_to_xyf(level, nest));
+}
+
 // Centre (degrees; longitude in [0, 360)) and the 4 corners counterclockwise
 // seen from outside the sphere, starting at the northern one (north, west,
 // south, east: healpy.boundaries' order). Throws std::invalid_argument for

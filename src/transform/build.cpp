@@ -2,10 +2,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <numeric>
 #include <stdexcept>
 
 #include "config/values.h"
+#include "grid/healpix.h"
 #include "transform/chain.h"
 
 namespace foehn::transform {
@@ -232,9 +234,11 @@ Step domain_to_axis(const config::TransformationDef& t, const Component& src) {
 
 // A reduction: target point g combines the source points whose group is g.
 // group_of(global index) -> target index; group_size: points per group.
-template <class GroupOf>
+// order_key(global index): the order in which each target's points are
+// combined (increasing; the global index unless given).
+template <class GroupOf, class OrderKey = std::identity>
 Step reduce(const config::TransformationDef& t, const Component& src, Component::Kind kind, std::int64_t n_target,
-            std::int64_t group_size, GroupOf group_of, bool whole_axis) {
+            std::int64_t group_size, GroupOf group_of, bool whole_axis, OrderKey order_key = {}) {
   const std::string* op_text = t.attr("operation");
   if (!op_text) bad(t, "operation (sum, min, max or average) is required");
   Step s;
@@ -247,7 +251,9 @@ Step reduce(const config::TransformationDef& t, const Component& src, Component:
   // This rank's points in increasing global index: the order of every sum.
   std::vector<std::size_t> order(src.owned.size());
   std::iota(order.begin(), order.end(), 0);
-  std::sort(order.begin(), order.end(), [&](auto a, auto b) { return src.owned[a] < src.owned[b]; });
+  std::vector<std::int64_t> key(src.owned.size());
+  for (std::size_t p = 0; p < key.size(); ++p) key[p] = order_key(src.owned[p]);
+  std::sort(order.begin(), order.end(), [&](auto a, auto b) { return key[a] < key[b]; });
   const std::vector<std::int64_t> data = data_of_owned(src);
   std::vector<std::int64_t> count(static_cast<std::size_t>(n_target), 0);
   for (std::int64_t g : src.owned) ++count[static_cast<std::size_t>(group_of(g))];
@@ -309,24 +315,32 @@ Step duplicate_scalar(const config::TransformationDef& t, const Component& src, 
 
 // A HEALPix pyramid level (foehn's <coarsen_healpix refinement_level="l"/>):
 // each cell of level l is the average of the 4^(L-l) cells of the source's
-// level L nested inside it (children of cell i are 4i..4i+3), skipping
-// missing values: the count-weighted mean of the finer level's cells.
+// level L nested inside it (nested children of cell i are 4i..4i+3),
+// skipping missing values: the count-weighted mean of the finer level's
+// cells, summed in increasing nested index. A ring source gives a ring
+// level (its cells found through their nested indices).
 Step coarsen_healpix(const config::TransformationDef& t, const Component& src) {
-  if (src.type != "healpix" || !src.healpix_nested)
-    bad(t, "needs a healpix domain in the nested indexing scheme as its source");
+  if (src.type != "healpix") bad(t, "needs a healpix domain as its source");
   const auto level = integer(t, "refinement_level");
   if (!level || *level < 0 || *level >= src.healpix_level)
     bad(t, "refinement_level must be given, from 0 to " + std::to_string(src.healpix_level - 1) +
                " (coarser than the source's " + std::to_string(src.healpix_level) + ")");
-  const int shift = 2 * (src.healpix_level - static_cast<int>(*level));
+  const int fine = src.healpix_level, coarse = static_cast<int>(*level), shift = 2 * (fine - coarse);
   config::TransformationDef average = t;
   average.attrs["operation"] = "average";
-  Step s = reduce(
-      average, src, Component::Kind::domain, std::int64_t{12} << (2 * *level), std::int64_t{1} << shift,
-      [shift](std::int64_t g) { return g >> shift; }, false);
+  const std::int64_t n_target = std::int64_t{12} << (2 * coarse), group_size = std::int64_t{1} << shift;
+  Step s = src.healpix_nested
+               ? reduce(average, src, Component::Kind::domain, n_target, group_size,
+                        [shift](std::int64_t g) { return g >> shift; }, false)
+               : reduce(
+                     average, src, Component::Kind::domain, n_target, group_size,
+                     [=](std::int64_t g) {
+                       return grid::healpix_nest_to_ring(coarse, grid::healpix_ring_to_nest(fine, g) >> shift);
+                     },
+                     false, [fine](std::int64_t g) { return grid::healpix_ring_to_nest(fine, g); });
   s.target.type = "healpix";
-  s.target.healpix_level = static_cast<int>(*level);
-  s.target.healpix_nested = true;
+  s.target.healpix_level = coarse;
+  s.target.healpix_nested = src.healpix_nested;
   return s;  // centres and corners: computed with the domain's (grid/healpix.h)
 }
 
@@ -434,6 +448,21 @@ std::optional<ReductionTargets> reduction_targets(const config::TransformationDe
     r.group_size = along_j ? ni : src.nj_glo;
     r.target_of = along_j ? std::function<std::int64_t(std::int64_t)>([ni](std::int64_t g) { return g / ni; })
                           : std::function<std::int64_t(std::int64_t)>([ni](std::int64_t g) { return g % ni; });
+    return r;
+  }
+  if (t.kind == "coarsen_healpix" && t.target == "domain") {  // the nested children of each coarser cell
+    const auto level = integer(t, "refinement_level");
+    if (src.type != "healpix" || !level || *level < 0 || *level >= src.healpix_level)
+      return std::nullopt;  // build_step refuses it, naming why
+    const int fine = src.healpix_level, coarse = static_cast<int>(*level), shift = 2 * (fine - coarse);
+    r.n_target = std::int64_t{12} << (2 * coarse);
+    r.group_size = std::int64_t{1} << shift;
+    if (src.healpix_nested)
+      r.target_of = [shift](std::int64_t g) { return g >> shift; };
+    else
+      r.target_of = [=](std::int64_t g) {
+        return grid::healpix_nest_to_ring(coarse, grid::healpix_ring_to_nest(fine, g) >> shift);
+      };
     return r;
   }
   if ((t.kind == "reduce_domain" || t.kind == "reduce_axis") && t.target == "scalar") {

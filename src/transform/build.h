@@ -75,10 +75,11 @@ Component::Kind target_kind(const config::TransformationDef& t);
 Step build_step(const config::TransformationDef& t, const Component& source,
                 const config::AxisDef* target_axis = nullptr);
 
-// reduce_domain (to an axis or a scalar) and reduce_axis (to a scalar):
-// how many target points, how many source points each combines, and the
-// target each source point (by global index) feeds. nullopt for other
-// transformations (coarsen_healpix included).
+// reduce_domain (to an axis or a scalar), reduce_axis (to a scalar) and
+// coarsen_healpix (a coarser level of a nested HEALPix domain): how many
+// target points, how many source points each combines, and the target each
+// source point (by global index) feeds. nullopt for other transformations
+// (and for a coarsen_healpix build_step refuses).
 struct ReductionTargets {
   std::int64_t n_target = 0, group_size = 0;
   std::function<std::int64_t(std::int64_t)> target_of;

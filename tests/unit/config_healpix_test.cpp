@@ -71,8 +71,18 @@ TEST(ConfigHealpix, PyramidRefusals) {
             std::string::npos);
   EXPECT_NE(error_of(R"(<field field_ref="tas" healpix_pyramid="4..0"/>)").find("has refinement_level 3, not 4"),
             std::string::npos);
-  EXPECT_NE(error_of(R"(<field field_ref="r" healpix_pyramid="2..0"/>)").find("nested indexing scheme"),
-            std::string::npos);
+}
+
+TEST(ConfigHealpix, RingPyramidLevelsKeepTheRingScheme) {
+  const Simulation s = parse(R"(<field field_ref="r" healpix_pyramid="2..0"/>)");
+  const ContextDef& c = s.contexts.at(0);
+  for (const char* id : {"rg_z1", "rg_z0"}) {
+    const DomainDef* d = c.find_domain(id);
+    ASSERT_NE(d, nullptr) << id;
+    EXPECT_EQ(d->indexing_scheme, "ring");
+    ASSERT_EQ(d->transformations.size(), 1u);
+    EXPECT_EQ(d->transformations[0].kind, "coarsen_healpix");
+  }
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <numbers>
 #include <stdexcept>
+#include <vector>
 
 #include "grid/healpix.h"
 
@@ -74,6 +75,31 @@ TEST(Healpix, RingNumberingStartsAtThePoleGoingEast) {
   healpix_cell(1, false, 47, lon, lat, clon, clat);  // the last cell: the southern ring's last
   EXPECT_NEAR(lat, -std::asin(1.0 - 1.0 / 12.0) * kDeg, 1e-12);
   EXPECT_NEAR(lon, 315.0, 1e-12);
+}
+
+TEST(Healpix, RingAndNestedIndicesMapOneToOne) {
+  // every cell of levels 0..6 goes to the other scheme and back, to the same
+  // centre; the maps are bijections (each index reached once)
+  for (int level = 0; level <= 6; ++level) {
+    const std::int64_t n = healpix_cells(level);
+    std::vector<int> seen(static_cast<std::size_t>(n), 0);
+    for (std::int64_t r = 0; r < n; ++r) {
+      const std::int64_t nest = healpix_ring_to_nest(level, r);
+      ASSERT_GE(nest, 0);
+      ASSERT_LT(nest, n);
+      ++seen[static_cast<std::size_t>(nest)];
+      ASSERT_EQ(healpix_nest_to_ring(level, nest), r) << "level " << level;
+      double lon_r, lat_r, lon_n, lat_n, clon[4], clat[4];
+      healpix_cell(level, false, r, lon_r, lat_r, clon, clat);
+      healpix_cell(level, true, nest, lon_n, lat_n, clon, clat);
+      ASSERT_DOUBLE_EQ(lat_r, lat_n);
+      ASSERT_DOUBLE_EQ(lon_r, lon_n);
+    }
+    for (int c : seen) ASSERT_EQ(c, 1);
+  }
+  // level 1: ring cell 0 (the first northern cell, face 0) is nested 3 (face 0's northern child)
+  EXPECT_EQ(healpix_ring_to_nest(1, 0), 3);
+  EXPECT_EQ(healpix_nest_to_ring(1, 3), 0);
 }
 
 TEST(Healpix, RefusesLevelsAndCellsOutsideTheGrid) {

@@ -163,12 +163,28 @@ TEST(TransformBuild, CoarsenHealpixAveragesTheNestedChildren) {
   EXPECT_EQ(out[5], (36.0 + 37.0 + 38.0) / 3);
   EXPECT_NE(error_of(def("coarsen_healpix", "domain", {{"refinement_level", "0"}}), hp)
                 .find("combining across ranks is not supported yet"),
-            std::string::npos);
+            std::string::npos);  // a rank's own step; build_reduction gathers split cells first
   EXPECT_NE(error_of(def("coarsen_healpix", "domain", {{"refinement_level", "2"}}), hp).find("coarser than"),
             std::string::npos);
-  hp.healpix_nested = false;
-  EXPECT_NE(error_of(def("coarsen_healpix", "domain", {{"refinement_level", "1"}}), hp).find("nested"),
-            std::string::npos);
+}
+
+TEST(TransformBuild, CoarsenHealpixRingTakesTheNestedChildrenInNestedOrder) {
+  Component hr = transform::whole_component(Component::Kind::domain, 192, 1);
+  hr.type = "healpix", hr.healpix_level = 2, hr.healpix_nested = false;
+  hr.lon.assign(hr.owned.size(), 0.0), hr.lat.assign(hr.owned.size(), 0.0);
+  const auto s = transform::build_step(def("coarsen_healpix", "domain", {{"refinement_level", "1"}}), hr);
+  EXPECT_EQ(s.target.type, "healpix");
+  EXPECT_FALSE(s.target.healpix_nested);  // a ring level from a ring source
+  ASSERT_EQ(s.target.owned.size(), 48u);
+  EXPECT_EQ(s.target.owned[20], 20);
+  // healpy: ring cell 0 of nside 2 is nested 3, whose children 12..15 are
+  // ring cells 13, 5, 4, 0 of nside 4; ring 20 -> nested 17 -> 105, 89, 88, 73.
+  const auto members = [&](std::size_t k) {
+    return std::vector<std::int64_t>(s.map.source.begin() + s.map.start[k], s.map.source.begin() + s.map.start[k + 1]);
+  };
+  EXPECT_EQ(members(0), (std::vector<std::int64_t>{13, 5, 4, 0}));
+  EXPECT_EQ(members(20), (std::vector<std::int64_t>{105, 89, 88, 73}));
+  EXPECT_EQ(members(47), (std::vector<std::int64_t>{191, 187, 186, 178}));
 }
 
 TEST(TransformBuild, RefusalsNameTheReason) {

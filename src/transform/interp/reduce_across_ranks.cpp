@@ -121,7 +121,8 @@ Step build_reduction(const config::TransformationDef& t, const Component& src, c
     return reduce_over_ranks(t, src, others, comm, rank, size, field);
   // Not a reduction, one rank, a bad attribute (refused alike on every
   // rank), or a whole axis on every rank: this rank's own step.
-  if (!r || size == 1 || !t.attr("operation") || (t.kind == "reduce_axis" && !src.decomposed))
+  const bool has_operation = t.attr("operation") || t.kind == "coarsen_healpix";  // a pyramid level averages
+  if (!r || size == 1 || !has_operation || (t.kind == "reduce_axis" && !src.decomposed))
     return build_step(t, src);
   const auto n_target = static_cast<std::size_t>(r->n_target);
   std::vector<std::int64_t> count(n_target, 0), lowest(n_target, std::numeric_limits<std::int64_t>::max());
@@ -198,6 +199,8 @@ Step build_reduction(const config::TransformationDef& t, const Component& src, c
   gathered.type = src.type;
   gathered.ni_glo = src.ni_glo;
   gathered.nj_glo = src.nj_glo;
+  gathered.healpix_level = src.healpix_level;
+  gathered.healpix_nested = src.healpix_nested;
   gathered.decomposed = false;
   for (std::size_t e = 0; e < index_in.size(); ++e) {
     const std::int64_t g = index_in[e] >= 0 ? index_in[e] : -index_in[e] - 1;
@@ -207,7 +210,8 @@ Step build_reduction(const config::TransformationDef& t, const Component& src, c
     gathered.lat.push_back(coords_in[3 * e + 1]);
     if (with_area) gathered.area.push_back(coords_in[3 * e + 2]);
   }
-  Step s = gathered.owned.empty() ? empty_target(t, src, *r) : build_step(t, gathered);
+  // A HEALPix level with no cell here is still a healpix domain (build_step's, empty).
+  Step s = gathered.owned.empty() && t.kind != "coarsen_healpix" ? empty_target(t, src, *r) : build_step(t, gathered);
   stage->n_gathered = static_cast<std::int64_t>(gathered.data_owner.size());
   stage->exchange = std::make_shared<MpiExchange>(comm, values, values_in);
   s.map.n_source = src.data_size();
