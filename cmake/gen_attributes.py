@@ -37,8 +37,7 @@ VERBS = set("sxgd")
 # XML element kind -> schema::Schema enumerator, in the order the switch lists them.
 SCHEMA_OF = {"context": "context", "calendar": "calendar", "variable": "variable",
              "variable_group": "variable_group", "axis": "axis", "domain": "domain", "scalar": "scalar",
-             "grid": "grid", "grid_domain": "grid_domain", "grid_axis": "grid_axis",
-             "grid_scalar": "grid_scalar", "field": "field", "file": "file"}
+             "grid": "grid", "field": "field", "file": "file"}
 # Kinds whose Fortran routines keep attributes in a state type until close of definition.
 STATE_OF = {"domain": ("domain_state", "domains"), "axis": ("axis_state", "axes"),
             "scalar": ("scalar_state", "scalars")}
