@@ -5,7 +5,9 @@ inside grid `box_depth` and gets its size and coordinates from the model; the
 axis `depth` is defined there with its values, used by id by a field's
 axis_ref and by a second grid that sets `positive` on it; a scalar is defined
 inside a third grid. The file must hold the values numpy computes from the
-global indices, and the axis and scalar coordinates the XML gave."""
+global indices, and the axis and scalar coordinates the XML gave. (The model
+also checks that an all-.true. axis mask is accepted and that 0.5 * (3600s +
+1ts) is written "1800s 0.5ts".)"""
 import netCDF4
 import numpy as np
 import pytest

@@ -3,7 +3,8 @@
 ! The domain box is known only by the id its grid gave it: its size and
 ! coordinates are set here, rows split among the ranks. Values: temp = 100 k
 ! + 10 j + i + step (i, j global 0-based, k the depth index), profile = 100 k
-! + step, tmean = step + 0.5. mpiexec -n N ./xios_inline_model [: -n 1 foehn-server]
+! + step, tmean = step + 0.5. Also: an all-.true. axis mask is accepted, and
+! 0.5 * (3600s + 1ts) is written "1800s 0.5ts". mpiexec -n N ./xios_inline_model [: -n 1 foehn-server]
 program xios_inline_model
   use, intrinsic :: iso_fortran_env, only: real64
   use mpi
@@ -14,7 +15,8 @@ program xios_inline_model
   real(real64), allocatable :: temp(:, :, :)
   real(real64) :: profile(nlev), lon(ni)
   real(real64), allocatable :: lat(:)
-  character(len=32) :: unit
+  character(len=32) :: unit, text
+  type(xios_duration) :: dt
 
   call xios_initialize("inline", return_comm=comm)
   call MPI_Comm_rank(comm, rank, ierr)
@@ -33,6 +35,13 @@ program xios_inline_model
   call xios_get_axis_attr("depth", n_glo=n_glo, unit=unit)
   call check(n_glo == nlev, "xios_get_axis_attr(depth, n_glo) from the grid's <axis>")
   call check(unit == "m", "xios_get_axis_attr(depth, unit) from the grid's <axis>")
+  ! An axis mask that hides nothing is accepted (XIOS's test_new_features sends one).
+  call xios_set_axis_attr("depth", mask=[(.true., k = 1, nlev)])
+  ! Fractional time steps print as XIOS prints them (test_client).
+  dt%second = 3600
+  dt%timestep = 1
+  call xios_duration_convert_to_string(0.5d0 * dt, text)
+  call check(text == "1800s 0.5ts", "xios_duration_convert_to_string(0.5 * (3600s + 1ts)): " // trim(text))
   call xios_close_context_definition()
 
   do step = 1, nsteps
