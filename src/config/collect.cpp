@@ -188,9 +188,11 @@ class Collector {
     if (&kind != &kField) check_no_text(element);
     for (const Node& c : element.children) {
       if (&kind == &kGrid) {
-        const Schema s = c.name == "domain"   ? Schema::grid_domain
-                         : c.name == "axis"   ? Schema::grid_axis
-                         : c.name == "scalar" ? Schema::grid_scalar
+        // A grid's child may define its element in place (grid_children.cpp):
+        // it takes every attribute of its kind.
+        const Schema s = c.name == "domain"   ? Schema::domain
+                         : c.name == "axis"   ? Schema::axis
+                         : c.name == "scalar" ? Schema::scalar
                                               : Schema::simulation;
         if (s == Schema::simulation) {
           unknown_element(c, element, {"domain", "axis", "scalar"});

@@ -84,10 +84,7 @@ enum class Schema {
   axis,
   domain,
   scalar,
-  grid,
-  grid_domain,
-  grid_axis,
-  grid_scalar,  // components inside <grid>
+  grid,  // its <domain>/<axis>/<scalar> children take domain, axis, scalar
   field,
   file_field_group,  // file_field_group = field + group_ref
   file,
@@ -142,6 +139,27 @@ struct RawContext {
 };
 
 RawContext collect_context(const Node& context);
+
+// ---- grid children (grid_children.cpp) --------------------------------------
+
+// What a grid's <domain>/<axis>/<scalar> child stands for: the id of the
+// element of its kind it names (empty for an anonymous scalar).
+struct GridChild {
+  std::string id;
+  std::string ref;              // its *_ref, if any
+  bool reference_only = false;  // only a *_ref (resolve checks the target)
+  bool defined = false;         // the child is a new element (appended to its kind's)
+  // How a new element's name is settled once references are resolved:
+  // inherited as any attribute; its own only (transformed: its output names
+  // are its own); or, when it has none, the reference's id (XIOS's output
+  // name of an anonymous element).
+  enum class Name { inherited, own_only, ref_id_if_empty } name = Name::inherited;
+};
+using GridChildren = std::map<const Node*, GridChild>;
+// Appends to raw.domains/axes/scalars the elements that grids' children
+// define, sets the attributes of a child naming an existing element on that
+// element (warning when it replaces a value), and says what each child is.
+GridChildren define_grid_children(RawContext& raw);
 
 // ---- resolve ---------------------------------------------------------------
 

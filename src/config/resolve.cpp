@@ -157,6 +157,7 @@ class Resolver {
     if (raw_.calendar) ctx.calendar = calendar(*raw_.calendar);
     for (const Node* v : raw_.variables) ctx.variables.push_back(make_variable(*v));
 
+    grid_children_ = define_grid_children(raw_);  // before references: it adds elements
     resolve_refs(pointers(raw_.axes), "axis_ref", "axis", raw_.warnings);
     resolve_refs(pointers(raw_.domains), "domain_ref", "domain", raw_.warnings);
     resolve_refs(pointers(raw_.scalars), "scalar_ref", "scalar", raw_.warnings);
@@ -175,7 +176,7 @@ class Resolver {
     for (const Element& e : raw_.axes) ctx.axes.push_back(axis(e));
     for (const Element& e : raw_.domains) ctx.domains.push_back(domain(e));
     for (const Element& e : raw_.scalars) ctx.scalars.push_back(scalar(e));
-    for (const Element& e : raw_.grids) ctx.grids.push_back(grid(e, ctx));
+    for (const Element& e : raw_.grids) ctx.grids.push_back(grid(e));
     for (const Element& e : raw_.fields) ctx.fields.push_back(field(e));
     for (const RawFile& f : raw_.files) ctx.files.push_back(file(f));
     expand_healpix_pyramids(ctx);
@@ -188,6 +189,7 @@ class Resolver {
   RawContext& raw_;
   mutable LocationTable places_;  // of the attribute origins (a cache: the definitions do not change)
   Index axes_, domains_, scalars_, grids_;
+  GridChildren grid_children_;
 
   static CalendarDef calendar(const Node& node) {
     Element e{&node, {}, node.where};
@@ -264,6 +266,7 @@ class Resolver {
     a.extra = extras(e, {"id", "name", "long_name", "standard_name", "unit", "positive", "n_glo", "value", "bounds"});
     a.ref = text(e, "axis_ref");
     a.transformations = transformations_of(e);
+    settle_name(a, e);
     if (e.node) {
       std::vector<const Node*> variables;
       for (const Node& c : e.node->children)
@@ -297,6 +300,7 @@ class Resolver {
                          "indexing_scheme"});
     d.ref = text(e, "domain_ref");
     d.transformations = transformations_of(e);
+    settle_name(d, e);
     return d;
   }
 
@@ -309,81 +313,39 @@ class Resolver {
     s.extra = extras(e, {"id", "name", "long_name", "standard_name", "unit", "label", "value"});
     s.ref = text(e, "scalar_ref");
     s.transformations = transformations_of(e);
+    settle_name(s, e);
     return s;
   }
 
-  GridDef grid(const Element& e, ContextDef& ctx) const {
+  // The name of an element a grid's child defines (grid_children.cpp).
+  template <typename Def>
+  void settle_name(Def& def, const Element& e) const {
+    const auto it = grid_children_.find(e.node);
+    if (it == grid_children_.end() || !it->second.defined) return;
+    if (it->second.name == GridChild::Name::own_only && !e.node->attr("name")) def.name.clear();
+    if (it->second.name == GridChild::Name::ref_id_if_empty && def.name.empty()) def.name = it->second.ref;
+  }
+
+  GridDef grid(const Element& e) const {
     GridDef g;
     g.id = text(e, "id"), g.name = text(e, "name");
     g.where = e.where, g.origins = origins_of(e, places_);
     g.extra = extras(e, {"id", "name"});
     for (const Node& c : e.node->children)
-      if (c.name == "domain" || c.name == "axis" || c.name == "scalar")
-        g.components.push_back(transformed_component(c, g, ctx));
+      if (c.name == "domain" || c.name == "axis" || c.name == "scalar") g.components.push_back(component(c));
     return g;
   }
 
-  // A component with transformations inside it (XIOS's
-  // <grid><domain domain_ref="d"><zoom_domain/></domain></grid>) defines a
-  // new element: the referenced one's attributes (none for an anonymous
-  // <scalar>), this component's transformations, its id or
-  // "<ref>_<grid id>_<position>", and no inherited name (so that its output
-  // names are its own).
-  GridComponent transformed_component(const Node& c, const GridDef& g, ContextDef& ctx) const {
-    bool transforms = false;
-    for (const Node& child : c.children) transforms = transforms || is_transformation(child, c);
-    if (!transforms) return component(c);
-    using Kind = GridComponent::Kind;
-    const Kind kind = c.name == "domain" ? Kind::domain : c.name == "axis" ? Kind::axis : Kind::scalar;
-    const Attr* ref_attr = c.attr(c.name + "_ref");
-    const Attr* id_attr = c.attr("id");
-    const std::string ref = ref_attr ? trim(ref_attr->value) : "";
-    const Index& index = kind == Kind::domain ? domains_ : kind == Kind::axis ? axes_ : scalars_;
-    if (ref_attr && !index.count(ref)) unknown_reference(*ref_attr, c.name, index);
-    const std::string id =
-        id_attr ? trim(id_attr->value)
-                : (ref.empty() ? c.name : ref) + "_" + g.id + "_" + std::to_string(g.components.size() + 1);
-    const auto make = [&](auto def) {
-      def.id = id;
-      def.name.clear();
-      def.ref = ref;
-      def.where = c.where;
-      def.transformations.clear();
-      for (const Node& child : c.children)
-        if (is_transformation(child, c)) def.transformations.push_back(make_transformation(child, c));
-      return def;
-    };
-    if (kind == Kind::domain) {
-      const DomainDef* base = ctx.find_domain(ref);
-      ctx.domains.push_back(make(base ? *base : DomainDef{}));
-    } else if (kind == Kind::axis) {
-      const AxisDef* base = ctx.find_axis(ref);
-      ctx.axes.push_back(make(base ? *base : AxisDef{}));
-    } else {
-      const ScalarDef* base = ctx.find_scalar(ref);
-      ctx.scalars.push_back(make(base ? *base : ScalarDef{}));
-    }
-    return GridComponent{kind, id, c.where};
-  }
-
-  // <domain domain_ref="d"/> or <domain id="d"/> inside a grid refers to the
-  // domain d (likewise axis and scalar). Defining a new one here is not
-  // supported; a scalar may be anonymous.
+  // The element a grid's child stands for: defined there or elsewhere
+  // (define_grid_children decided which).
   GridComponent component(const Node& c) const {
     using Kind = GridComponent::Kind;
     const Kind kind = c.name == "domain" ? Kind::domain : c.name == "axis" ? Kind::axis : Kind::scalar;
     const Index& index = kind == Kind::domain ? domains_ : kind == Kind::axis ? axes_ : scalars_;
-    const std::string ref_name = c.name + "_ref";
-    const Attr* ref = c.attr(ref_name);
-    const Attr* id = c.attr("id");
-    if (ref && id)
-      report(c.where, "a <" + c.name + "> in a grid takes either id or " + ref_name + " (both refer to an existing " +
-                          c.name + "); defining a new " + c.name + " inside a grid is not supported");
-    if (!ref) ref = id;
-    if (!ref && kind != Kind::scalar) report(c.where, "a <" + c.name + "> in a grid needs " + ref_name);
-    GridComponent out{kind, ref ? trim(ref->value) : std::string(), c.where};
-    if (ref && !index.count(out.ref)) unknown_reference(*ref, c.name, index);
-    return out;
+    const GridChild& child = grid_children_.at(&c);
+    if (child.reference_only && !child.id.empty() && !index.count(child.id))
+      unknown_reference(*c.attr(c.name + "_ref"), c.name, index);
+    return GridComponent{kind, child.id, c.where};
   }
 
   FieldDef field(const Element& e) const {

@@ -10,6 +10,7 @@
 #              (then its HEAD is exported into WORK_DIR)
 #   BUILD_DIR  a foehn build tree; it is installed into WORK_DIR/prefix
 #   WORK_DIR   scratch directory outside the repository (default: mktemp -d)
+# XIOS_PROGRAMS (space-separated names), when set, limits the runs to those.
 # Prints one line per program and run; exits 0 (it reports, it does not judge).
 set -uo pipefail
 xios=${1:?usage: run_xios_programs.sh XIOS BUILD_DIR [WORK_DIR]}
@@ -70,6 +71,8 @@ for f in "$src"/src/test/*.f90; do
 done
 
 for name in "${compiled[@]}"; do
+  # XIOS_PROGRAMS="test_client test_basic_2D" runs only those (all compile).
+  [ -n "${XIOS_PROGRAMS:-}" ] && [[ " $XIOS_PROGRAMS " != *" $name "* ]] && continue
   for layout in "1 0" "1 1" "2 2"; do
     read -r clients servers <<<"$layout"
     dir=$work/run/$name/c${clients}_s${servers}
