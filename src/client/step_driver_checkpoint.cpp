@@ -21,6 +21,7 @@
 #include "client/errors.h"
 #include "client/restart_state.h"
 #include "client/step_driver.h"
+#include "formats/registry.h"
 #include "restart/by_global_index.h"
 #include "restart/state_file.h"
 #include "transport/liveness.h"
@@ -158,9 +159,12 @@ std::string StepDriver::configuration_text() const {
   for (const auto& f : plan_.files) {
     t << "file " << f.id << ": " << f.base_path << ", output_freq " << f.output_freq << ", split_freq '" << f.split_freq
       << "', " << f.format << ", ";
-    // One part per writer: a multiple_file file continues with as many.
+    // One part per writer: netCDF parts are re-partitioned on resume
+    // (server/repartition.cpp); other formats' continue with as many.
     if (f.one_file)
       t << "one_file\n";
+    else if (formats::traits_of(f.format).extension == ".nc")
+      t << "multiple_file\n";
     else if (world_->attached())
       t << "multiple_file in " << size_ << " parts (attached: one per model rank)\n";
     else
