@@ -365,9 +365,9 @@ void StepDriver::resume(const ModelSettings& settings, const std::string& state_
       fail(FOEHN_ERR_CONFIG, where + "the configuration changed since the checkpoint (" + changed +
                                  "); an exact restart needs the same files, fields, operations and calendar" +
                                  (changed.find("multiple_file") != std::string::npos
-                                      ? ", and a multiple_file file the same number of parts: run with as many "
-                                        "servers (model ranks when attached) as the checkpoint's run, or make the "
-                                        "file one_file"
+                                      ? ", and a GRIB2 or Zarr multiple_file file the same number of parts: run with as "
+                                        "many servers (model ranks when attached) as the checkpoint's run, or make "
+                                        "the file one_file (netCDF parts are re-partitioned)"
                                       : ""));
     }
     const std::size_t nodes = graph_.size();
