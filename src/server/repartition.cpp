@@ -216,8 +216,8 @@ void repartition_parts(const output::ContextPlan& plan, int file, const formats:
   }
   MPI_Bcast(&old_count, 1, MPI_INT, 0, writers);
   if (old_count == 0) return;
-  const std::string file_text = "file '" + f.id + "' (" + formats::file_name({name.base, name.period, -1, 1, 0}, ext) +
-                                ", multiple_file)";
+  const std::string file_text =
+      "file '" + f.id + "' (" + formats::file_name({name.base, name.period, -1, 1, 0}, ext) + ", multiple_file)";
   if (!can_rewrite)
     throw formats::IoError(file_text + ": its parts were written by " + std::to_string(old_count) +
                            " writers and two-level servers cannot rewrite them for " + std::to_string(count) +
