@@ -11,6 +11,7 @@
 
 #include "formats/file_naming.h"
 #include "formats/registry.h"
+#include "server/repartition.h"
 
 namespace foehn::server {
 
@@ -75,6 +76,7 @@ OutputEngine::OutputEngine(output::ContextPlan plan, WriterRole role)
   closed_.resize(plan_.files.size());
   for (std::size_t i = 0; i < plan_.files.size(); ++i)
     if (!role_.forward && (role_.pool < 0 || role_.file_pool.at(i) == role_.pool)) open_file(static_cast<int>(i));
+  constructing_ = false;
 }
 
 void OutputEngine::init_periods() {
@@ -129,6 +131,15 @@ void OutputEngine::open_file(int file) {
   formats::FileName name{f.base_path, p.split ? p.split->name_part(p.period) : "", -1, 1, f.min_digits};
   if (!target.part.whole) name.part = target.part.number, name.parts = target.part.total;
   target.path = formats::file_name(name, traits.extension);
+  // Parts written by another number of writers are rewritten for these first.
+  // Collective: only while every writer constructs the engine.
+  if (!target.part.whole && traits.extension == ".nc" && constructing_ && (f.resume_file_records >= 0 || f.append))
+    repartition_parts(plan_, file, name, target, role_.comm, role_.pool < 0, [this](const output::VariableInfo& v) {
+      return writer_block(plan_, v, role_);
+    });
+  else if (!target.part.whole && traits.extension == ".nc" && f.resume_records >= 0 && role_.pool < 0 &&
+           role_.index == 0)
+    remove_stale_parts(name, traits.extension, target.part.total);
   files_[file] = formats::open_writer(plan_, file, std::move(target));
   periods_[file].last_sync = std::chrono::steady_clock::now();
   // Attached, the model pays for the definition either way: at once, so

@@ -262,6 +262,7 @@ class OutputEngine {
   // write error in one of its own files must end the shared ones on every
   // writer together (start_and_agree).
   bool mixed_ = false;
+  bool constructing_ = true;  // open_file called by the constructor (on every writer at once)
   int writers_ = 1;                       // ranks of role_.comm: the writers of each shared file
   MPI_Request peers_ = MPI_REQUEST_NULL;  // the barrier before the front record of a shared file
   std::size_t closed_clients_ = 0;

@@ -341,16 +341,7 @@ def test_multiple_file_parts_continue(tmp_path, mpmd, counts):
     assert_identical(work, want)
 
 
-def test_multiple_file_refuses_another_number_of_servers(tmp_path, mpmd):
-    run = run_segment(mpmd, tmp_path, 1, 2, 1, 7, "7", xml_text=XML_PARTS)
-    assert run.returncode == 0, run.stderr
-    before = snapshot(tmp_path)
-    run = run_segment(mpmd, tmp_path, 1, 1, 8, STEPS, xml_text=XML_PARTS)
-    assert run.returncode != 0
-    assert "the configuration changed since the checkpoint" in run.stderr
-    assert "multiple_file in parts of 2 servers" in run.stderr and "multiple_file in parts of 1 servers" in run.stderr
-    assert "a multiple_file file the same number of parts" in run.stderr
-    assert snapshot(tmp_path) == before
+# Another number of servers: the parts are re-partitioned (test_restart_parts.py).
 
 
 FORTRAN_XML = """<simulation><context id="rst">

@@ -53,7 +53,7 @@ NetcdfWriter::NetcdfWriter(const ContextPlan& plan, int file_index, WriterTarget
   if (f.resume_file_records > 0 && !std::filesystem::exists(target.path))
     throw IoError(target.path + ": the file the checkpoint continues is missing (" +
                   std::to_string(f.resume_file_records) + " records were written before it" +
-                  (part_.whole ? ")" : "; a multiple_file part: parts continue with the same number of writers)"));
+                  (part_.whole ? ")" : "; a multiple_file part)"));
   if ((f.append || f.resume_file_records >= 0) && std::filesystem::exists(target.path)) {
     size_before_ = size_on_disk(target.path);
     ds_ = NcDataset::open_for_append(target.path, target.comm, parallel_);

@@ -1,0 +1,267 @@
+// A multiple_file netCDF file continued (exact restart, append="true") by
+// another number of writers than wrote its parts: the parts are rewritten
+// for the new writers before they open them (docs/restart.md, "Split and
+// multiple_file files"). Each new writer creates its part under
+// `<part>.repart` as a run of the new count would have (same definitions,
+// coordinates and chunks), copies every record of its own points from the
+// old parts (netCDF hyperslabs located by their DOMAIN_* attributes), and
+// only once every new part is complete are the old parts moved aside
+// (`.old`), the new ones renamed into place and the old ones removed. A run
+// killed at any point leaves either the old parts (with `.old` names for
+// some) or the complete new ones: the next run finds which and goes on.
+#include "server/repartition.h"
+
+#include <netcdf.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <iostream>
+#include <optional>
+
+#include "filters/temporal.h"
+#include "formats/netcdf/nc_dataset.h"
+#include "formats/registry.h"
+
+namespace foehn::server {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string part_path(formats::FileName name, int part, int parts, std::string_view ext) {
+  name.part = part;
+  name.parts = parts;
+  return formats::file_name(name, ext);
+}
+
+// DOMAIN_number_total of a part; nullopt: not a readable part.
+std::optional<int> parts_total(const std::string& path) {
+  int id = -1, total = 0;
+  if (nc_open(path.c_str(), NC_NOWRITE, &id) != NC_NOERR) return std::nullopt;
+  const bool ok = nc_get_att_int(id, NC_GLOBAL, "DOMAIN_number_total", &total) == NC_NOERR;
+  nc_close(id);
+  return ok ? std::optional<int>(total) : std::nullopt;
+}
+
+// The files `<stem>_<digits><ext><suffix>` in the file's directory
+// (suffix "" or ".old"): the parts of any count.
+std::vector<fs::path> parts_on_disk(const formats::FileName& name, std::string_view ext, const std::string& suffix) {
+  const fs::path stem_path(formats::file_name({name.base, name.period, -1, 1, 0}, ""));
+  const std::string stem = stem_path.filename().string() + "_", tail = std::string(ext) + suffix;
+  std::error_code ec;
+  const fs::path dir = stem_path.parent_path().empty() ? fs::path(".") : stem_path.parent_path();
+  std::vector<fs::path> found;
+  for (const auto& entry : fs::directory_iterator(dir, ec)) {
+    const std::string n = entry.path().filename().string();
+    if (n.size() <= stem.size() + tail.size() || n.compare(0, stem.size(), stem) != 0 ||
+        n.compare(n.size() - tail.size(), tail.size(), tail) != 0)
+      continue;
+    const std::string digits = n.substr(stem.size(), n.size() - stem.size() - tail.size());
+    if (digits.find_first_not_of("0123456789") == std::string::npos) found.push_back(entry.path());
+  }
+  return found;
+}
+
+// The parts' total of any of them; 0: none.
+int total_on_disk(const formats::FileName& name, std::string_view ext, const std::string& suffix) {
+  for (const fs::path& p : parts_on_disk(name, ext, suffix))
+    if (const auto total = parts_total(p.string())) return *total;
+  return 0;
+}
+
+// The block of each plan domain an old part holds, from its
+// DOMAIN_<id>_position_first/last (1-based, i then j).
+std::vector<output::LocalBlock> old_blocks(const output::ContextPlan& plan, const std::string& path) {
+  int nc = -1;
+  if (nc_open(path.c_str(), NC_NOWRITE, &nc) != NC_NOERR) throw formats::IoError(path + ": cannot be opened");
+  std::vector<output::LocalBlock> blocks;
+  for (const output::DomainInfo& dom : plan.domains) {
+    const std::size_t n = dom.one_dimensional() ? 1 : 2;
+    int first[2] = {1, 1}, last[2] = {1, 1};
+    const std::string p = "DOMAIN_" + dom.id + "_position_";
+    std::size_t len = 0;
+    if (nc_inq_attlen(nc, NC_GLOBAL, (p + "first").c_str(), &len) != NC_NOERR || len != n ||
+        nc_get_att_int(nc, NC_GLOBAL, (p + "first").c_str(), first) != NC_NOERR ||
+        nc_get_att_int(nc, NC_GLOBAL, (p + "last").c_str(), last) != NC_NOERR) {
+      nc_close(nc);
+      throw formats::IoError(path + ": a multiple_file part without its " + p + "first/last attributes");
+    }
+    blocks.push_back({first[0] - 1, last[0] - first[0] + 1, first[1] - 1, last[1] - first[1] + 1});
+  }
+  nc_close(nc);
+  return blocks;
+}
+
+// The box (global indices, over v.dims) of an old part's blocks.
+grid::Box old_box(const std::vector<output::LocalBlock>& blocks, const output::ContextPlan& plan,
+                  const output::VariableInfo& v) {
+  grid::Box b;
+  for (const output::Dim& d : v.dims) {
+    if (d.kind == output::Dim::axis) {
+      b.start.push_back(0);
+      b.count.push_back(plan.axes[d.index].size());
+      continue;
+    }
+    const output::LocalBlock& k = blocks[d.index];
+    b.start.push_back(d.kind == output::Dim::domain_i ? k.ibegin : k.jbegin);
+    b.count.push_back(d.kind == output::Dim::domain_i ? k.ni : k.nj);
+  }
+  return b;
+}
+
+// Writes this writer's new part under `tmp` from the old parts: returns the
+// records copied.
+std::int64_t write_new_part(const output::ContextPlan& plan, int file, const formats::WriterTarget& target,
+                            const std::string& tmp, const std::vector<std::string>& sources,
+                            const std::function<grid::Box(const output::VariableInfo&)>& my_block) {
+  const output::FileInfo& f = plan.files[file];
+  output::ContextPlan fresh = plan;  // the new part as a run of this count from the start creates it
+  fresh.files[file].append = false;
+  fresh.files[file].resume_file_records = -1;
+  fresh.files[file].resume_records = -1;
+  formats::WriterTarget t = target;
+  t.path = tmp;
+  t.comm = MPI_COMM_SELF;
+  std::unique_ptr<formats::Writer> w = formats::open_writer(fresh, file, std::move(t));
+  w->finish_definition();
+  std::vector<formats::netcdf::NcDataset> old;
+  std::vector<std::vector<output::LocalBlock>> blocks;
+  for (const std::string& s : sources) {
+    old.push_back(formats::netcdf::NcDataset::open_for_reading(s));
+    blocks.push_back(old_blocks(plan, s));
+  }
+  const formats::netcdf::NcDataset& first = old.front();
+  const auto time_dim = first.find_dim("time_counter");
+  const auto time_var = first.find_var("time_counter");
+  if (!time_dim || !time_var) throw formats::IoError(sources.front() + ": no time_counter");
+  const auto have = static_cast<std::int64_t>(first.dim_length(*time_dim));
+  const std::int64_t records = f.resume_file_records >= 0 ? f.resume_file_records : have;
+  for (std::size_t j = 0; j < old.size(); ++j)
+    if (static_cast<std::int64_t>(old[j].dim_length(*old[j].find_dim("time_counter"))) < records)
+      throw formats::IoError(sources[j] + ": fewer records than the " + std::to_string(records) +
+                             " the checkpoint wrote");
+  const auto bounds = first.find_var("time_counter_bounds");
+  for (std::int64_t r = 0; r < records; ++r) {
+    const std::size_t at[2] = {static_cast<std::size_t>(r), 0}, one[2] = {1, 2};
+    double se[2] = {0, 0};
+    if (bounds) {
+      first.get(*bounds, at, one, se);
+    } else {
+      se[1] = first.get_double(*time_var, at);
+      se[0] = se[1];
+    }
+    w->write_time(r, se[1], se[0]);
+  }
+  std::vector<double> values;
+  std::vector<float> floats;
+  std::vector<std::size_t> start, count;
+  for (int vi : f.variables) {
+    const output::VariableInfo& v = plan.variables[vi];
+    const grid::Box mine = my_block(v);
+    const bool timeless = static_cast<filters::TemporalOp>(v.op) == filters::TemporalOp::once;
+    for (std::size_t j = 0; j < old.size(); ++j) {
+      const auto var = old[j].find_var(v.name);
+      if (!var) throw formats::IoError(sources[j] + ": no variable '" + v.name + "'");
+      const grid::Box theirs = old_box(blocks[j], plan, v);
+      const grid::Box part = grid::intersect(mine, theirs);
+      if (part.empty()) continue;
+      values.resize(static_cast<std::size_t>(part.size()));
+      start.assign(timeless ? 0 : 1, 0);
+      count.assign(timeless ? 0 : 1, 1);
+      for (std::size_t d = 0; d < part.start.size(); ++d) {
+        start.push_back(static_cast<std::size_t>(part.start[d] - theirs.start[d]));
+        count.push_back(static_cast<std::size_t>(part.count[d]));
+      }
+      for (std::int64_t r = 0; r < (timeless ? 1 : records); ++r) {
+        if (!timeless) start[0] = static_cast<std::size_t>(r);
+        old[j].get(*var, start.data(), count.data(), values.data());
+        if (v.prec == 8) {
+          w->put(vi, r, part, values.data());
+        } else {  // float to double and back is exact
+          floats.assign(values.begin(), values.end());
+          w->put(vi, r, part, floats.data());
+        }
+      }
+    }
+  }
+  w->close();
+  return records;
+}
+
+}  // namespace
+
+void repartition_parts(const output::ContextPlan& plan, int file, const formats::FileName& name,
+                       const formats::WriterTarget& target, MPI_Comm writers, bool can_rewrite,
+                       const std::function<grid::Box(const output::VariableInfo&)>& my_block) {
+  const output::FileInfo& f = plan.files[file];
+  const std::string ext(formats::traits_of(f.format).extension);
+  const int count = target.part.total, me = target.part.number;
+  int rank = 0;
+  MPI_Comm_rank(writers, &rank);
+  // The first writer finds what is on disk: 0, nothing to do; else the old count.
+  int old_count = 0;
+  if (rank == 0) {
+    bool done = true;
+    for (int k = 0; k < count && done; ++k) done = parts_total(part_path(name, k, count, ext)) == count;
+    if (done) {
+      // Complete new parts (or never another count): parts moved aside by a
+      // run killed before it removed them go now.
+      if (const int was = total_on_disk(name, ext, ".old"))
+        for (int k = 0; k < was; ++k) fs::remove(part_path(name, k, was, ext) + ".old");
+    } else {
+      old_count = total_on_disk(name, ext, ".old");
+      if (old_count == 0) old_count = total_on_disk(name, ext, "");
+      if (old_count == count) old_count = 0;  // a part missing: the writer says so
+    }
+  }
+  MPI_Bcast(&old_count, 1, MPI_INT, 0, writers);
+  if (old_count == 0) return;
+  const std::string file_text =
+      "file '" + f.id + "' (" + formats::file_name({name.base, name.period, -1, 1, 0}, ext) + ", multiple_file)";
+  if (!can_rewrite)
+    throw formats::IoError(file_text + ": its parts were written by " + std::to_string(old_count) +
+                           " writers and two-level servers cannot rewrite them for " + std::to_string(count) +
+                           "; run with as many level-2 servers as the checkpoint's run, or make the file one_file");
+  std::vector<std::string> sources;
+  for (int j = 0; j < old_count; ++j) {
+    const std::string p = part_path(name, j, old_count, ext);
+    sources.push_back(fs::exists(p + ".old") ? p + ".old" : p);
+  }
+  const std::string mine = part_path(name, me, count, ext), tmp = mine + ".repart";
+  std::string error;
+  std::int64_t records = 0;
+  try {
+    records = write_new_part(plan, file, target, tmp, sources, my_block);
+  } catch (const std::exception& e) { error = e.what(); }
+  // Every writer's new part complete, or none is used.
+  int failed = error.empty() ? 0 : 1;
+  MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, writers);
+  if (failed) {
+    fs::remove(tmp);
+    throw formats::IoError(file_text + ": re-partitioning its " + std::to_string(old_count) + " parts into " +
+                           std::to_string(count) + " failed" + (error.empty() ? " on another writer" : ": " + error) +
+                           "; the old parts are kept");
+  }
+  if (rank == 0)
+    for (int j = 0; j < old_count; ++j) {
+      const std::string p = part_path(name, j, old_count, ext);
+      if (fs::exists(p) && !fs::exists(p + ".old")) fs::rename(p, p + ".old");
+    }
+  MPI_Barrier(writers);
+  fs::rename(tmp, mine);
+  MPI_Barrier(writers);
+  if (rank != 0) return;
+  for (int j = 0; j < old_count; ++j) fs::remove(part_path(name, j, old_count, ext) + ".old");
+  std::cerr << "foehn: " << file_text << " re-partitioned from " << old_count << " to " << count << " parts ("
+            << records << " records copied)" << std::endl;
+}
+
+void remove_stale_parts(const formats::FileName& name, std::string_view ext, int count) {
+  std::vector<fs::path> ours;
+  for (int k = 0; k < count; ++k) ours.push_back(fs::path(part_path(name, k, count, ext)).filename());
+  for (const fs::path& p : parts_on_disk(name, ext, ""))
+    if (std::find(ours.begin(), ours.end(), p.filename()) == ours.end() && parts_total(p.string()) != count)
+      fs::remove(p);
+}
+
+}  // namespace foehn::server
