@@ -14,6 +14,7 @@
 #include <netcdf.h>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <iostream>
 #include <optional>
@@ -131,26 +132,30 @@ std::int64_t write_new_part(const output::ContextPlan& plan, int file, const for
     blocks.push_back(old_blocks(plan, s));
   }
   const formats::netcdf::NcDataset& first = old.front();
-  const auto time_dim = first.find_dim("time_counter");
-  const auto time_var = first.find_var("time_counter");
-  if (!time_dim || !time_var) throw formats::IoError(sources.front() + ": no time_counter");
+  const std::string& counter = f.time_counter_name;
+  const auto time_dim = first.find_dim(counter);
+  if (!time_dim) throw formats::IoError(sources.front() + ": no dimension " + counter);
   const auto have = static_cast<std::int64_t>(first.dim_length(*time_dim));
   const std::int64_t records = f.resume_file_records >= 0 ? f.resume_file_records : have;
   for (std::size_t j = 0; j < old.size(); ++j)
-    if (static_cast<std::int64_t>(old[j].dim_length(*old[j].find_dim("time_counter"))) < records)
+    if (static_cast<std::int64_t>(old[j].dim_length(*old[j].find_dim(counter))) < records)
       throw formats::IoError(sources[j] + ": fewer records than the " + std::to_string(records) +
                              " the checkpoint wrote");
-  const auto bounds = first.find_var("time_counter_bounds");
-  for (std::int64_t r = 0; r < records; ++r) {
+  // Each record's interval, from the first time bounds the file has
+  // (formats/netcdf/time_layout.h: an instant's have zero width), back in
+  // whole microseconds of seconds so that the writer's values are the
+  // unbroken run's to the bit (days are seconds / 86400).
+  std::optional<int> bounds;
+  for (const std::string& name : {std::string("time_centered"), counter, std::string("time_instant")})
+    if (!bounds) bounds = first.find_var(name + "_bounds");
+  const double unit = f.time_in_days ? 86400.0 : 1.0;
+  const auto seconds = [unit](double value) { return std::round(value * unit * 1e6) / 1e6; };
+  for (std::int64_t r = 0; r < records && records > 0; ++r) {
+    if (!bounds) throw formats::IoError(sources.front() + ": no time bounds");
     const std::size_t at[2] = {static_cast<std::size_t>(r), 0}, one[2] = {1, 2};
     double se[2] = {0, 0};
-    if (bounds) {
-      first.get(*bounds, at, one, se);
-    } else {
-      se[1] = first.get_double(*time_var, at);
-      se[0] = se[1];
-    }
-    w->write_time(r, se[1], se[0]);
+    first.get(*bounds, at, one, se);
+    w->write_time(r, seconds(se[1]), seconds(se[0]));
   }
   std::vector<double> values;
   std::vector<float> floats;
