@@ -12,6 +12,7 @@
 #include "client/step_driver.h"
 #include "formats/file_naming.h"
 #include "formats/netcdf/nc_dataset.h"
+#include "formats/netcdf/time_layout.h"
 #include "formats/registry.h"
 
 namespace foehn::client {
@@ -60,14 +61,14 @@ std::int64_t StepDriver::appended_anchor(int f) const {
     const auto ds = formats::netcdf::NcDataset::open_for_reading(path);
     const std::optional<int> dim = ds.find_dim(info.time_counter_name);
     if (!dim || ds.dim_length(*dim) == 0) return kNoAnchor;
-    const double unit = info.time_in_days ? 86400.0 : 1.0;
+    const double unit = formats::netcdf::time_unit_seconds(info);
     const auto instant = [&](double value) {
       return origin_ + static_cast<std::int64_t>(std::llround(value * unit * calendar::kMicrosPerSecond));
     };
     const std::size_t first[2] = {0, 0}, first_end[2] = {0, 1};
     std::optional<double> start, end;
-    for (const std::string& name : {std::string("time_centered"), info.time_counter_name, std::string("time_instant")})
-      if (const std::optional<int> bounds = ds.find_var(name + "_bounds")) {
+    for (const std::string& name : formats::netcdf::time_bounds_names(info.time_counter_name))
+      if (const std::optional<int> bounds = ds.find_var(name)) {
         start = ds.get_double(*bounds, first), end = ds.get_double(*bounds, first_end);
         if (*start < *end) return instant(*start);
       }

@@ -14,13 +14,13 @@
 #include <netcdf.h>
 
 #include <algorithm>
-#include <cmath>
 #include <filesystem>
 #include <iostream>
 #include <optional>
 
 #include "filters/temporal.h"
 #include "formats/netcdf/nc_dataset.h"
+#include "formats/netcdf/time_layout.h"
 #include "formats/registry.h"
 
 namespace foehn::server {
@@ -146,10 +146,10 @@ std::int64_t write_new_part(const output::ContextPlan& plan, int file, const for
   // whole microseconds of seconds so that the writer's values are the
   // unbroken run's to the bit (days are seconds / 86400).
   std::optional<int> bounds;
-  for (const std::string& name : {std::string("time_centered"), counter, std::string("time_instant")})
-    if (!bounds) bounds = first.find_var(name + "_bounds");
-  const double unit = f.time_in_days ? 86400.0 : 1.0;
-  const auto seconds = [unit](double value) { return std::round(value * unit * 1e6) / 1e6; };
+  for (const std::string& name : formats::netcdf::time_bounds_names(counter))
+    if (!bounds) bounds = first.find_var(name);
+  const double unit = formats::netcdf::time_unit_seconds(f);
+  const auto seconds = [unit](double value) { return formats::netcdf::time_value_seconds(value, unit); };
   for (std::int64_t r = 0; r < records && records > 0; ++r) {
     if (!bounds) throw formats::IoError(sources.front() + ": no time bounds");
     const std::size_t at[2] = {static_cast<std::size_t>(r), 0}, one[2] = {1, 2};

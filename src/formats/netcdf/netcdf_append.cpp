@@ -3,7 +3,6 @@
 // last record. Nothing of it is redefined or rewritten.
 #include <netcdf.h>
 
-#include <cmath>
 #include <string>
 #include <vector>
 
@@ -76,9 +75,7 @@ void NetcdfWriter::check_time_axis(const ContextPlan& plan, std::int64_t resume_
                                                            : time_instant_bounds_var_;
   if (records == 0 || last_bounds < 0) return;
   const std::size_t last[2] = {records - 1, 1};
-  // Days are converted back to whole microseconds: a division by 86400 is
-  // not exact in binary.
-  const double last_end = std::round(ds_.get_double(last_bounds, last) * time_unit_ * 1e6) / 1e6;
+  const double last_end = time_value_seconds(ds_.get_double(last_bounds, last), time_unit_);
   if (std::string why = repeats_a_period(plan, last_end, "file"); !why.empty()) refuse(why);
 }
 

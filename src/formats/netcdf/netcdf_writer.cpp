@@ -151,7 +151,7 @@ void NetcdfWriter::lay_out(const ContextPlan& plan, const FileInfo& f) {
   }
   time_ = time_layout(f.time_counter, any_reduced, any_instant);
   counter_name_ = f.time_counter_name;
-  time_unit_ = f.time_in_days ? 86400.0 : 1.0;
+  time_unit_ = time_unit_seconds(f);
 }
 
 void NetcdfWriter::set_access(const ContextPlan& plan, const FileInfo& f) const {

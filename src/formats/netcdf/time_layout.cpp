@@ -1,5 +1,7 @@
 #include "formats/netcdf/time_layout.h"
 
+#include <cmath>
+
 namespace foehn::formats::netcdf {
 
 // XIOS decides field by field as it defines them; the outcome depends only
@@ -25,6 +27,14 @@ TimeLayout time_layout(std::string_view mode, bool any_reduced, bool any_instant
     if (any_reduced || any_instant) t.counter = Counter::record;
   }  // "none": time_centered and time_instant only
   return t;
+}
+
+double time_value_seconds(double value, double unit_seconds) {
+  return std::round(value * unit_seconds * 1e6) / 1e6;
+}
+
+std::array<std::string, 3> time_bounds_names(const std::string& counter) {
+  return {"time_centered_bounds", counter + "_bounds", "time_instant_bounds"};
 }
 
 }  // namespace foehn::formats::netcdf
