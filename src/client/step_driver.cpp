@@ -546,20 +546,11 @@ void StepDriver::warn_open_windows() const {
 
 void StepDriver::close() {
   // An open window is kept for the next run when there is a restart_dir
-  // (on the servers too: temporal_placement=server), except on two levels
-  // of servers, whose reductions have no exact restart.
-  const OutputVar* on_servers = reduced_on_servers();
-  const bool two_level = on_servers && plan_.level2_ranks > 0;
-  if (!restart_dir_.empty() && windows_open() && !two_level) {
+  // (on the servers too: temporal_placement=server, one or two levels).
+  if (!restart_dir_.empty() && windows_open()) {
     if (checkpointed_step_ != step_) checkpoint();
   } else {
     warn_open_windows();
-    if (!restart_dir_.empty() && two_level && windows_open() && rank_ == 0)
-      std::cerr << "foehn: warning: context '" << id_ << "': no state saved in restart_dir at close: field '"
-                << plan_.variables[on_servers->plan_index].field_id
-                << "' is reduced on two levels of servers (temporal_placement=server, server_level2_ranks), "
-                   "which have no exact restarts (docs/restart.md)"
-                << std::endl;
   }
   if (attached_) {
     collectively(comm_, [&] {

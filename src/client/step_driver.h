@@ -101,7 +101,7 @@ class StepDriver {
   report::Details report_details() const;
 
  private:
-  LocalFailure wait_for_servers_synced();  // a checkpoint in server mode, rank 0
+  LocalFailure wait_for_servers_synced(bool servers_keep);  // a checkpoint in server mode, rank 0
   struct Destination {       // one server (or this client itself, attached)
     std::int64_t total = 0;  // values of this client's stream for it (out.pack packs them)
   };
@@ -129,9 +129,6 @@ class StepDriver {
   GlobalMap& global_map(const std::vector<output::Dim>& dims);
   const std::vector<output::Dim>& node_dims(int node) const;
   bool windows_open() const;
-  // Some reduction is accumulated on the servers (temporal_placement=server):
-  // its open window cannot be checkpointed yet.
-  const OutputVar* reduced_on_servers() const;
   static std::string servers_state_path(const std::string& state);  // <context>.servers.nc beside it
   void send_sync(const std::string& servers);
   std::string configuration_text() const;

@@ -133,12 +133,6 @@ StepDriver::GlobalMap& StepDriver::global_map(const std::vector<output::Dim>& di
   return m;
 }
 
-const StepDriver::OutputVar* StepDriver::reduced_on_servers() const {
-  for (const OutputVar& out : outputs_)
-    if (out.on_server && graph_.node(out.node).stage.reduces()) return &out;
-  return nullptr;
-}
-
 bool StepDriver::windows_open() const {
   for (const OutputVar& out : outputs_)
     if (out.window_samples > 0) return true;
@@ -193,12 +187,6 @@ void StepDriver::checkpoint() {
          "foehn_checkpoint: context '" + id_ +
              "' has no restart_dir (<variable id=\"restart_dir\" type=\"string\">restart</variable>)");
   if (step_ < 0) fail(FOEHN_ERR_STATE, "foehn_checkpoint: context '" + id_ + "': no step yet");
-  if (const OutputVar* out = reduced_on_servers(); out && plan_.level2_ranks > 0)
-    fail(FOEHN_ERR_CONFIG, "foehn_checkpoint: context '" + id_ + "', field '" +
-                               plan_.variables[out->plan_index].field_id +
-                               "': exact restarts of reductions on two-level servers (temporal_placement=server with "
-                               "server_level2_ranks) are not supported; use temporal_placement=client (the default) "
-                               "or one level of servers");
   end_step();  // this step's records end now, not at the next update_calendar
   const calendar::Date date = calendar_->to_date(now_);
   const std::string path = state_path(restart_dir_, date, id_);
@@ -222,7 +210,7 @@ void StepDriver::checkpoint() {
   } else {
     if (rank_ == 0) send_sync(servers_keep ? servers_state_path(path) : std::string());  // after its announces
     for (auto& ch : channels_) ch.drain();  // every rank's data for those records
-    if (rank_ == 0) made = wait_for_servers_synced();
+    if (rank_ == 0) made = wait_for_servers_synced(servers_keep);
   }
   agree(comm_, made);
   const std::size_t nodes = graph_.size();
@@ -362,10 +350,12 @@ void StepDriver::send_sync(const std::string& servers) {
 
 // Rank 0, server mode: every writer has written and synced the records
 // announced before the checkpoint (one kTagSynced each): every server, or
-// with two levels the level-2 ranks (level 1 writes no file).
-LocalFailure StepDriver::wait_for_servers_synced() {
-  const std::size_t writers =
-      plan_.level2_ranks > 0 ? static_cast<std::size_t>(plan_.level2_ranks) : world_->server_ranks.size();
+// with two levels the level-2 ranks (level 1 writes no file) and, when the
+// servers keep windows, the level-1 ranks that saved them.
+LocalFailure StepDriver::wait_for_servers_synced(bool servers_keep) {
+  const std::size_t servers = world_->server_ranks.size();
+  const std::size_t writers = plan_.level2_ranks > 0 && !servers_keep ? static_cast<std::size_t>(plan_.level2_ranks)
+                                                                      : servers;
   std::size_t answers = 0;
   auto last_check = std::chrono::steady_clock::now();
   auto pause = std::chrono::microseconds(20);
@@ -428,9 +418,6 @@ void StepDriver::resume(const ModelSettings& settings, const std::string& state_
     // The servers continue their open windows from their own state.
     const std::string servers = st.text("servers_state");
     if (servers != "-") {
-      if (plan_.level2_ranks > 0)
-        fail(FOEHN_ERR_CONFIG, where + "reductions on the servers (temporal_placement=server) continue on one "
-                                       "level of servers only, not with server_level2_ranks");
       plan_.server_state = (std::filesystem::path(state_path_text).parent_path() / servers).string();
       if (!std::filesystem::exists(plan_.server_state))
         fail(FOEHN_ERR_IO, where + "the servers' state " + plan_.server_state + " is missing");

@@ -68,7 +68,7 @@ OutputEngine::OutputEngine(output::ContextPlan plan, WriterRole role)
   // use them, and a block-sized buffer each would double a server's memory.
   init_periods();
   MPI_Comm_size(role_.comm, &writers_);
-  if (!plan_.server_state.empty()) restore_state();
+  if (!plan_.server_state.empty() && role_.pool < 0) restore_state();  // level 2 reduces nothing
   bool shared = false, own = false;
   for (const auto& f : plan_.files) (writes_together(f) ? shared : own) = true;
   mixed_ = shared && own && writers_ > 1 && !role_.forward;
@@ -527,10 +527,11 @@ bool OutputEngine::write_front_unguarded(bool closing) {
   if (a.file == kSyncMarker) {  // every record announced before the checkpoint is written
     if (!closing && !checkpoint_ready()) return false;  // samples of the open windows still coming
     if (!role_.forward) sync_files();
-    if (!closing && !checkpoints_.front().path.empty()) save_state(checkpoints_.front());
+    const bool keeps = !checkpoints_.front().path.empty();
+    if (!closing && keeps) save_state(checkpoints_.front());
     checkpoints_.pop_front();
     pop_front_announce();
-    if (synced_) synced_();
+    if (synced_) synced_(keeps);
     return true;
   }
   const auto& vars = plan_.files[a.file].variables;

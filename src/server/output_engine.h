@@ -46,6 +46,10 @@ struct WriterRole {
   int index = 0;          // server index among `count` servers, or client index
   int count = 1;
   MPI_Comm comm = MPI_COMM_SELF;  // the writers of one_file files
+  // The servers that reduce and so write the servers' state together
+  // (output_engine_state.cpp): null means `comm`; level 1 of two levels
+  // has its own, its `comm` being SELF (it writes no file).
+  MPI_Comm state_comm = MPI_COMM_NULL;
   bool discard = false;           // benchmarks: assemble records, write no data
   // Two-level servers. Level 1 (forward set): each assembled block goes to
   // `forward` instead of a file. Level 2 (pool >= 0): blocks arrive whole
@@ -87,9 +91,9 @@ class OutputEngine {
   // `payload` (`words` int64) names the records of open windows, the
   // samples each holds, and the servers' state file: the marker waits until
   // those samples are all here, then the state is saved (collectively over
-  // role.comm) before `synced`.
+  // role.state_comm) before `synced(true)`.
   void on_sync(const std::byte* payload = nullptr, std::int64_t words = 0);
-  void when_synced(std::function<void()> synced) { synced_ = std::move(synced); }
+  void when_synced(std::function<void(bool state_saved)> synced) { synced_ = std::move(synced); }
   void on_client_closed(int client);
   // A checkpoint (attached mode): what is written reaches the disk, so that
   // a run stopped later keeps the records before it.
@@ -182,6 +186,7 @@ class OutputEngine {
   std::map<std::pair<int, std::int64_t>, std::int64_t> kept_windows_;
   bool checkpoint_ready() const;        // the front marker's samples are all here
   void save_state(const Checkpoint& c);
+  MPI_Comm state_comm() const;  // the servers that save and restore together
   void restore_state();                       // from plan_.server_state, at construction
   std::vector<std::int64_t> global_of_block(int var) const;  // C order over the variable's shape
   std::int64_t record_base(int var) const;  // records of its file before this run (an exact restart)
@@ -246,7 +251,7 @@ class OutputEngine {
   std::unique_ptr<calendar::Calendar> calendar_;         // for file periods; null when no file has any
   std::int64_t origin_ = 0;
   std::vector<FilePeriods> periods_;  // by file
-  std::function<void()> synced_;
+  std::function<void(bool state_saved)> synced_;
   // By file: the figures of its periods already closed (split_freq), close
   // included; a removed empty period adds no disk bytes.
   std::vector<formats::WriterFigures> closed_;

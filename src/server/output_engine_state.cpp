@@ -10,6 +10,11 @@
 // so the event says how many samples each open record holds by then, and
 // the state is saved once they are all here (the sync marker waits as a
 // record waits for its data, the server loop going on meanwhile).
+//
+// With two levels of servers, level 1 reduces: its ranks save and restore
+// the state among themselves (role.state_comm) and each answers the model
+// once saved, beside level 2's answers that the files are synced; level 2
+// holds no window.
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -28,6 +33,10 @@ constexpr int kRecordColumns = 4;  // variable, record, samples, per-point weigh
 std::string var_points(int var, const char* what) { return "var" + std::to_string(var) + "_" + what; }
 
 }  // namespace
+
+MPI_Comm OutputEngine::state_comm() const {
+  return role_.state_comm != MPI_COMM_NULL ? role_.state_comm : role_.comm;
+}
 
 // Payload (int64 words): n, then n times (variable, record, samples), then
 // the length of the state's path and its bytes.
@@ -120,12 +129,12 @@ void OutputEngine::save_state(const Checkpoint& c) {
     table[i * kRecordColumns + 2] = w.samples;
   }
   // A server without points of a window has no weight: the others' is the one.
-  MPI_Allreduce(MPI_IN_PLACE, weight_all.data(), static_cast<int>(n), MPI_DOUBLE, MPI_MAX, role_.comm);
-  MPI_Allreduce(MPI_IN_PLACE, per_point.data(), static_cast<int>(n), MPI_INT, MPI_MAX, role_.comm);
+  MPI_Allreduce(MPI_IN_PLACE, weight_all.data(), static_cast<int>(n), MPI_DOUBLE, MPI_MAX, state_comm());
+  MPI_Allreduce(MPI_IN_PLACE, per_point.data(), static_cast<int>(n), MPI_INT, MPI_MAX, state_comm());
   for (std::size_t i = 0; i < n; ++i) table[i * kRecordColumns + 3] = per_point[i];
   const std::string where = "checkpoint of context '" + plan_.context_id + "', servers' state " + c.path + ": ";
   try {
-    restart::StateFile st = restart::StateFile::create(c.path, role_.comm);
+    restart::StateFile st = restart::StateFile::create(c.path, state_comm());
     st.put_text("foehn_servers_state", "1");
     st.put_text("context", plan_.context_id);
     st.put_text("servers", std::to_string(role_.count));
@@ -143,7 +152,7 @@ void OutputEngine::save_state(const Checkpoint& c) {
     std::vector<double> slab, weights;
     for (std::size_t i = 0; i < n; ++i) {
       const int var = c.windows[i].var;
-      const restart::ByGlobalIndex by(role_.comm, held[i] ? global_of_block(var) : std::vector<std::int64_t>{},
+      const restart::ByGlobalIndex by(state_comm(), held[i] ? global_of_block(var) : std::vector<std::int64_t>{},
                                       points_of(plan_, var));
       auto put = [&](const char* what, const double* values) {
         slab.assign(static_cast<std::size_t>(by.slab_count()), std::nan(""));  // points no server holds
@@ -168,7 +177,7 @@ void OutputEngine::restore_state() {
   const std::string where = "context '" + plan_.context_id + "': resuming from the servers' state " +
                             plan_.server_state + ": ";
   try {
-    const restart::StateFile st = restart::StateFile::open(plan_.server_state, role_.comm);
+    const restart::StateFile st = restart::StateFile::open(plan_.server_state, state_comm());
     const std::size_t n = static_cast<std::size_t>(std::stoll(st.text("windows")));
     const auto table = st.int_table("windows", n, kRecordColumns);
     const auto weight_all = st.double_table("window_weights", n, 1);
@@ -182,7 +191,7 @@ void OutputEngine::restore_state() {
       if (st.points(var_points(var, "value")) != points_of(plan_, var))
         throw std::runtime_error(where + "variable '" + plan_.variables[var].name + "' has another shape");
       const std::vector<std::int64_t> global = global_of_block(var);
-      const restart::ByGlobalIndex by(role_.comm, global, points_of(plan_, var));
+      const restart::ByGlobalIndex by(state_comm(), global, points_of(plan_, var));
       slab.resize(static_cast<std::size_t>(by.slab_count()));
       values.assign(global.size(), std::nan(""));
       st.get_slab(var_points(var, "value"), by.slab_begin(), by.slab_count(), slab.data());

@@ -42,7 +42,8 @@ struct ContextSlot {
   std::string id;
   std::uint32_t key = 0;
   // Two-level contexts: level 1 or 2 (0: one level); level 2's pool and
-  // its communicator; each file's pool and each pool's first level-2 index.
+  // its communicator (level 1's: every level-1 rank); each file's pool and
+  // each pool's first level-2 index.
   int level = 0;
   MPI_Comm pool_comm = MPI_COMM_NULL;
   std::vector<int> file_pool, pool_starts;
@@ -534,12 +535,14 @@ class Server {
       slot->engine = std::make_unique<OutputEngine>(std::move(plan), role);
       slot->engine->set_external_order(true);
       // A checkpoint waits for every writer's files: every server of one
-      // level; of two, level 2 (level 1 writes none).
-      if (slot->level != 1) {
-        const std::uint32_t key = slot->key;
-        const int root = source;
-        slot->engine->when_synced([this, key, root] { send_synced(root, key); });
-      }
+      // level; of two, level 2 (level 1 writes none), and level 1 too when
+      // it saved the windows it reduces (output_engine_state.cpp).
+      const std::uint32_t key = slot->key;
+      const int root = source;
+      const bool level1 = slot->level == 1;
+      slot->engine->when_synced([this, key, root, level1](bool state_saved) {
+        if (!level1 || state_saved) send_synced(root, key);
+      });
     } catch (const std::exception& e) {
       slot->error = e.what();
       fail_run("context '" + slot->id + "': " + slot->error);
@@ -563,10 +566,12 @@ class Server {
     slot.pool_starts = pool_starts(l2, pools);
     int pool = 0;
     while (level2 && index_ - slot.level1 >= slot.pool_starts[pool + 1]) ++pool;
-    MPI_Comm_split(w_.local, level2 ? pool : MPI_UNDEFINED, index_, &slot.pool_comm);
+    // Level 1 gets a communicator of its own too: it saves the servers' state.
+    MPI_Comm_split(w_.local, level2 ? pool : pools, index_, &slot.pool_comm);
     if (!level2) {
       role.count = slot.level1;
       role.comm = MPI_COMM_SELF;
+      role.state_comm = slot.pool_comm;
       slot.forward_cap = plan.level1_forward_bytes;
       if (slot.forward_cap == 0) {  // default: two records of this rank's blocks, so one can go while the next is made
         for (const auto& v : plan.variables)

@@ -9,7 +9,7 @@ import netCDF4
 import numpy as np
 import pytest
 
-from test_restart import NJ, STEPS, XML, output_files, raw_variables, run_segment, start_date, values
+from test_restart import NJ, STEPS, XML, output_files, raw_variables, run_segment, seconds_at, start_date, values
 
 pytestmark = pytest.mark.usefixtures("importable_package")  # conftest.py
 
@@ -17,16 +17,25 @@ XML_ON_SERVERS = XML.replace("<variable_definition>", '<variable_definition>'
                              '<variable id="temporal_placement" type="string">server</variable>')
 
 
-@pytest.fixture(scope="module")
-def unbroken(tmp_path_factory):
+def unbroken_run(tmp_path_factory, dynamic):
     """One run of every step, 1 model rank + 1 server, reducing there."""
     from conftest import BUILD, run_mpmd
     work = tmp_path_factory.mktemp("unbroken_servers")
     with pytest.MonkeyPatch.context() as mp:  # importable_package, for this module-wide run
         mp.setenv("PYTHONPATH", str(BUILD / "python"))
-        run = run_segment(run_mpmd, work, 1, 1, 1, STEPS, xml_text=XML_ON_SERVERS)
+        run = run_segment(run_mpmd, work, 1, 1, 1, STEPS, xml_text=XML_ON_SERVERS, dynamic=dynamic)
     assert run.returncode == 0, run.stderr
     return {f: raw_variables(work / f) for f in output_files(work)}
+
+
+@pytest.fixture(scope="module")
+def unbroken(tmp_path_factory):
+    return unbroken_run(tmp_path_factory, False)
+
+
+@pytest.fixture(scope="module")
+def unbroken_dynamic(tmp_path_factory):
+    return unbroken_run(tmp_path_factory, True)
 
 
 def assert_identical(work, unbroken):
@@ -75,6 +84,26 @@ def test_cut_runs_write_the_unbroken_files(tmp_path, mpmd, unbroken, cuts, count
     assert_identical(tmp_path, unbroken)
 
 
+def test_dynamic_time_steps(tmp_path, mpmd, unbroken_dynamic):
+    """Irregular steps of 30, 60 and 90 minutes (foehn_set_model_time): the
+    servers weigh each sample by the time it stands for, and keep those
+    weights in their state; cut at 7 and 13, 1+1 -> 2+1 -> 1+2."""
+    stats = unbroken_dynamic["stats_5h.nc"]
+    last = next(s for s in range(1, STEPS) if seconds_at(s, True) >= 5 * 3600)  # the first record's step
+    t = np.stack([values(s, 0, NJ)[0] for s in range(1, last + 1)])
+    w = np.array([seconds_at(s, True) - seconds_at(s - 1, True) for s in range(1, last + 1)], dtype=float)
+    np.testing.assert_allclose(stats["t_avg"][0], (t * w[:, None, None]).sum(axis=0) / w.sum(), rtol=1e-13)
+    bounds, counts = [0, 7, 13, STEPS], [(1, 1), (2, 1), (1, 2)]
+    for k, (clients, servers) in enumerate(counts):
+        first, last = bounds[k] + 1, bounds[k + 1]
+        run = run_segment(mpmd, tmp_path, clients, servers, first, last, str(last) if last < STEPS else "-",
+                          xml_text=XML_ON_SERVERS, dynamic=True)
+        assert run.returncode == 0, f"segment {k + 1}: " + run.stderr
+        if k > 0:
+            assert f"resumes from the state of {start_date(first, True)}" in run.stderr
+    assert_identical(tmp_path, unbroken_dynamic)
+
+
 def test_a_killed_run_resumed(tmp_path, mpmd, unbroken):
     """SIGKILL on every model rank right after the checkpoint at 8 h
     returns (the servers then killed by mpiexec): the servers' state was on
@@ -100,12 +129,85 @@ def test_missing_servers_state_is_refused(tmp_path, mpmd):
     assert {p.name: p.read_bytes() for p in tmp_path.glob("*.nc")} == before  # no file damaged
 
 
-def test_two_level_servers_refuse_the_checkpoint(tmp_path, mpmd):
-    """Two levels of servers reduce on level 1, which has no state of its
-    own: a checkpoint is refused, saying why and what to use instead."""
-    xml = XML_ON_SERVERS.replace("</variable_definition>",
-                                 '<variable id="server_level2_ranks" type="int">2</variable></variable_definition>')
-    run = run_segment(mpmd, tmp_path, 1, 3, 1, 7, "6", xml_text=xml)
+XML_TWO_LEVEL = XML_ON_SERVERS.replace(
+    "</variable_definition>", '<variable id="server_level2_ranks" type="int">2</variable></variable_definition>')
+
+
+def test_two_level_servers_continue_their_windows(tmp_path, mpmd, unbroken):
+    """Two levels of servers (2 level-2 ranks writing): level 1 reduces, and
+    its ranks keep the open windows by global index; cut at 7 and 13 with
+    1, then 2, then 1 level-1 rank (3, 4, 3 servers) and 1, 2, 1 model
+    ranks, the files are the unbroken one-level run's bit for bit."""
+    bounds, counts = [0, 7, 13, STEPS], [(1, 3), (2, 4), (1, 3)]
+    for k, (clients, servers) in enumerate(counts):
+        first, last = bounds[k] + 1, bounds[k + 1]
+        run = run_segment(mpmd, tmp_path, clients, servers, first, last, str(last) if last < STEPS else "-",
+                          xml_text=XML_TWO_LEVEL)
+        assert run.returncode == 0, f"segment {k + 1}: " + run.stderr
+        assert "warning" not in run.stderr, run.stderr
+        if last < STEPS:
+            tag = start_date(last + 1).replace("-", "").replace(" ", "T").replace(":", "")
+            with netCDF4.Dataset(tmp_path / "restart" / tag / "rst.servers.nc") as ds:
+                assert ds.getncattr("servers") == str(servers - 2)  # written by level 1
+        if k > 0:
+            assert f"resumes from the state of {start_date(first)}" in run.stderr
+    assert_identical(tmp_path, unbroken)
+
+
+def test_two_level_close_inside_a_window_keeps_it(tmp_path, mpmd, unbroken):
+    """No explicit checkpoint: the first segment ends at 7 h inside windows
+    and its close saves level 1's state; the next one, one level of 2
+    servers, continues it."""
+    run = run_segment(mpmd, tmp_path, 2, 3, 1, 7, xml_text=XML_TWO_LEVEL)
+    assert run.returncode == 0, run.stderr
+    assert "warning" not in run.stderr, run.stderr
+    assert (tmp_path / "restart" / "20000101T070000" / "rst.servers.nc").exists()
+    run = run_segment(mpmd, tmp_path, 1, 2, 8, STEPS, xml_text=XML_ON_SERVERS)
+    assert run.returncode == 0, run.stderr
+    assert_identical(tmp_path, unbroken)
+
+
+def snapshot(work):
+    """Every output file's bytes and the state files' (the restart set stays usable)."""
+    return {str(p.relative_to(work)): p.read_bytes() for p in [*work.glob("*.nc"), *work.glob("restart/*/*")]}
+
+
+@pytest.fixture
+def first_segment(tmp_path, mpmd):
+    """Steps 1..7 on 1 + 1, reducing on the server, a checkpoint at 7."""
+    run = run_segment(mpmd, tmp_path, 1, 1, 1, 7, "7", xml_text=XML_ON_SERVERS)
+    assert run.returncode == 0, run.stderr
+    assert (tmp_path / "restart/20000101T070000/rst.servers.nc").exists()
+    return snapshot(tmp_path)
+
+
+def refused(mpmd, work, first, xml_text=XML_ON_SERVERS):
+    run = run_segment(mpmd, work, 1, 2, first, STEPS, xml_text=xml_text)
     assert run.returncode != 0
-    assert "exact restarts of reductions on two-level servers" in run.stderr
-    assert not list((tmp_path / "restart").glob("*/rst.nc"))
+    return run.stderr
+
+
+def test_refuses_a_changed_configuration(tmp_path, mpmd, first_segment):
+    stderr = refused(mpmd, tmp_path, 8, XML_ON_SERVERS.replace('output_freq="5h"', 'output_freq="4h"'))
+    assert "resuming from restart/20000101T070000/rst.nc: the configuration changed since the checkpoint" in stderr
+    assert "output_freq 5h" in stderr and "output_freq 4h" in stderr  # what changed, before and now
+    assert snapshot(tmp_path) == first_segment
+
+
+def test_refuses_a_start_date_without_a_state(tmp_path, mpmd, first_segment):
+    stderr = refused(mpmd, tmp_path, 9)
+    assert "no state of this run's start date 2000-01-01 08:00:00" in stderr
+    assert "holds the state of 20000101T070000" in stderr
+    assert snapshot(tmp_path) == first_segment
+
+
+def test_refuses_a_truncated_servers_state(tmp_path, mpmd, first_segment):
+    """The servers read their state before any file opens: a truncated one
+    stops the run there, naming the file and saying what is wrong."""
+    state = tmp_path / "restart/20000101T070000/rst.servers.nc"
+    state.write_bytes(state.read_bytes()[:3000])
+    cut = snapshot(tmp_path)
+    stderr = refused(mpmd, tmp_path, 8)
+    assert "resuming from the servers' state restart/20000101T070000/rst.servers.nc" in stderr, stderr
+    assert "the state file cannot be read" in stderr and "damaged or truncated" in stderr, stderr
+    assert snapshot(tmp_path) == cut
