@@ -15,7 +15,9 @@ Per repetition, interleaved, one job each:
 and, in the state runs, the model rank then writing the accumulators'
 bytes plainly (numpy tofile, one file): one pass over them on this disk.
 The servers' state size (apparent, and the blocks allocated) is set
-against the accumulators' bytes. Writes checkpoint_servers.json into
+against the accumulators' value bytes (8 per point), and the values and
+per-point weights it holds are counted (a server adds a sample's pieces as
+they come, so its windows keep a weight per point). Writes checkpoint_servers.json into
 --out; the table in checkpoint_servers.md is made from it by hand.
 
   .venv/bin/python bench/checkpoint_servers.py               # 3 repetitions, 1 and 2 servers
@@ -78,7 +80,11 @@ def model(ni, nj, nlev, nfields, out_json):
          "accumulator_bytes": ni * nj * nlev * nfields * 8,
          "clients_state_bytes": next(pathlib.Path("restart").glob("*/ckpt.nc")).stat().st_size}
     if servers:
+        import netCDF4
         r.update(state_bytes=servers[0].stat().st_size, state_allocated_bytes=servers[0].stat().st_blocks * 512)
+        with netCDF4.Dataset(servers[0]) as ds:  # what the state holds: values, and weights if per point
+            r["state_value_bytes"] = sum(v.size * 8 for n, v in ds.variables.items() if n.endswith("_value"))
+            r["state_weight_bytes"] = sum(v.size * 8 for n, v in ds.variables.items() if n.endswith("_weight"))
     pathlib.Path(out_json).write_text(json.dumps(r))
 
 
@@ -133,6 +139,8 @@ def main():
         summary[servers] = {"median_checkpoint_with_state_seconds": ck, "median_checkpoint_sync_only_seconds": bare,
                             "median_plain_write_seconds": plain, "state_cost_over_plain": (ck - bare) / plain,
                             "state_bytes": state[0]["state_bytes"], "accumulator_bytes": state[0]["accumulator_bytes"],
+                            "state_value_bytes": state[0]["state_value_bytes"],
+                            "state_weight_bytes": state[0]["state_weight_bytes"],
                             "state_over_accumulators": state[0]["state_bytes"] / state[0]["accumulator_bytes"],
                             "state_allocated_over_accumulators":
                             state[0]["state_allocated_bytes"] / state[0]["accumulator_bytes"]}
