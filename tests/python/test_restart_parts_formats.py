@@ -5,6 +5,7 @@ writers (issue 22, docs/restart.md "Split and multiple_file files"):
   part is, message for message and byte for byte, the same part of an
   unbroken run of that writer count (so are the values ecCodes decodes);
   a run killed inside the re-partition goes on from where it stopped;
+- GRIB2 parts continued by append="true" with another server count;
 - NetCDF parts continued by append="true" (no restart_dir) with another
   server count: the re-partition of the exact restart, bit for bit the
   unbroken run's parts.
@@ -14,7 +15,7 @@ import sys
 import numpy as np
 import pytest
 
-from test_grib_continue import RESTART_XML, message_bytes, message_bytes_of
+from test_grib_continue import APPEND_XML, RESTART_XML, message_bytes
 from test_restart import STEPS, XML_PARTS, raw_variables, run_segment
 from test_restart_parts import references  # noqa: F401 (fixture)
 
@@ -115,6 +116,23 @@ def test_grib_parts_of_no_single_count_are_refused(tmp_path, mpmd):
     assert run.returncode != 0
     assert "are not the parts of one writer count" in run.stderr, run.stderr
     assert (tmp_path / f"{STEM}_0.grib2").stat().st_size > 0  # untouched
+
+
+def test_grib_append_with_another_server_count(tmp_path, mpmd):
+    """append="true" (no restart_dir) cut at the 10 h output boundary, 1+1
+    then 1+2: the parts are re-partitioned and end as an unbroken 1+2 run's."""
+    xml = APPEND_XML.replace('format="grib2"', 'format="grib2" type="multiple_file"')
+    ref = tmp_path / "unbroken"
+    ref.mkdir()
+    run = run_segment(mpmd, ref, 1, 2, 1, STEPS, xml_text=xml)
+    assert run.returncode == 0, run.stderr
+    work = tmp_path / "cut"
+    work.mkdir()
+    for first, last, servers in [(1, 10, 1), (11, STEPS, 2)]:
+        run = run_segment(mpmd, work, 1, servers, first, last, xml_text=xml)
+        assert run.returncode == 0, run.stderr
+    assert "re-partitioned from 1 to 2 parts (2 records" in run.stderr, run.stderr
+    assert_grib_parts_are(work, {p: message_bytes(ref / p) for p in grib_parts(ref)}, True)
 
 
 APPEND_PARTS = XML_PARTS.replace('<variable id="restart_dir" type="string">restart</variable>', "").replace(
