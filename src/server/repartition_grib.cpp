@@ -45,7 +45,9 @@ void write_marker(const std::string& path, const std::string& text) {
 }
 
 // The first writer: the old count to rebuild from (0: nothing to do).
-int prepare(const formats::FileName& name, std::string_view ext, int count, const std::string& marker) {
+// can_rewrite false: nothing is moved (the caller refuses another count).
+int prepare(const formats::FileName& name, std::string_view ext, int count, const std::string& marker,
+            bool can_rewrite) {
   std::string state;
   int moved = 0;
   if (std::ifstream in(marker); in) in >> state >> moved;
@@ -76,6 +78,7 @@ int prepare(const formats::FileName& name, std::string_view ext, int count, cons
                            formats::file_name({name.base, name.period, -1, 1, 0}, "_*") + std::string(ext) +
                            ") are not the parts of one writer count: remove those a run left behind");
   if (n == count && old.empty()) return 0;  // this count's parts
+  if (!can_rewrite) return n;
   const fs::path dir = fs::path(formats::file_name({name.base, name.period, -1, 1, 0}, "")).parent_path();
   for (const std::string& p : plain) fs::rename(dir / p, dir / (p + ".old"));
   write_marker(marker, "moved " + std::to_string(n));
@@ -97,7 +100,7 @@ void repartition_grib_parts(const output::ContextPlan& plan, int file, const for
   std::string error;
   int old_count = 0;
   if (rank == 0) try {
-      old_count = prepare(name, ext, count, marker);
+      old_count = prepare(name, ext, count, marker, can_rewrite);
     } catch (const std::exception& e) {
       error = e.what();
       old_count = -1;
