@@ -135,8 +135,8 @@ void repartition_grib_parts(const output::ContextPlan& plan, int file, const for
   write_marker(marker, "done");
   for (int j = 0; j < old_count; ++j) fs::remove(sources[j]);
   fs::remove(marker);
-  std::cerr << "foehn: " << file_text << " re-partitioned from " << old_count << " to " << count << " parts ("
-            << copied << " records, " << bytes << " bytes written in "
+  std::cerr << "foehn: " << file_text << " re-partitioned from " << old_count << " to " << count << " parts (" << copied
+            << " records, " << bytes << " bytes written in "
             << std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() << " s)" << std::endl;
 }
 

@@ -62,8 +62,10 @@ std::int64_t rebuild_part(const output::ContextPlan& plan, int file, const std::
     records = std::numeric_limits<std::int64_t>::max();
     for (int k = 0; k < old; ++k) {
       const auto n = static_cast<std::int64_t>(scans[k].ends.size());
-      if (n < first[k]) records = 0;
-      else if (later[k] > 0) records = std::min(records, 1 + (n - first[k]) / later[k]);
+      if (n < first[k])
+        records = 0;
+      else if (later[k] > 0)
+        records = std::min(records, 1 + (n - first[k]) / later[k]);
     }
     if (records == std::numeric_limits<std::int64_t>::max()) records = 1;  // once fields only
   }
@@ -100,7 +102,8 @@ std::int64_t rebuild_part(const output::ContextPlan& plan, int file, const std::
           throw IoError(to + ": writing a GRIB2 message failed: " + std::strerror(errno));
       }
     }
-  if (std::fflush(out.get()) != 0 || ::fsync(fileno(out.get())) != 0) throw IoError(to + ": writing failed: " + std::strerror(errno));
+  if (std::fflush(out.get()) != 0 || ::fsync(fileno(out.get())) != 0)
+    throw IoError(to + ": writing failed: " + std::strerror(errno));
   std::FILE* done = out.release();
   if (std::fclose(done) != 0) throw IoError(to + ": closing failed: " + std::strerror(errno));
   return records;
