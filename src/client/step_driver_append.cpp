@@ -28,18 +28,12 @@ std::string date_text(const calendar::Calendar& cal, std::int64_t instant) {
 // The file an appending run continues: one file, or part 0 of a
 // multiple_file file (all parts share the time axis). Empty: none.
 std::string existing_file(const output::FileInfo& f, const std::string& extension) {
-  namespace fs = std::filesystem;
-  if (f.one_file) return fs::exists(f.base_path + extension) ? f.base_path + extension : "";
-  const fs::path base(f.base_path);
-  std::error_code ec;
-  for (const auto& entry : fs::directory_iterator(base.parent_path(), ec)) {
-    const std::string name = entry.path().filename().string();
-    const std::string stem = base.filename().string() + "_";
-    if (name.size() <= stem.size() + extension.size() || name.compare(0, stem.size(), stem) != 0 ||
-        name.compare(name.size() - extension.size(), extension.size(), extension) != 0)
-      continue;
-    const std::string digits = name.substr(stem.size(), name.size() - stem.size() - extension.size());
-    if (digits.find_first_not_of('0') == std::string::npos) return entry.path().string();
+  if (f.one_file) return std::filesystem::exists(f.base_path + extension) ? f.base_path + extension : "";
+  const std::size_t from = std::filesystem::path(f.base_path).filename().string().size() + 1;  // after "<name>_"
+  for (const std::filesystem::path& p : formats::part_files({f.base_path, "", -1, 1, 0}, extension)) {
+    const std::string n = p.filename().string();
+    if (n.substr(from, n.size() - from - extension.size()).find_first_not_of('0') == std::string::npos)
+      return p.string();
   }
   return "";
 }

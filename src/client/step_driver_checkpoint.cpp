@@ -154,11 +154,11 @@ std::string StepDriver::configuration_text() const {
   for (const auto& f : plan_.files) {
     t << "file " << f.id << ": " << f.base_path << ", output_freq " << f.output_freq << ", split_freq '" << f.split_freq
       << "', " << f.format << ", ";
-    // One part per writer: netCDF parts are re-partitioned on resume
-    // (server/repartition.cpp); other formats' continue with as many.
+    // One part per writer: netCDF and GRIB2 parts are re-partitioned on
+    // resume (server/repartition*.cpp); Zarr's continue with as many.
     if (f.one_file)
       t << "one_file\n";
-    else if (formats::traits_of(f.format).extension == ".nc")
+    else if (formats::traits_of(f.format).extension != ".zarr")
       t << "multiple_file\n";
     else if (world_->attached())
       t << "multiple_file in " << size_ << " parts (attached: one per model rank)\n";
@@ -405,9 +405,9 @@ void StepDriver::resume(const ModelSettings& settings, const std::string& state_
       fail(FOEHN_ERR_CONFIG, where + "the configuration changed since the checkpoint (" + changed +
                                  "); an exact restart needs the same files, fields, operations and calendar" +
                                  (changed.find("multiple_file") != std::string::npos
-                                      ? ", and a GRIB2 or Zarr multiple_file file the same number of parts: run with as "
+                                      ? ", and a Zarr multiple_file store the same number of parts: run with as "
                                         "many servers (model ranks when attached) as the checkpoint's run, or make "
-                                        "the file one_file (netCDF parts are re-partitioned)"
+                                        "the file one_file (netCDF and GRIB2 parts are re-partitioned)"
                                       : ""));
     }
     const std::size_t nodes = graph_.size();

@@ -4,8 +4,10 @@
 // attached clients); the tests compare it with the names XIOS gives.
 #pragma once
 
+#include <filesystem>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace foehn::formats {
 
@@ -20,5 +22,12 @@ struct FileName {
 // <base>[_<period>][_<part>]<extension>. As XIOS, the part number is
 // zero-padded to the width of the largest part number, or to min_digits.
 std::string file_name(const FileName& name, std::string_view extension);
+
+// The files `<base>[_<period>]_<digits><extension><suffix>` in that
+// directory, sorted: the multiple_file parts of any count and padding
+// (a run continuing parts written by another number of writers finds them
+// so). name.part and name.parts are not used.
+std::vector<std::filesystem::path> part_files(const FileName& name, std::string_view extension,
+                                              std::string_view suffix = "");
 
 }  // namespace foehn::formats

@@ -137,6 +137,9 @@ void OutputEngine::open_file(int file) {
     repartition_parts(plan_, file, name, target, role_.comm, role_.pool < 0, [this](const output::VariableInfo& v) {
       return writer_block(plan_, v, role_);
     });
+  else if (!target.part.whole && traits.extension == ".grib2" && constructing_ &&
+           (f.resume_file_records >= 0 || f.resume_records >= 0 || f.append))
+    repartition_grib_parts(plan_, file, name, target, role_.comm, role_.pool < 0);
   else if (!target.part.whole && traits.extension == ".nc" && f.resume_records >= 0 && role_.pool < 0 &&
            role_.index == 0)
     remove_stale_parts(name, traits.extension, target.part.total);

@@ -14,6 +14,7 @@
 #include <netcdf.h>
 
 #include <algorithm>
+#include <chrono>
 #include <filesystem>
 #include <iostream>
 #include <optional>
@@ -37,59 +38,34 @@ std::string part_path(formats::FileName name, int part, int parts, std::string_v
 
 // DOMAIN_number_total of a part; nullopt: not a readable part.
 std::optional<int> parts_total(const std::string& path) {
-  int id = -1, total = 0;
-  if (nc_open(path.c_str(), NC_NOWRITE, &id) != NC_NOERR) return std::nullopt;
-  const bool ok = nc_get_att_int(id, NC_GLOBAL, "DOMAIN_number_total", &total) == NC_NOERR;
-  nc_close(id);
-  return ok ? std::optional<int>(total) : std::nullopt;
-}
-
-// The files `<stem>_<digits><ext><suffix>` in the file's directory
-// (suffix "" or ".old"): the parts of any count.
-std::vector<fs::path> parts_on_disk(const formats::FileName& name, std::string_view ext, const std::string& suffix) {
-  const fs::path stem_path(formats::file_name({name.base, name.period, -1, 1, 0}, ""));
-  const std::string stem = stem_path.filename().string() + "_", tail = std::string(ext) + suffix;
-  std::error_code ec;
-  const fs::path dir = stem_path.parent_path().empty() ? fs::path(".") : stem_path.parent_path();
-  std::vector<fs::path> found;
-  for (const auto& entry : fs::directory_iterator(dir, ec)) {
-    const std::string n = entry.path().filename().string();
-    if (n.size() <= stem.size() + tail.size() || n.compare(0, stem.size(), stem) != 0 ||
-        n.compare(n.size() - tail.size(), tail.size(), tail) != 0)
-      continue;
-    const std::string digits = n.substr(stem.size(), n.size() - stem.size() - tail.size());
-    if (digits.find_first_not_of("0123456789") == std::string::npos) found.push_back(entry.path());
-  }
-  return found;
+  try {
+    const std::vector<int> total =
+        formats::netcdf::NcDataset::open_for_reading(path).get_ints(NC_GLOBAL, "DOMAIN_number_total");
+    return total.size() == 1 ? std::optional<int>(total[0]) : std::nullopt;
+  } catch (const formats::IoError&) { return std::nullopt; }
 }
 
 // The parts' total of any of them; 0: none.
 int total_on_disk(const formats::FileName& name, std::string_view ext, const std::string& suffix) {
-  for (const fs::path& p : parts_on_disk(name, ext, suffix))
+  for (const fs::path& p : formats::part_files(name, ext, suffix))
     if (const auto total = parts_total(p.string())) return *total;
   return 0;
 }
 
 // The block of each plan domain an old part holds, from its
 // DOMAIN_<id>_position_first/last (1-based, i then j).
-std::vector<output::LocalBlock> old_blocks(const output::ContextPlan& plan, const std::string& path) {
-  int nc = -1;
-  if (nc_open(path.c_str(), NC_NOWRITE, &nc) != NC_NOERR) throw formats::IoError(path + ": cannot be opened");
+std::vector<output::LocalBlock> old_blocks(const output::ContextPlan& plan,
+                                           const formats::netcdf::NcDataset& part) {
   std::vector<output::LocalBlock> blocks;
   for (const output::DomainInfo& dom : plan.domains) {
     const std::size_t n = dom.one_dimensional() ? 1 : 2;
-    int first[2] = {1, 1}, last[2] = {1, 1};
     const std::string p = "DOMAIN_" + dom.id + "_position_";
-    std::size_t len = 0;
-    if (nc_inq_attlen(nc, NC_GLOBAL, (p + "first").c_str(), &len) != NC_NOERR || len != n ||
-        nc_get_att_int(nc, NC_GLOBAL, (p + "first").c_str(), first) != NC_NOERR ||
-        nc_get_att_int(nc, NC_GLOBAL, (p + "last").c_str(), last) != NC_NOERR) {
-      nc_close(nc);
-      throw formats::IoError(path + ": a multiple_file part without its " + p + "first/last attributes");
-    }
-    blocks.push_back({first[0] - 1, last[0] - first[0] + 1, first[1] - 1, last[1] - first[1] + 1});
+    const std::vector<int> first = part.get_ints(NC_GLOBAL, p + "first"), last = part.get_ints(NC_GLOBAL, p + "last");
+    if (first.size() != n || last.size() != n)
+      throw formats::IoError(part.path() + ": a multiple_file part without its " + p + "first/last attributes");
+    blocks.push_back({first[0] - 1, last[0] - first[0] + 1, n == 2 ? first[1] - 1 : 0,
+                      n == 2 ? last[1] - first[1] + 1 : 1});
   }
-  nc_close(nc);
   return blocks;
 }
 
@@ -129,7 +105,7 @@ std::int64_t write_new_part(const output::ContextPlan& plan, int file, const for
   std::vector<std::vector<output::LocalBlock>> blocks;
   for (const std::string& s : sources) {
     old.push_back(formats::netcdf::NcDataset::open_for_reading(s));
-    blocks.push_back(old_blocks(plan, s));
+    blocks.push_back(old_blocks(plan, old.back()));
   }
   const formats::netcdf::NcDataset& first = old.front();
   const std::string& counter = f.time_counter_name;
@@ -203,6 +179,7 @@ void repartition_parts(const output::ContextPlan& plan, int file, const formats:
   const int count = target.part.total, me = target.part.number;
   int rank = 0;
   MPI_Comm_rank(writers, &rank);
+  const auto t0 = std::chrono::steady_clock::now();  // for the report line (bench/repartition.py)
   // The first writer finds what is on disk: 0, nothing to do; else the old count.
   int old_count = 0;
   if (rank == 0) {
@@ -254,17 +231,19 @@ void repartition_parts(const output::ContextPlan& plan, int file, const formats:
     }
   MPI_Barrier(writers);
   fs::rename(tmp, mine);
-  MPI_Barrier(writers);
+  unsigned long long bytes = fs::file_size(mine);  // written: each new part once
+  MPI_Allreduce(MPI_IN_PLACE, &bytes, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, writers);
   if (rank != 0) return;
   for (int j = 0; j < old_count; ++j) fs::remove(part_path(name, j, old_count, ext) + ".old");
   std::cerr << "foehn: " << file_text << " re-partitioned from " << old_count << " to " << count << " parts ("
-            << records << " records copied)" << std::endl;
+            << records << " records, " << bytes << " bytes written in "
+            << std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() << " s)" << std::endl;
 }
 
 void remove_stale_parts(const formats::FileName& name, std::string_view ext, int count) {
   std::vector<fs::path> ours;
   for (int k = 0; k < count; ++k) ours.push_back(fs::path(part_path(name, k, count, ext)).filename());
-  for (const fs::path& p : parts_on_disk(name, ext, ""))
+  for (const fs::path& p : formats::part_files(name, ext))
     if (std::find(ours.begin(), ours.end(), p.filename()) == ours.end() && parts_total(p.string()) != count)
       fs::remove(p);
 }

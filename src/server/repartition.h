@@ -26,6 +26,12 @@ void repartition_parts(const output::ContextPlan& plan, int file, const formats:
                        const formats::WriterTarget& target, MPI_Comm writers, bool can_rewrite,
                        const std::function<grid::Box(const output::VariableInfo&)>& my_block);
 
+// The same for a GRIB2 multiple_file file (repartition_grib.cpp): the
+// messages are copied from the old parts as they are, the new part holding
+// every record's messages of the levels its writer encodes.
+void repartition_grib_parts(const output::ContextPlan& plan, int file, const formats::FileName& name,
+                            const formats::WriterTarget& target, MPI_Comm writers, bool can_rewrite);
+
 // A new file of a run that continues others (a split period after the
 // checkpoint's): parts of another count left by a run killed after the
 // checkpoint, under names this count does not write, are removed (the

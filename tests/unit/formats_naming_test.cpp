@@ -3,8 +3,12 @@
 // extension. Expected names are those the Python tests read
 // (test_file_periods.py, test_file_options.py, test_spine.py).
 #include <gtest/gtest.h>
+#include <unistd.h>
 
+#include <filesystem>
+#include <fstream>
 #include <string>
+#include <vector>
 
 #include "calendar/calendar.h"
 #include "formats/file_naming.h"
@@ -61,6 +65,31 @@ TEST(FormatsNaming, SplitPeriodDatesComeBeforeThePart) {
   EXPECT_EQ(file_name(whole("half", half.name_part(1)), ".nc"), "half_2000-01-02-2000-01-02.nc");
   // multiple_file and split_freq together: the part number last.
   EXPECT_EQ(file_name(part("daily", 1, 2, 0, daily.name_part(0)), ".nc"), "daily_20000101-20000103_1.nc");
+}
+
+// The parts of any count on disk (a run continuing them with another
+// count finds them so): only <base>[_<period>]_<digits><ext><suffix>.
+TEST(FormatsNaming, PartFilesFindsThePartsOfAnyCount) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / ("foehn_part_files_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  for (const char* n : {"s_0.nc", "s_1.nc", "s_10.nc", "s_01.grib2", "s_2.nc.old", "s_x.nc", "s_.nc", "s.nc",
+                        "s_1_0.nc", "t_0.nc", "s_20000101-20000103_3.nc"})
+    std::ofstream(dir / n) << "x";
+  const auto names = [](const std::vector<fs::path>& paths) {
+    std::vector<std::string> out;
+    for (const fs::path& p : paths) out.push_back(p.filename().string());
+    return out;
+  };
+  const std::string base = (dir / "s").string();
+  EXPECT_EQ(names(part_files(whole(base), ".nc")), (std::vector<std::string>{"s_0.nc", "s_1.nc", "s_10.nc"}));
+  EXPECT_EQ(names(part_files(whole(base), ".nc", ".old")), (std::vector<std::string>{"s_2.nc.old"}));
+  EXPECT_EQ(names(part_files(part(base, 1, 2), ".grib2")), (std::vector<std::string>{"s_01.grib2"}));
+  EXPECT_EQ(names(part_files(whole(base, "20000101-20000103"), ".nc")),
+            (std::vector<std::string>{"s_20000101-20000103_3.nc"}));
+  EXPECT_TRUE(part_files(whole((dir / "none" / "s").string()), ".nc").empty());  // no directory
+  fs::remove_all(dir);
 }
 
 }  // namespace

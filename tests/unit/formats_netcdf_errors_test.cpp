@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <vector>
 
 #include "formats/netcdf/nc_dataset.h"
 #include "formats/writer.h"
@@ -73,6 +74,12 @@ TEST_F(NcDatasetErrors, LookupsTellAbsentFromFailed) {
   EXPECT_EQ(ds.get_text(NC_GLOBAL, "title"), "");
   ds.put_text(NC_GLOBAL, "title", "t");
   EXPECT_EQ(ds.get_text(NC_GLOBAL, "title"), "t");
+  EXPECT_TRUE(ds.get_ints(NC_GLOBAL, "DOMAIN_number_total").empty());
+  ds.put_ints(NC_GLOBAL, "DOMAIN_dom_position_first", {3, 7});
+  ds.put_ints(NC_GLOBAL, "DOMAIN_number_total", {2});
+  EXPECT_EQ(ds.get_ints(NC_GLOBAL, "DOMAIN_dom_position_first"), (std::vector<int>{3, 7}));
+  EXPECT_EQ(ds.get_ints(NC_GLOBAL, "DOMAIN_number_total"), (std::vector<int>{2}));
+  EXPECT_EQ(error_of([&] { ds.get_ints(99, "x"); }), path + ": variable id 99: nc_inq_attlen x: " + nc_strerror(NC_ENOTVAR));
   ds.close();
 }
 

@@ -18,16 +18,12 @@
 #include <vector>
 
 #include "calendar/calendar.h"
+#include "formats/grib/grib_parts.h"
 #include "formats/grib/grib_writer.h"
 
 namespace foehn::formats::grib {
 
 namespace {
-
-struct Scan {
-  std::vector<std::uint64_t> ends;  // the byte after each whole message
-  std::uint64_t size = 0;           // of the file
-};
 
 std::uint64_t big_endian(const unsigned char* p, int n) {
   std::uint64_t v = 0;
@@ -59,6 +55,23 @@ Scan scan_messages(std::FILE* in, const std::string& path) {
   }
   return s;
 }
+
+}  // namespace
+
+Scan scan_messages(const std::string& path) {
+  std::FILE* in = std::fopen(path.c_str(), "rb");
+  if (!in) throw IoError(path + ": cannot be opened: " + std::strerror(errno));
+  try {
+    const Scan s = scan_messages(in, path);
+    std::fclose(in);
+    return s;
+  } catch (...) {
+    std::fclose(in);
+    throw;
+  }
+}
+
+namespace {
 
 // The end of the interval of a message, in seconds since its reference
 // time, and that reference time as "YYYYMMDD hhmm".

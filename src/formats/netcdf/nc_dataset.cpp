@@ -280,6 +280,16 @@ std::string NcDataset::get_text(int varid, const std::string& name) const {
   return value;
 }
 
+std::vector<int> NcDataset::get_ints(int varid, const std::string& name) const {
+  std::size_t length = 0;
+  const int status = nc_inq_attlen(id_, varid, name.c_str(), &length);
+  if (status == NC_ENOTATT) return {};
+  call(status, "nc_inq_attlen " + name, varid);
+  std::vector<int> values(length);
+  if (length > 0) call(nc_get_att_int(id_, varid, name.c_str(), values.data()), "nc_get_att_int " + name, varid);
+  return values;
+}
+
 nc_type NcDataset::var_type(int varid) const {
   nc_type type = NC_NAT;
   call(nc_inq_vartype(id_, varid, &type), "nc_inq_vartype", varid);

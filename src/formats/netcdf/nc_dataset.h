@@ -71,6 +71,7 @@ class NcDataset {
   void put_double(int varid, const std::string& name, nc_type type, double value) const;
   void put_float(int varid, const std::string& name, float value) const;
   std::string get_text(int varid, const std::string& name) const;  // "" when absent
+  std::vector<int> get_ints(int varid, const std::string& name) const;  // empty when absent
 
   // Variables of the file as they are.
   nc_type var_type(int varid) const;
