@@ -104,9 +104,10 @@ std::vector<const config::TransformationDef*> chain_between(const config::Contex
                                   name_of(target.kind) + " '" + root + "', but the source field's grid has " +
                                   name_of(source.kind) + " '" + source.ref + "' at this position");
   // generate_rectilinear_domain describes its element (the target of an
-  // interpolate_domain beside it); it is not a step of its own.
+  // interpolate_domain beside it); it is not a step of its own there.
   for (auto it = path.rbegin(); it != path.rend(); ++it) {
     bool generated = false, interpolated = false;
+    const std::size_t first = chain.size();
     for (const config::TransformationDef& t : *it->second.transformations) {
       if (t.kind == "generate_rectilinear_domain") {
         generated = true;
@@ -119,11 +120,14 @@ std::vector<const config::TransformationDef*> chain_between(const config::Contex
       interpolated = interpolated || t.kind == "interpolate_domain";
       chain.push_back(&t);
     }
+    // Alone, it is the interpolation (XIOS hands the source's values on
+    // unchanged, whatever their shape): first of this element's steps.
     if (generated && !interpolated)
-      throw config::ConfigError(it->second.where,
-                                "domain '" + it->first +
-                                    "' has <generate_rectilinear_domain> without <interpolate_domain>: "
-                                    "foehn fills generated domains only by interpolation");
+      for (const config::TransformationDef& t : *it->second.transformations)
+        if (t.kind == "generate_rectilinear_domain") {
+          chain.insert(chain.begin() + static_cast<std::ptrdiff_t>(first), &t);
+          break;
+        }
   }
   // Kinds: each transformation takes what the previous one made.
   Component::Kind kind = component_kind(source.kind);
