@@ -1,7 +1,7 @@
 """generate_rectilinear_domain alone in its domain, as XIOS's
 test_new_features uses it (generate_rectilinear.xml, model
 interpolate_model.py): foehn fills the generated domain from the source
-field's domain by first-order conservative interpolation, the same steps as
+field's domain by conservative interpolation (order 2), the same steps as
 <generate_rectilinear_domain/><interpolate_domain/>. Checked: the written
 centres and bounds against the analytic regular grid (XIOS's defaults for
 the whole sphere; lon_start/lon_end and bounds_lat_start/bounds_lat_end for
@@ -111,7 +111,7 @@ def test_globe_keeps_the_area_integral(outputs):
 
 
 def test_box_values_near_the_field_at_the_centres(outputs):
-    """First-order conservative means over 2 x 6 degree cells of a smooth
+    """Second-order conservative values over 2 x 6 degree cells of a smooth
     field sampled on 5-degree cells: within 1 K of the native field's value
     in the source cell holding the target's centre (the field varies by at
     most about 0.5 K across a source cell)."""
