@@ -3,7 +3,8 @@ temporal_splitting_model.py): the scalar of a field's grid becomes an axis
 of n values holding n successive steps; the transformed field has values
 at the n-th, 2n-th... step only. Checked against numpy: the 4-hour records
 (the split axis last, as in XIOS's test_diurnal_cycle, and first), their
-8-hour average (the mean diurnal cycle), the axis's values, and the same
+8-hour average (the mean diurnal cycle), records falling inside a cycle
+(missing), the axis's values, and the same
 bytes attached on 1 and 2 ranks and with 1+1 and 2+2 servers."""
 import netCDF4
 import numpy as np
@@ -67,6 +68,17 @@ def test_records_hold_the_cycles(outputs):
 def test_average_of_the_cycles(outputs):
     mean = values(outputs[(1, 0)] / "ts_mean.nc", "a_split")
     np.testing.assert_allclose(mean, [(cycle(1) + cycle(5)) / 2], rtol=1e-15, atol=0)
+
+
+def test_records_inside_a_cycle_are_missing(outputs):
+    """output_freq 2h, cycle 4h: the records at 2h and 6h fall inside a
+    cycle; foehn writes them as missing (netCDF's default fill, the
+    variable having no _FillValue of its own), those at 4h and 8h hold the
+    cycles."""
+    often = values(outputs[(1, 0)] / "ts_often.nc", "a_split")
+    assert often.shape == (4, N) + a_values(1).shape
+    np.testing.assert_array_equal(often[1::2], np.stack([cycle(1), cycle(5)]))
+    np.testing.assert_array_equal(often[0::2], np.full_like(often[0::2], netCDF4.default_fillvals["f8"]))
 
 
 @pytest.mark.parametrize("layout", LAYOUTS[1:])
