@@ -163,6 +163,14 @@ void Context::set_domain_type(const std::string& id, const char* type, std::int6
     fail(FOEHN_ERR_ARGUMENT, location_prefix(d->where) + "domain '" + id + "': the XML says ni_glo/nj_glo " +
                                  std::to_string(d->ni_glo.value_or(0)) + "/" + std::to_string(d->nj_glo.value_or(0)) +
                                  ", the model gives " + std::to_string(ni_glo) + "/" + std::to_string(nj_glo));
+  if (!d->transformations.empty()) {
+    // A domain a transformation makes (generate_rectilinear_domain,
+    // interpolate_domain, ...): the model's sizes describe it as the XML
+    // would; its points on each rank are the transformation's.
+    for (auto& domain : def_.domains)
+      if (domain.id == id) domain.ni_glo = ni_glo, domain.nj_glo = nj_glo;
+    return;
+  }
   DomainSetting s;
   s.type = effective;
   s.ni_glo = s.layout.ni_glo = ni_glo;
@@ -174,6 +182,9 @@ DomainSetting& Context::domain_setting(const std::string& id, const char* call) 
   check_open(call);
   if (closed_definition_) fail(FOEHN_ERR_STATE, std::string(call) + ": context '" + id_ + "' is already defined");
   auto it = settings_.domains.find(id);
+  if (const auto* d = def_.find_domain(id); it == settings_.domains.end() && d && !d->transformations.empty())
+    fail(FOEHN_ERR_ARGUMENT, location_prefix(d->where) + std::string(call) + ": domain '" + id +
+                                 "' is made by a transformation; the model may give its type and global size only");
   if (it == settings_.domains.end())
     fail(FOEHN_ERR_STATE, std::string(call) + ": domain '" + id + "': call foehn_set_domain_type first");
   return it->second;

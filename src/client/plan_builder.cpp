@@ -150,6 +150,13 @@ int PlanBuilder::plan_axis(const std::string& id, const config::Location& where)
   if (it != plan_axis_ids_.end()) return static_cast<int>(it - plan_axis_ids_.begin());
   const config::AxisDef* a = def_.find_axis(id);
   if (!a) config_error(where, "unknown axis '" + id + "'");
+  if (!axes_.count(id))  // an axis that only names another (axis_ref, as a grid's child) takes what the model
+    for (const config::AxisDef* r = a; r && r->transformations.empty() && !r->ref.empty(); r = def_.find_axis(r->ref))
+      if (auto f = axes_.find(r->ref); f != axes_.end()) {  // said of that one, as XIOS's inheritance at close
+        AxisSetting copy = f->second;
+        axes_[id] = std::move(copy);
+        break;
+      }
   AxisSetting& s = axes_[id];  // the model may have said nothing: the XML's axis, whole
   output::AxisInfo info;
   info.id = id;

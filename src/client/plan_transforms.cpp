@@ -280,7 +280,7 @@ PlanBuilder::Transformations PlanBuilder::plan_transformations(const config::Fie
       const config::TransformationDef* t = chains[p][k];
       key += "|" + std::to_string(p) + ":" + std::to_string(reinterpret_cast<std::uintptr_t>(t));
       if (auto built = built_steps_.find(key); built != built_steps_.end()) {
-        if (t->kind == "interpolate_domain") block[p] = true;
+        if (transform::is_domain_interpolation(*t)) block[p] = true;
         out.texts.push_back(built->second.text);
         out.defs.push_back(t);
         out.maps.push_back(built->second.map);
@@ -288,12 +288,12 @@ PlanBuilder::Transformations PlanBuilder::plan_transformations(const config::Fie
         continue;
       }
       transform::Step step;
-      if (t->kind == "interpolate_domain") {  // collective: every rank builds the same ones in the same order
+      if (transform::is_domain_interpolation(*t)) {  // collective: every rank builds the same ones in the same order
         const auto shared = std::make_pair(t, origin[p].ref + "#" + std::to_string(k));
         auto it = interpolations_.find(shared);
         if (it == interpolations_.end()) {
           const config::DomainDef* owner = transform::owner_domain(def_, *t);
-          if (!owner) config_error(t->where, "<interpolate_domain> outside a domain");
+          if (!owner) config_error(t->where, "<" + t->kind + "> outside a domain");
           it = interpolations_.emplace(shared, transform::interp::build_interpolation(*t, *owner, now[p], placement_.comm))
                    .first;
         }

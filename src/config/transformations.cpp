@@ -91,6 +91,7 @@ const std::vector<TransformationSpec>& specs() {
       {"reduce_axis", "axis", {id, operation}},           // across the model ranks holding the axis
       {"reduce_scalar", "scalar", {id, operation, local}},  // across the model ranks
       {"duplicate_scalar", "axis", {id}},
+      {"temporal_splitting", "axis", {id}},  // a scalar's successive steps along the axis
       {"coarsen_healpix", "domain", {id, {"refinement_level", AttrType::integer}}},  // ours: HEALPix pyramids
   };
   return all;

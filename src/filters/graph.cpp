@@ -92,7 +92,9 @@ template bool Graph::set_source<double>(int, std::int64_t, const double*, std::s
 
 void Graph::propagate_demand() {
   for (Node& n : nodes_)
-    if (n.kind != NodeKind::output) n.demanded = n.kind == NodeKind::chain || n.readers == 0;
+    if (n.kind != NodeKind::output)
+      n.demanded = n.kind == NodeKind::chain || n.readers == 0 ||
+                   (n.kind == NodeKind::transform && n.transform->op == transform::Operation::split);
   // Inputs come before the nodes that read them: backwards, every reader of
   // a node has been seen when the node is reached.
   for (auto it = nodes_.rbegin(); it != nodes_.rend(); ++it) {
@@ -131,7 +133,13 @@ void Graph::evaluate(std::int64_t step, std::int64_t now, bool irregular) {
         coordinate[k] = cn.values.data();
       }
       if (!ready) continue;
-      node.transform->apply(in.values.data(), coordinate[0], coordinate[1], node.values.data());
+      if (node.transform->op == transform::Operation::split) {  // XIOS: the n-th step completes the axis
+        node.transform->place(in.values.data(), node.slot, node.values.data());
+        if (++node.slot < node.transform->n_target) continue;
+        node.slot = 0;
+      } else {
+        node.transform->apply(in.values.data(), coordinate[0], coordinate[1], node.values.data());
+      }
       node.step = step;
     } else if (node.kind == NodeKind::expression) {
       if (!node.demanded) continue;

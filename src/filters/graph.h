@@ -35,7 +35,8 @@ namespace foehn::filters {
 enum class NodeKind {
   source,      // a field's data as the model writes it (missing values become NaN)
   expression,  // arithmetic between nodes of one size (expression.h)
-  transform,   // a spatial transformation of its input (transform/transform.h): zoom, extract, reduce, inverse
+  transform,   // a spatial transformation of its input (transform/transform.h): zoom, extract, reduce, inverse;
+               // temporal_splitting (op split): has values once n steps of its input filled its axis
   chain,       // a temporal operation over a period, read by an expression as @id
   output,      // the temporal stage of an output variable; its values leave the graph
 };
@@ -51,11 +52,13 @@ struct Node {
   Sampler sampler;                                        // chain: its period's ends; output: its sampling (freq_op)
   std::vector<double> values;                             // source, expression, chain
   std::int64_t step = -1;                                 // the step `values` belong to
+  std::size_t slot = 0;  // transform with op split: where its input's next step goes
   // Whether this step needs the node's values: an output's is set by the
   // caller before evaluate (its stage takes this step's value); a chain
   // accumulates every step; any other node is needed when a node that reads
   // it is; a node no other node reads is always needed (its values are read
-  // from outside). Transforms and expressions nobody needs are not evaluated.
+  // from outside). A temporal_splitting transform takes every step, as a
+  // chain does. Transforms and expressions nobody needs are not evaluated.
   bool demanded = true;
   int readers = 0;  // nodes that take this one as an input or a coordinate
 };

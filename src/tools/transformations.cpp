@@ -58,7 +58,7 @@ FieldTransformations field_transformations(const config::ContextDef& ctx, const 
                                                      : transform::Component::Kind::scalar;
     transform::Component c = transform::whole_component(kind, ni, nj);
     for (const config::TransformationDef* t : chains[p]) {
-      const config::DomainDef* owner = t->kind == "interpolate_domain" ? transform::owner_domain(ctx, *t) : nullptr;
+      const config::DomainDef* owner = transform::is_domain_interpolation(*t) ? transform::owner_domain(ctx, *t) : nullptr;
       const config::AxisDef* axis = t->kind == "interpolate_axis" ? transform::owner_axis(ctx, *t) : nullptr;
       transform::Step step = owner  ? transform::interpolation_shape(*t, c, *owner)
                              : axis ? transform::vertical_shape(*t, c, *axis)

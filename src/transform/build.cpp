@@ -359,8 +359,13 @@ Component::Kind source_kind(const config::TransformationDef& t) {
   if (t.kind == "zoom_domain" || t.kind == "extract_domain" || t.kind == "reduce_domain" ||
       t.kind == "interpolate_domain" || t.kind == "generate_rectilinear_domain" || t.kind == "coarsen_healpix")
     return Component::Kind::domain;
-  if (t.kind == "reduce_scalar" || t.kind == "duplicate_scalar") return Component::Kind::scalar;
+  if (t.kind == "reduce_scalar" || t.kind == "duplicate_scalar" || t.kind == "temporal_splitting")
+    return Component::Kind::scalar;
   return Component::Kind::axis;
+}
+
+bool is_domain_interpolation(const config::TransformationDef& t) {
+  return t.kind == "interpolate_domain" || t.kind == "generate_rectilinear_domain";
 }
 
 Component::Kind target_kind(const config::TransformationDef& t) {
@@ -406,6 +411,9 @@ Step build_step(const config::TransformationDef& t, const Component& src, const 
     s.target.units = along_j ? "degrees_north" : "degrees_east";
   } else if (to_axis && t.kind == "duplicate_scalar") {
     s = duplicate_scalar(t, src, target_axis);
+  } else if (to_axis && t.kind == "temporal_splitting") {
+    s = duplicate_scalar(t, src, target_axis);  // the same axis, whole on every rank; values placed by step
+    s.map.op = Operation::split;
   } else if (t.kind == "reduce_scalar" || (to_axis && t.kind == "reduce_axis")) {
     // Each point combines the values the model ranks hold of it
     // (interp/reduce_across_ranks.h); this rank's own: one value each.

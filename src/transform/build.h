@@ -68,6 +68,12 @@ struct Step {
 Component::Kind source_kind(const config::TransformationDef& t);
 Component::Kind target_kind(const config::TransformationDef& t);
 
+// A step that fills a domain by interpolation from its source domain:
+// interpolate_domain, or a generate_rectilinear_domain left alone in its
+// domain (chain.h makes it one with interpolate_domain's defaults, where
+// XIOS would pass the source's values on unchanged).
+bool is_domain_interpolation(const config::TransformationDef& t);
+
 // Throws config::ConfigError at t.where for bad attributes and for
 // reductions whose target points are split between ranks. Not for
 // interpolate_domain, whose points come from other ranks: interp/ builds it.

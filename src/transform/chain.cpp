@@ -32,6 +32,19 @@ Element element(const config::ContextDef& ctx, Kind kind, const std::string& id)
   return {};
 }
 
+// The element an id stands for once plain references are followed (an
+// element with a ref and no transformation, as a grid's child
+// `<axis axis_ref="a" positive="up"/>`, is that element's data: XIOS's
+// inheritance).
+std::string plain_root(const config::ContextDef& ctx, Kind kind, std::string id) {
+  for (int hops = 0; hops < 64; ++hops) {  // a cycle of references is reported elsewhere
+    const Element e = element(ctx, kind, id);
+    if (!e.ref || e.ref->empty() || (e.transformations && !e.transformations->empty())) break;
+    id = *e.ref;
+  }
+  return id;
+}
+
 Component::Kind component_kind(Kind k) {
   return k == Kind::domain ? Component::Kind::domain
          : k == Kind::axis ? Component::Kind::axis
@@ -74,7 +87,8 @@ std::vector<const config::TransformationDef*> chain_between(const config::Contex
                                                             const config::GridComponent& source,
                                                             const config::GridComponent& target) {
   std::vector<const config::TransformationDef*> chain;
-  if (source.kind == target.kind && source.ref == target.ref) return chain;
+  if (source.kind == target.kind && plain_root(ctx, source.kind, source.ref) == plain_root(ctx, target.kind, target.ref))
+    return chain;
   // Walk the target's references back while they carry transformations.
   std::vector<std::pair<std::string, Element>> path;  // target first
   std::set<std::string> seen;
@@ -98,15 +112,17 @@ std::vector<const config::TransformationDef*> chain_between(const config::Contex
                                                 source.ref +
                                                 "' at the same position of its source field's grid, and has no "
                                                 "transformation to make it from that one");
-  if (!root.empty() && !(root == source.ref && source.kind == target.kind))
+  if (!root.empty() && !(source.kind == target.kind &&
+                          plain_root(ctx, source.kind, root) == plain_root(ctx, source.kind, source.ref)))
     throw config::ConfigError(path.back().second.where,
                               std::string(name_of(target.kind)) + " '" + path.back().first + "' transforms " +
                                   name_of(target.kind) + " '" + root + "', but the source field's grid has " +
                                   name_of(source.kind) + " '" + source.ref + "' at this position");
   // generate_rectilinear_domain describes its element (the target of an
-  // interpolate_domain beside it); it is not a step of its own.
+  // interpolate_domain beside it); it is not a step of its own there.
   for (auto it = path.rbegin(); it != path.rend(); ++it) {
     bool generated = false, interpolated = false;
+    const std::size_t first = chain.size();
     for (const config::TransformationDef& t : *it->second.transformations) {
       if (t.kind == "generate_rectilinear_domain") {
         generated = true;
@@ -119,11 +135,14 @@ std::vector<const config::TransformationDef*> chain_between(const config::Contex
       interpolated = interpolated || t.kind == "interpolate_domain";
       chain.push_back(&t);
     }
+    // Alone, it is the interpolation (XIOS hands the source's values on
+    // unchanged, whatever their shape): first of this element's steps.
     if (generated && !interpolated)
-      throw config::ConfigError(it->second.where,
-                                "domain '" + it->first +
-                                    "' has <generate_rectilinear_domain> without <interpolate_domain>: "
-                                    "foehn fills generated domains only by interpolation");
+      for (const config::TransformationDef& t : *it->second.transformations)
+        if (t.kind == "generate_rectilinear_domain") {
+          chain.insert(chain.begin() + static_cast<std::ptrdiff_t>(first), &t);
+          break;
+        }
   }
   // Kinds: each transformation takes what the previous one made.
   Component::Kind kind = component_kind(source.kind);

@@ -24,6 +24,7 @@ const char* operation_name(Operation op) {
     case Operation::average: return "average";
     case Operation::remap: return "remap";
     case Operation::columns: return "columns";
+    case Operation::split: return "split";
   }
   return "?";
 }
@@ -249,6 +250,14 @@ void Transform::prepare() const {
 
 void Transform::apply(const double* in, double* out) const { apply(in, nullptr, nullptr, out); }
 
+void Transform::place(const double* in, std::size_t slot, double* out) const {
+  for (std::size_t o = 0; o < outer; ++o) {
+    const double* from = in + o * inner;
+    double* to = out + (o * n_target + slot) * inner;
+    for (std::size_t i = 0; i < inner; ++i) to[i] = from[i];
+  }
+}
+
 void Transform::apply(const double* in, const double* source_coordinate, const double* target_coordinate,
                       double* out) const {
   // Reductions across ranks (the builder prepares them; a map built elsewhere here).
@@ -262,6 +271,9 @@ void Transform::apply(const double* in, const double* source_coordinate, const d
     case Operation::remap:
       if (sums.size() != 2 * outer * inner) prepare();  // the builder prepares it; a map built elsewhere here
       remap_apply(*this, in, out);
+      return;
+    case Operation::split:  // one step's values at slot 0 (the graph places each step at its slot)
+      place(in, 0, out);
       return;
     case Operation::columns:
       for (std::size_t o = 0; o < outer; ++o)

@@ -25,7 +25,10 @@
 
 namespace foehn::transform {
 
-enum class Operation { gather, sum, min, max, average, remap, columns };
+// split: XIOS's temporal_splitting, a scalar's successive values spread
+// along an axis of n_target values; the state (which slot is next) lives in
+// the filter graph's node, which calls `place` (src/filters/graph.h).
+enum class Operation { gather, sum, min, max, average, remap, columns, split };
 
 // Moves the values an interpolation needs between the model's ranks, once
 // per step (MPI: src/transform/interp/). `send` holds, peer after peer, the
@@ -106,6 +109,9 @@ struct Transform {
   // With the coordinate fields' values of the same step (input_size and
   // output_size values; null where the step has none).
   void apply(const double* in, const double* source_coordinate, const double* target_coordinate, double* out) const;
+  // op == split: in (outer x inner values, a scalar's) goes to slot `slot`
+  // of out (outer x n_target x inner).
+  void place(const double* in, std::size_t slot, double* out) const;
   bool needs_coordinates() const { return !coordinate_source.empty() || !coordinate_target.empty(); }
 
   // Reductions with inner > 1 keep one sum, weight and count per inner

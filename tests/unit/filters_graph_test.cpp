@@ -213,6 +213,46 @@ TEST(FilterGraph, ExpressionsRunOnlyWhenAnOutputOrAChainNeedsThem) {
   EXPECT_EQ(g.values(c)[0], 15.0);
 }
 
+// XIOS's temporal_splitting: a scalar between two components (inner 2
+// values before it, outer 3 after) becomes an axis of 4; each step's values
+// go to the next slot, and the node has values at the 4th, 8th... step only,
+// even when no output takes those steps (it is evaluated every step, as a
+// chain is). Compared with the slots written out here.
+TEST(FilterGraph, TemporalSplittingFillsItsAxisOverNSteps) {
+  constexpr std::size_t kInner = 2, kOuter = 3, kN = 4;
+  transform::Transform split;
+  split.op = transform::Operation::split;
+  split.n_source = 1, split.n_target = kN, split.inner = kInner, split.outer = kOuter;
+  Graph g;
+  const int s = g.add_source(kInner * kOuter);
+  const int t = g.add_transform(s, std::make_shared<const transform::Transform>(split));
+  const int o = g.add_output(t, TemporalStage(TemporalOp::instant, 0), Sampler{});
+  ASSERT_EQ(g.node(t).values.size(), kInner * kOuter * kN);
+  OutputDriver instant{g, o, kInner * kOuter * kN, {}};
+  auto value = [](std::int64_t step, std::size_t o, std::size_t i) { return 100.0 * step + 10.0 * o + i; };
+  for (std::int64_t step = 1; step <= 9; ++step) {
+    std::vector<double> v(kInner * kOuter);
+    for (std::size_t o = 0; o < kOuter; ++o)
+      for (std::size_t i = 0; i < kInner; ++i) v[o * kInner + i] = value(step, o, i);
+    v[1] = step == 6 ? kNaN : v[1];  // a missing value stays missing in its slot
+    g.set_source(s, step, v.data(), v.size(), kNaN);
+    g.node(o).demanded = false;  // no output asks: the split still takes the step
+    g.evaluate(step, step * kHour, false);
+    EXPECT_EQ(g.has_values(t, step), step % 4 == 0) << "step " << step;
+    instant.end_step(step, step * kHour, true, false);
+  }
+  ASSERT_EQ(instant.records.size(), 2u);  // steps 1-4 and 5-8; step 9 waits for 10, 11, 12
+  for (std::size_t r = 0; r < 2; ++r) {
+    std::vector<double> want(kInner * kOuter * kN);
+    for (std::size_t o = 0; o < kOuter; ++o)
+      for (std::size_t k = 0; k < kN; ++k)
+        for (std::size_t i = 0; i < kInner; ++i)
+          want[(o * kN + k) * kInner + i] = value(static_cast<std::int64_t>(4 * r + k + 1), o, i);
+    if (r == 1) want[1 * kInner + 1] = kNaN;  // step 6 is slot 1 of the second record
+    EXPECT_TRUE(SameValues(instant.records[r], want)) << "record " << r;
+  }
+}
+
 TEST(FilterGraph, OnceTakesTheFirstRecordOnly) {
   Graph g;
   const int s = g.add_source(2);

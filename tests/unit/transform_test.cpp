@@ -275,6 +275,6 @@ TEST(TransformConfig, UnknownAttributesAndUnsupportedTransformationsAtTheirLine)
   EXPECT_EQ(error("<scalar_definition><scalar id=\"s\"><duplicate_scalar/></scalar></scalar_definition>"),
             "2: spatial transformation <duplicate_scalar> in <scalar> is not supported yet");
   EXPECT_EQ(error("<axis_definition><axis id=\"a\"/></axis_definition><grid_definition><grid id=\"g\">\n"
-                  "<axis axis_ref=\"a\"><temporal_splitting/></axis></grid></grid_definition>"),
-            "3: spatial transformation <temporal_splitting> in <axis> is not supported yet");
+                  "<axis axis_ref=\"a\"><redistribute_axis/></axis></grid></grid_definition>"),
+            "3: spatial transformation <redistribute_axis> in <axis> is not supported yet");
 }
