@@ -395,8 +395,8 @@ void Context::set_attribute(const std::string& kind, const std::string& id, cons
   if (kind != "domain" && kind != "axis" && kind != "scalar" && kind != "grid")
     fail(FOEHN_ERR_ARGUMENT, what + ": unknown kind (field, field_group, file, domain, axis, scalar, grid)");
   if (!extra) fail(FOEHN_ERR_ARGUMENT, what + ": no such " + kind + " in context '" + id_ + "'");
-  // An axis's formula attributes are written from `extra` (plan_builder.cpp).
-  const bool axis_formula = kind == "axis" && (name == "formula" || name == "formula_term" ||
+  // An axis's formula attributes and dim_name are written from `extra` (plan_builder.cpp).
+  const bool axis_formula = kind == "axis" && (name == "formula" || name == "formula_term" || name == "dim_name" ||
                                                name == "formula_bounds" || name == "formula_term_bounds");
   // A domain's netCDF names are read from `extra` too (plan_builder.cpp).
   const bool domain_naming =

@@ -193,6 +193,7 @@ int PlanBuilder::plan_axis(const std::string& id, const config::Location& where)
   else
     info.axis_type = s.axis_type;
   if (auto b = a->extra.find("bounds_name"); b != a->extra.end()) info.bounds_name = b->second;
+  if (auto n = a->extra.find("dim_name"); n != a->extra.end()) info.dim_name = n->second;
   // A parametric vertical coordinate, as XIOS writes it: formula_term goes
   // out as CF's formula_terms; *_bounds go on the bounds variable.
   auto formula = [&](const char* from, const char* to, std::vector<output::Attribute>& into) {

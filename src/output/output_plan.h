@@ -72,6 +72,7 @@ struct AxisInfo {
   std::string id, name, long_name, standard_name, units, positive;
   std::string axis_type;       // CF axis attribute: X, Y, Z or T ("": Z)
   std::string bounds_name;     // name of the bounds variable ("": <name>_bnds)
+  std::string dim_name;        // XIOS's name of its dimension ("": the axis's name)
   std::vector<double> values;  // n_glo values
   std::vector<double> bounds;  // 2 per value (lower, upper), or empty
   // On the coordinate variable: formula, formula_terms (a parametric

@@ -31,7 +31,7 @@ void fields(Io& io, DomainInfo& d) {
 template <class Io>
 void fields(Io& io, AxisInfo& a) {
   io(a.id, a.name, a.long_name, a.standard_name, a.units, a.positive, a.values, a.axis_type, a.bounds_name, a.bounds,
-     a.parts, a.attributes, a.bounds_attributes);
+     a.parts, a.attributes, a.bounds_attributes, a.dim_name);
 }
 
 template <class Io>

@@ -8,7 +8,9 @@
 - a domain's lon_name, lat_name, dim_i_name and dim_j_name name its
   coordinate variables and dimensions as XIOS does (rectilinear: the
   dimension names stand for the coordinates' names when these are not
-  given), in one_file and multiple_file files, and append continues them.
+  given), an axis's dim_name its dimension (its variable, keeping the axis's
+  name, is then named by `coordinates`), in one_file and multiple_file
+  files, and append continues them.
 
 The model is test_file_options.py's (a smooth 2-D field ts, 3 steps)."""
 import re
@@ -21,7 +23,7 @@ import netCDF4
 import numpy as np
 import pytest
 
-from test_file_options import NI, NJ, STEPS, context_xml, smooth
+from test_file_options import NI, NJ, NLEV, STEPS, context_xml, smooth
 
 MODEL = Path(__file__).with_name("test_file_options.py")
 pytestmark = pytest.mark.usefixtures("importable_package")  # conftest.py
@@ -113,8 +115,10 @@ NAMING_BODY = """  <field_definition prec="4" operation="instant">
 
 def naming_xml(start="2000-01-01"):
     # lat_name given; lon_name not: a rectilinear domain's longitudes take dim_i_name.
+    # The axis's dimension is dim_name; its variable keeps the axis's name.
     return context_xml(NAMING_BODY, start=start).replace(
-        '<domain id="dom" ', '<domain id="dom" lat_name="latitude" dim_i_name="i_dim" dim_j_name="j_dim" ')
+        '<domain id="dom" ', '<domain id="dom" lat_name="latitude" dim_i_name="i_dim" dim_j_name="j_dim" ').replace(
+        '<axis id="lev"/>', '<axis id="lev" dim_name="nlev"/>')
 
 
 def test_domain_names_in_one_file_parts_and_append(tmp_path, mpmd):
@@ -125,10 +129,12 @@ def test_domain_names_in_one_file_parts_and_append(tmp_path, mpmd):
     assert again.returncode == 0, again.stdout + again.stderr
     lon, lat = np.arange(NI) * 2.0, np.arange(NJ) * 2.0 - 89.0
     with netCDF4.Dataset(tmp_path / "named_one.nc") as nc:
-        assert set(nc.dimensions) == {"time_counter", "j_dim", "i_dim", "lev", "axis_nbounds"}, list(nc.dimensions)
-        assert "lat" not in nc.variables and "lon" not in nc.variables
+        assert {"time_counter", "j_dim", "i_dim", "nlev"} <= set(nc.dimensions), list(nc.dimensions)
+        assert not {"lat", "lon", "lev"} & set(nc.dimensions) and not {"lat", "lon"} & set(nc.variables)
         assert nc["ts"].dimensions == ("time_counter", "j_dim", "i_dim")
-        assert nc["ta"].dimensions == ("time_counter", "lev", "j_dim", "i_dim")
+        assert nc["ta"].dimensions == ("time_counter", "nlev", "j_dim", "i_dim")
+        assert nc["lev"].dimensions == ("nlev",) and "lev" in nc["ta"].coordinates.split()
+        np.testing.assert_array_equal(nc["lev"][:], np.arange(1.0, NLEV + 1))
         assert nc["latitude"].dimensions == ("j_dim",) and nc["i_dim"].dimensions == ("i_dim",)
         assert nc["latitude"].standard_name == "latitude" and nc["i_dim"].standard_name == "longitude"
         np.testing.assert_array_equal(nc["latitude"][:], lat)

@@ -142,7 +142,10 @@ void NetcdfWriter::define_grid(const ContextPlan& plan, const FileInfo& f) {
 void NetcdfWriter::define_axis(const ContextPlan& plan, int index) {
   const AxisInfo& a = plan.axes[index];
   const std::string name = a.name.empty() ? a.id : a.name;
-  const int id = ds_.def_dim(name, a.values.size());
+  // XIOS names the dimension dim_name when given (the variable keeps the
+  // axis's name: then an auxiliary coordinate, named by `coordinates`).
+  const int id = ds_.def_dim(a.dim_name.empty() ? name : a.dim_name, a.values.size());
+  if (!a.dim_name.empty() && a.dim_name != name) axis_auxiliary_[index] = name;
   const int var = ds_.def_var(name, NC_DOUBLE, {id});
   ds_.put_text(var, "axis", a.axis_type.empty() ? "Z" : a.axis_type);
   ds_.put_text(var, "standard_name", a.standard_name);
@@ -383,6 +386,8 @@ std::string NetcdfWriter::coordinates_of(const VariableInfo& v, int var) const {
   std::string coordinates;
   bool cdi_rows = false;
   for (const Dim& d : v.dims) {
+    if (auto axis = axis_auxiliary_.find(d.index); d.kind == Dim::axis && axis != axis_auxiliary_.end())
+      coordinates += (coordinates.empty() ? "" : " ") + axis->second;
     if (d.kind != Dim::domain_i) continue;
     const DomainVars& dv = domain_vars_[d.index];
     if (dv.rows_lat.empty()) {

@@ -173,6 +173,7 @@ class NetcdfWriter final : public Writer {
   };
   std::map<int, Mesh> meshes_;                                  // by plan domain
   std::map<int, std::string> axis_bounds_;                      // plan axis -> its bounds variable in this file
+  std::map<int, std::string> axis_auxiliary_;                   // plan axis -> its variable, when not its dimension's
   std::map<int, std::string> scalar_names_;                     // plan scalar -> its 0-d coordinate variable
   std::map<std::string, std::string> quantization_containers_;  // algorithm -> its CF container variable
   std::uint64_t bytes_written_ = 0;
