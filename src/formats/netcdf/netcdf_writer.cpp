@@ -36,7 +36,7 @@ namespace {
 // format) and a random uuid, placed at each %uuid% of uuid_format if given.
 // The file's writers take its root's values: netCDF wants the same
 // attributes from each.
-std::pair<std::string, std::string> stamp_and_uuid(const FileInfo& f, MPI_Comm comm, bool parallel, bool root) {
+std::pair<std::string, std::string> stamp_and_uuid(const output::FileInfo& f, MPI_Comm comm, bool parallel, bool root) {
   std::string both;
   if (root) {
     char stamp[256] = "";
@@ -46,7 +46,7 @@ std::pair<std::string, std::string> stamp_and_uuid(const FileInfo& f, MPI_Comm c
     std::strftime(stamp, sizeof stamp, f.time_stamp_format.c_str(), &utc);
     uuid_t id;
     char text[37];
-    uuid_generate(id);  // random where /dev/urandom is there, as boost's in XIOS
+    uuid_generate_random(id);  // version 4, as boost's random generator in XIOS
     uuid_unparse_lower(id, text);
     std::string uuid = f.uuid_format.empty() ? text : f.uuid_format;
     if (!f.uuid_format.empty())
