@@ -330,7 +330,8 @@ void NetcdfWriter::define_variable(const ContextPlan& plan, int vi) {
   for (const Dim& d : v.dims) dims.push_back(dimid_.at({static_cast<int>(d.kind), d.index}));
   const int var = ds_.def_var(v.name, v.prec == 8 ? NC_DOUBLE : NC_FLOAT, dims);
   // Chunks, and whether HDF5 may skip filling them (netcdf_chunks.cpp).
-  const bool nofill = !timeless_[vi] && !v.dims.empty() && define_chunks(plan, vi, var, dims);
+  // (Not with a record_offset: the records before it are never written.)
+  const bool nofill = !timeless_[vi] && !v.dims.empty() && define_chunks(plan, vi, var, dims) && base_record_ <= 0;
   // A writer puts whole blocks of a record at once, so HDF5's chunk cache
   // (16 MiB per variable by default) only copies the data and keeps it:
   // 12 variables of a 311 MB record held 192 MiB of a server
