@@ -10,7 +10,8 @@
   dimension names stand for the coordinates' names when these are not
   given), an axis's dim_name its dimension (its variable, keeping the axis's
   name, is then named by `coordinates`), in one_file and multiple_file
-  files, and append continues them.
+  files, and append continues them;
+- the file attributes set by the model before close of definition act too.
 
 The model is test_file_options.py's (a smooth 2-D field ts, 3 steps)."""
 import re
@@ -151,3 +152,24 @@ def test_domain_names_in_one_file_parts_and_append(tmp_path, mpmd):
             rows.append(nc["latitude"][:])
             assert nc["ts"].shape[1] == len(rows[-1]) and nc["ts"].shape[0] == STEPS
     np.testing.assert_array_equal(np.concatenate(rows), lat)
+
+
+def test_layout_attributes_set_by_the_model(tmp_path, mpmd):
+    # time_stamp_name, uuid_name and record_offset set before close of
+    # definition, as xios_set_file_attr does.
+    xml = context_xml("""  <field_definition prec="8" operation="instant">
+    <field id="ts" domain_ref="dom"/><field id="ta" grid_ref="g3"/>
+  </field_definition>
+  <file_definition><file id="runtime" output_freq="1ts"><field field_ref="ts"/></file></file_definition>
+""")
+    (tmp_path / "model.xml").write_text(xml)
+    result = mpmd(tmp_path, 2, 1, [sys.executable, MODEL, tmp_path / "model.xml", "layout"])
+    assert result.returncode == 0, result.stdout + result.stderr
+    with netCDF4.Dataset(tmp_path / "runtime.nc") as nc:
+        attrs = nc.ncattrs()
+        assert "timeStamp" not in attrs and "uuid" not in attrs
+        datetime.strptime(nc.made, "%Y-%b-%d %H:%M:%S GMT")
+        assert uuid.UUID(nc.file_id).version == 4
+        ts = nc["ts"][:]
+        assert ts.shape[0] == STEPS + 1 and ts[0].mask.all()
+        np.testing.assert_array_equal(ts[1:], expected_ts(range(1, STEPS + 1)))
