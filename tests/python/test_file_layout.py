@@ -17,7 +17,7 @@ The model is test_file_options.py's (a smooth 2-D field ts, 3 steps)."""
 import re
 import sys
 import uuid
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timezone
 from pathlib import Path
 
 import netCDF4
