@@ -10,7 +10,8 @@ another (with the default flush by the clock, every 10 s).
 
   .venv/bin/python bench/soak.py                 # 1,000,000 steps
   .venv/bin/python bench/soak.py --steps 50000   # a short look
-Writes soak.{json,md} into --out."""
+  .venv/bin/python bench/soak.py --models 2 --servers 2   # files with two writers
+Writes soak.{json,md} (soak_<models>x<servers>.* for other counts) into --out."""
 import argparse
 import json
 import os
@@ -33,6 +34,8 @@ def parse_args():
     p.add_argument("--workdir", default=str(miniapp_runs.ROOT / "out/soak"))
     p.add_argument("--steps", type=int, default=1_000_000)
     p.add_argument("--warmup", type=float, default=0.25, help="fraction of the run that is warm-up")
+    p.add_argument("--models", type=int, default=1, help="model ranks")
+    p.add_argument("--servers", type=int, default=1, help="foehn-server ranks (several: files with several writers)")
     return p.parse_args()
 
 
@@ -61,7 +64,8 @@ def main():
     work.mkdir(parents=True)
     shutil.copy(miniapp_runs.ROOT / "apps/demo/iodef.xml", work / "iodef.xml")
     model, server = build / "apps/demo/demo_model", build / "apps/foehn-server/foehn-server"
-    cmd = ["mpiexec", "-n", "1", str(model), "iodef.xml", str(a.steps), "8", "4", "1", "0", ":", "-n", "1", str(server)]
+    cmd = ["mpiexec", "--oversubscribe", "-n", str(a.models), str(model), "iodef.xml", str(a.steps), "8", "4", "1", "0",
+           ":", "-n", str(a.servers), str(server)]
     load_before = os.getloadavg()[0]
     start = time.monotonic()
     proc = subprocess.Popen(cmd, cwd=work, env=dict(os.environ, **miniapp_runs.MPI_ENV), stdout=subprocess.PIPE,
@@ -70,7 +74,7 @@ def main():
     while proc.poll() is None:
         s, m = rss_of(server, work), rss_of(model, work)
         if s and m:
-            samples.append((time.monotonic() - start, max(s), max(m)))
+            samples.append((time.monotonic() - start, max(s), max(m)))  # the largest rank of each kind
         time.sleep(1.0)
     out, err = proc.communicate()
     wall = time.monotonic() - start
@@ -90,9 +94,10 @@ def main():
     result["trace"] = [[round(t, 1), s, m] for t, s, m in samples]
     out_dir = pathlib.Path(a.out)
     out_dir.mkdir(parents=True, exist_ok=True)
-    (out_dir / "soak.json").write_text(json.dumps(result, indent=1))
-    lines = [f"demo_model 8 x 4 x 1, {a.steps:,} steps in {wall:.0f} s ({a.steps / wall:,.0f} steps/s), 1 model + 1 "
-             f"foehn-server; warm-up the first {samples[warm][0]:.0f} s; load average {load_before:.1f} before, "
+    stem = "soak" if (a.models, a.servers) == (1, 1) else f"soak_{a.models}x{a.servers}"
+    (out_dir / f"{stem}.json").write_text(json.dumps(result, indent=1))
+    lines = [f"demo_model 8 x 4 x 1, {a.steps:,} steps in {wall:.0f} s ({a.steps / wall:,.0f} steps/s), {a.models} model + "
+             f"{a.servers} foehn-server (the largest rank of each); warm-up the first {samples[warm][0]:.0f} s; load average {load_before:.1f} before, "
              f"{result['load_after']:.1f} after.", "",
              "| rank | start [MiB] | after warm-up [MiB] | end [MiB] | peak [MiB] | drift after warm-up [MiB] |",
              "|---|---|---|---|---|---|"]
@@ -101,7 +106,7 @@ def main():
         lines.append(f"| {name} | {r['start_mib']:.1f} | {r['after_warmup_mib']:.1f} | {r['end_mib']:.1f} | "
                      f"{r['max_mib']:.1f} | {r['drift_mib']:.2f} |")
     lines += ["", f"target: server drift <= {TARGET_DRIFT_MIB} MiB: {'met' if result['met'] else 'NOT met'}"]
-    (out_dir / "soak.md").write_text("\n".join(lines) + "\n")
+    (out_dir / f"{stem}.md").write_text("\n".join(lines) + "\n")
     print("\n".join(lines))
 
 

@@ -64,6 +64,9 @@ OutputEngine::OutputEngine(output::ContextPlan plan, WriterRole role)
     MPI_Allreduce(MPI_IN_PLACE, calls.data(), static_cast<int>(calls.size()), MPI_INT, MPI_MAX, role_.comm);
     for (std::size_t v = 0; v < vars_.size(); ++v) vars_[v].write_calls = calls[v];
   }
+  std::size_t record_bytes = 0;  // one record of every variable's block here
+  for (const VarState& v : vars_) record_bytes += static_cast<std::size_t>(v.block.size()) * v.elem;
+  backlog_cap_ = std::max(kBacklogFloorBytes, 2 * record_bytes);
   // fill_ and piece_scratch_ grow when first needed: most writers never
   // use them, and a block-sized buffer each would double a server's memory.
   init_periods();
@@ -225,7 +228,8 @@ void OutputEngine::sync_by_clock(int file) {
   FilePeriods& p = periods_[file];
   const auto now = std::chrono::steady_clock::now();
   int due = std::chrono::duration<double>(now - p.last_sync).count() >= plan_.sync_seconds;
-  if (writes_together(plan_.files[file]) && writers_ > 1) MPI_Allreduce(MPI_IN_PLACE, &due, 1, MPI_INT, MPI_MAX, role_.comm);
+  if (writes_together(plan_.files[file]) && writers_ > 1)
+    MPI_Allreduce(MPI_IN_PLACE, &due, 1, MPI_INT, MPI_MAX, role_.comm);
   if (!due) return;
   files_[file]->sync();
   p.last_sync = now;
@@ -240,8 +244,10 @@ OutputEngine::Pending& OutputEngine::pending(int var, std::int64_t record) {
     if (!spare_.empty()) {
       it->second.data = std::move(spare_.back());
       spare_.pop_back();
+      spare_bytes_ -= it->second.data.capacity();
     }
     it->second.data.resize(bytes);
+    pending_bytes_ += it->second.data.capacity();
     if (vars_[var].reduce_here)
       it->second.stage = filters::TemporalStage(vars_[var].op, static_cast<std::size_t>(vars_[var].block.size()));
   }
@@ -365,7 +371,6 @@ void OutputEngine::on_announce(int file, std::int64_t record, double time, doubl
   advance(false);
 }
 
-
 void OutputEngine::on_client_closed(int client) {
   if (client >= 0 && client < static_cast<int>(client_closed_.size()) && !client_closed_[client]) {
     client_closed_[client] = 1;
@@ -379,12 +384,12 @@ void OutputEngine::write_record_of(int var, std::int64_t record, bool closing) {
   // A variable written once has no time dimension: its first record only
   // (a resumed file has it already when it holds records).
   if (s.op == filters::TemporalOp::once && (record > 0 || plan_.files[v.file].resume_records > 0)) {
-    pending_.erase({var, record});
+    drop_pending(var, record);
     return;
   }
   const std::size_t n = static_cast<std::size_t>(s.block.size());
-  if (n == 0) {  // nothing of this variable lives here; take part in the collective write
-    pending_.erase({var, record});  // attached: the empty part handed over
+  if (n == 0) {                 // nothing of this variable lives here; take part in the collective write
+    drop_pending(var, record);  // attached: the empty part handed over
     write_block(var, record, nullptr);
     return;
   }
@@ -433,9 +438,18 @@ void OutputEngine::write_record_of(int var, std::int64_t record, bool closing) {
   }
   write_block(var, record, data);
   if (it != pending_.end()) {
+    pending_bytes_ -= it->second.data.capacity();
+    spare_bytes_ += it->second.data.capacity();
     spare_.push_back(std::move(it->second.data));
     pending_.erase(it);
   }
+}
+
+void OutputEngine::drop_pending(int var, std::int64_t record) {
+  auto it = pending_.find({var, record});
+  if (it == pending_.end()) return;
+  pending_bytes_ -= it->second.data.capacity();
+  pending_.erase(it);
 }
 
 void OutputEngine::write_block(int var, std::int64_t record, const std::byte* data) {
@@ -494,6 +508,7 @@ void OutputEngine::fail_writing(const formats::IoError& e) {
   announced_.clear();
   front_vars_ready_ = 0;
   pending_.clear();
+  pending_bytes_ = 0;
   throw formats::IoError(failure_);
 }
 
@@ -527,7 +542,7 @@ void OutputEngine::start_and_agree(const Announce& a) {
 bool OutputEngine::write_front_unguarded(bool closing) {
   if (announced_.empty()) return false;
   const Announce& a = announced_.front();
-  if (a.file == kSyncMarker) {  // every record announced before the checkpoint is written
+  if (a.file == kSyncMarker) {                          // every record announced before the checkpoint is written
     if (!closing && !checkpoint_ready()) return false;  // samples of the open windows still coming
     if (!role_.forward) sync_files();
     const bool keeps = !checkpoints_.front().path.empty();
@@ -638,15 +653,21 @@ void OutputEngine::close() {
                         ": data arrived for a record that was never announced; dropped");
   }
   pending_.clear();
+  pending_bytes_ = 0;
   for (auto& f : files_)
     if (f) f->close();
 }
 
+// A map node of pending_ beside its values: with records of a few hundred
+// bytes (bench/soak.py) the nodes are most of the backlog.
+bool OutputEngine::backlog_full() const {
+  return pending_bytes_ + pending_.size() * (sizeof(Pending) + 64) > backlog_cap_;
+}
+
 std::size_t OutputEngine::buffer_bytes() const {
-  std::size_t n = fill_.capacity() + piece_scratch_.capacity();
-  for (const auto& [key, p] : pending_) n += p.data.capacity();
-  for (const auto& b : spare_) n += b.capacity();
-  return n;
+  // Kept as running sums: asked after every message, a sum over the
+  // pending records grew with the backlog (bench/soak.py, two servers).
+  return fill_.capacity() + piece_scratch_.capacity() + pending_bytes_ + spare_bytes_;
 }
 
 formats::WriterFigures OutputEngine::figures_of(int file) const {
@@ -669,8 +690,8 @@ std::vector<report::FileBytes> OutputEngine::file_bytes() const {
   for (std::size_t i = 0; i < files_.size(); ++i) {
     if (!files_[i]) continue;
     const formats::WriterFigures f = figures_of(static_cast<int>(i));
-    out.push_back({plan_.context_id, plan_.files[i].id, static_cast<int>(plan_.key >> 16),
-                   static_cast<double>(f.bytes), static_cast<double>(f.disk_bytes)});
+    out.push_back({plan_.context_id, plan_.files[i].id, static_cast<int>(plan_.key >> 16), static_cast<double>(f.bytes),
+                   static_cast<double>(f.disk_bytes)});
   }
   return out;
 }

@@ -43,7 +43,7 @@ struct WriterRole {
   // it (a transformation's exchange between model ranks, which crossed such a
   // write and hung: docs/transformations.md, "Attached mode").
   bool attached = false;
-  int index = 0;          // server index among `count` servers, or client index
+  int index = 0;  // server index among `count` servers, or client index
   int count = 1;
   MPI_Comm comm = MPI_COMM_SELF;  // the writers of one_file files
   // The servers that reduce and so write the servers' state together
@@ -122,6 +122,13 @@ class OutputEngine {
   // idle. False when none is left. A failure ends the writing as in
   // write_front (and throws).
   bool define_next();
+  // The records waiting here (their values and bookkeeping) take more than
+  // twice one record of this writer's blocks (at least kBacklogFloorBytes):
+  // the server holds back its clients' credit until they are written, so
+  // that servers slower than the model slow it instead of growing
+  // (server_loop.cpp, docs/transport.md).
+  bool backlog_full() const;
+  static constexpr std::size_t kBacklogFloorBytes = 4 << 20;
   bool failed() const { return !failure_.empty(); }
   // The front record waits for the other writers of its file (peers_ready):
   // the caller must call write_front again without a new message.
@@ -184,12 +191,12 @@ class OutputEngine {
   // The windows the last checkpoint saved and their values received then:
   // unchanged at close, they are the next run's, not lost.
   std::map<std::pair<int, std::int64_t>, std::int64_t> kept_windows_;
-  bool checkpoint_ready() const;        // the front marker's samples are all here
+  bool checkpoint_ready() const;  // the front marker's samples are all here
   void save_state(const Checkpoint& c);
   MPI_Comm state_comm() const;  // the servers that save and restore together
   void restore_state();                       // from plan_.server_state, at construction
   std::vector<std::int64_t> global_of_block(int var) const;  // C order over the variable's shape
-  std::int64_t record_base(int var) const;  // records of its file before this run (an exact restart)
+  std::int64_t record_base(int var) const;                   // records of its file before this run (an exact restart)
   struct Announce {
     int file;
     std::int64_t record;
@@ -197,6 +204,7 @@ class OutputEngine {
   };
 
   Pending& pending(int var, std::int64_t record);
+  void drop_pending(int var, std::int64_t record);  // erases it, keeping pending_bytes_
   // Checks a data fragment against the plan; its variable's pending record.
   Pending& checked_fragment(int client, const transport::EventHeader& h);
   void values_arrived(int var, std::int64_t record, Pending& p, std::int64_t count);
@@ -230,10 +238,10 @@ class OutputEngine {
   static bool writes_together(const output::FileInfo& f);
   bool write_front_unguarded(bool closing);
   void start_and_agree(const Announce& a);
-  bool peers_ready(const Announce& a, bool closing);    // the file's writers all enter the record
-  bool needs_peers(const Announce& a) const;           // its writes are collective across writers
+  bool peers_ready(const Announce& a, bool closing);  // the file's writers all enter the record
+  bool needs_peers(const Announce& a) const;          // its writes are collective across writers
   void pop_front_announce();
-  bool front_complete() const;  // every value of the front record is here
+  bool front_complete() const;                          // every value of the front record is here
   bool written_once(int var, const Announce& a) const;  // a once field after its record: nothing to write
   [[noreturn]] void fail_writing(const formats::IoError& e);
   void init_periods();
@@ -257,17 +265,19 @@ class OutputEngine {
   std::vector<formats::WriterFigures> closed_;
   formats::WriterFigures figures_of(int file) const;  // closed_ and the open period's
   std::map<std::pair<int, std::int64_t>, Pending> pending_;
-  std::vector<std::vector<std::byte>> spare_;  // recycled record buffers
+  std::vector<std::vector<std::byte>> spare_;        // recycled record buffers
+  std::size_t pending_bytes_ = 0, spare_bytes_ = 0;  // capacities of pending_'s and spare_'s buffers
+  std::size_t backlog_cap_ = 0;                      // backlog_full
   std::deque<Announce> announced_;
   int next_in_file_ = -1;
   mutable std::size_t front_vars_ready_ = 0;  // leading variables of the front record found complete
-  bool external_order_ = false;  // position in the front announce: -1 time not yet written
+  bool external_order_ = false;               // position in the front announce: -1 time not yet written
   std::vector<char> client_closed_;
   // Files shared by several writers beside files of this writer alone: a
   // write error in one of its own files must end the shared ones on every
   // writer together (start_and_agree).
   bool mixed_ = false;
-  bool constructing_ = true;  // open_file called by the constructor (on every writer at once)
+  bool constructing_ = true;              // open_file called by the constructor (on every writer at once)
   int writers_ = 1;                       // ranks of role_.comm: the writers of each shared file
   MPI_Request peers_ = MPI_REQUEST_NULL;  // the barrier before the front record of a shared file
   std::size_t closed_clients_ = 0;

@@ -7,12 +7,14 @@
 #include <iostream>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "formats/registry.h"
 #include "report/report.h"
+#include "server/credit_ledger.h"
 #include "server/direct_receives.h"
 #include "server/memory_check.h"
 #include "server/output_engine.h"
@@ -32,6 +34,9 @@ using transport::EventHeader;
 using transport::EventType;
 
 constexpr double kPollAfterMessage = 50e-6;  // seconds
+// Credit held back is all given back after this long without a message
+// (CreditLedger::release): a wait for data, not for the writes to catch up.
+constexpr double kReleaseWithheldAfter = 20e-3;  // seconds
 
 struct ContextSlot {
   std::unique_ptr<OutputEngine> engine;
@@ -87,6 +92,7 @@ class Server {
         const double b0 = MPI_Wtime();
         if (complete_directs()) {
           drive();
+          credits_.release(false);
           note_memory();
           last_message = MPI_Wtime();
           figures_.busy_seconds += last_message - b0;
@@ -102,7 +108,8 @@ class Server {
         // poll for a few tens of microseconds before yielding the core
         // (a sleep on a busy node can cost a whole time slice).
         if (MPI_Wtime() - last_message < kPollAfterMessage) continue;
-        reap_credits();
+        credits_.reap();
+        credits_.release(MPI_Wtime() - last_message > kReleaseWithheldAfter);
         if (waiting_for_peers()) drive();
         if (define_next()) continue;  // then look for messages again
         std::this_thread::sleep_for(idle);
@@ -134,7 +141,8 @@ class Server {
       dispatch(st.MPI_TAG, st.MPI_SOURCE, buffer.data(), bytes);
       drive();
       reap_sends();
-      reap_credits();
+      credits_.reap();
+      credits_.release(false);
       note_memory();
       last_message = MPI_Wtime();
       figures_.busy_seconds += last_message - b0 - (figures_.forward_wait_seconds - waited0);
@@ -144,8 +152,7 @@ class Server {
     for (Send& s : errors_in_flight_) MPI_Wait(&s.request, MPI_STATUS_IGNORE);
     errors_in_flight_.clear();
     // Every client has finalized and so is inside MPI: the last credits leave.
-    for (CreditSend& c : credits_in_flight_) MPI_Wait(&c.request, MPI_STATUS_IGNORE);
-    credits_in_flight_.clear();
+    credits_.wait_all();
     figures_.wall_seconds = MPI_Wtime() - t0;
     figures_.cpu_seconds = report::process_cpu_seconds();
     figures_.peak_rss_bytes = report::peak_rss_bytes();
@@ -179,10 +186,7 @@ class Server {
     figures_.peak_buffer_bytes = std::max(figures_.peak_buffer_bytes, static_cast<double>(bytes));
   }
 
-  // Flow control: a client's channel asks for room for its buffers; the
-  // server holds that much for it and grants it as credit. The credit of
-  // every buffer comes back once the buffer is taken in (give_back), so a
-  // client never has more in flight than the space held for it here.
+  // Messages among the servers (not counted as received from clients).
   static bool from_servers(int tag) {
     return tag == transport::kTagOrder || tag == transport::kTagBlock || tag == transport::kTagLevel2;
   }
@@ -218,48 +222,22 @@ class Server {
   void on_reserve(int source, const std::byte* data) {
     transport::CreditMessage m;
     std::memcpy(&m, data, sizeof m);
-    if (m.bytes <= 0 || m.channel == 0) {
-      fail_run("rank " + std::to_string(source) + " asked for " + std::to_string(m.bytes) + " bytes of buffer space");
-      return;
-    }
-    held_[{source, m.channel}] = m.bytes;
-    held_bytes_ += m.bytes;
-    figures_.credit_bytes = std::max(figures_.credit_bytes, static_cast<double>(held_bytes_));
-    send_credit(source, m.channel, m.bytes);
+    if (auto error = credits_.reserve(source, m)) return fail_run(*error);
+    figures_.credit_bytes = static_cast<double>(credits_.peak_held_bytes());
   }
 
-  void give_back(int source, std::uint16_t channel, std::int64_t bytes, bool closed) {
-    auto it = held_.find({source, channel});
-    if (it == held_.end()) {
-      fail_run("rank " + std::to_string(source) + " sent on channel " + std::to_string(channel) + " without credit");
-      return;
-    }
-    send_credit(source, channel, bytes);
-    if (closed) {  // its last buffer: the space is free for others
-      held_bytes_ -= it->second;
-      held_.erase(it);
-    }
+  void give_back(int source, std::uint16_t channel, std::int64_t bytes, bool closed,
+                 std::optional<std::uint32_t> context) {
+    if (auto error = credits_.give_back(source, channel, bytes, closed, context)) fail_run(*error);
   }
 
-  // Non-blocking: a blocking send waits, polling, for room in the client's
-  // shared-memory queue whenever the model computes and does not enter MPI
-  // (58 % of the server's CPU on the output-heavy run). The message stays
-  // here until sent; reap_credits frees it.
-  void send_credit(int dest, std::uint16_t channel, std::int64_t bytes) {
-    CreditSend& c = credits_in_flight_.emplace_back();
-    c.message.channel = channel;
-    c.message.bytes = bytes;
-    MPI_Isend(&c.message, sizeof c.message, MPI_BYTE, dest, transport::kTagCredit, w_.comm, &c.request);
-  }
-
-  // Credit messages leave in order per client; the oldest are done first.
-  void reap_credits() {
-    while (!credits_in_flight_.empty()) {
-      int done = 0;
-      MPI_Test(&credits_in_flight_.front().request, &done, MPI_STATUS_IGNORE);
-      if (!done) return;
-      credits_in_flight_.pop_front();
-    }
+  // A one-level context whose records wait here beyond its cap holds back
+  // the credit of the buffers it takes in (OutputEngine::backlog_full).
+  bool backlog_full(std::uint32_t context) const {
+    auto it = contexts_.find(context);
+    if (it == contexts_.end()) return false;
+    const ContextSlot& slot = *it->second;
+    return slot.level == 0 && slot.error.empty() && slot.engine && slot.engine->backlog_full();
   }
 
   // Level 1: a record's assembled block goes to the ranks of the pool that
@@ -443,7 +421,8 @@ class Server {
   // Carries out the orders whose work every server can do now (server_order.h).
   void drive() {
     try {
-      order_.drive([this](const Order& o) { return can_carry_out(o); }, [this](const Order& o) { return carry_out(o); });
+      order_.drive([this](const Order& o) { return can_carry_out(o); },
+                   [this](const Order& o) { return carry_out(o); });
     } catch (const std::exception& e) { fail_run(e.what()); }
   }
 
@@ -626,7 +605,7 @@ class Server {
       figures_.bytes_received += bytes;
       ++figures_.messages_received;
       (r.target ? figures_.direct_bytes : figures_.staged_bytes) += bytes;
-      if (r.channel != 0) give_back(r.source, r.channel, static_cast<std::int64_t>(r.bytes()), false);
+      if (r.channel != 0) give_back(r.source, r.channel, static_cast<std::int64_t>(r.bytes()), false, r.header.context);
       auto it = contexts_.find(r.header.context);  // a context closes only after its clients' payloads
       if (!r.usable || it == contexts_.end()) return;
       ContextSlot& slot = *it->second;
@@ -651,7 +630,8 @@ class Server {
   }
 
   void on_events(int source, const std::byte* data, int bytes) {
-    bool closed = false;  // the channel's context closed in this buffer
+    bool closed = false;                   // the channel's context closed in this buffer
+    std::optional<std::uint32_t> context;  // the channel's (a channel is one context's)
     transport::BufferHeader bh;
     if (static_cast<std::size_t>(bytes) >= sizeof bh) std::memcpy(&bh, data, sizeof bh);
     try {
@@ -664,6 +644,7 @@ class Server {
         auto it = contexts_.find(h.context);
         if (it == contexts_.end())
           throw std::runtime_error("event for unknown context key " + std::to_string(h.context));
+        context = h.context;
         ContextSlot& slot = *it->second;
         const int client = slot.client_of_rank.at(source);
         if (h.type == EventType::context_close) {
@@ -708,7 +689,7 @@ class Server {
       fail_run("message from rank " + std::to_string(source) + ": " + e.what());
       return;
     }
-    if (bh.channel != 0) give_back(source, bh.channel, bytes, closed);  // decode_buffer checked the size
+    if (bh.channel != 0) give_back(source, bh.channel, bytes, closed, context);  // decode_buffer checked the size
   }
 
   void close_context(std::map<std::uint32_t, std::unique_ptr<ContextSlot>>::iterator it) {
@@ -740,15 +721,14 @@ class Server {
 
   transport::World& w_;
   ServerOptions options_;
-  std::map<std::pair<int, std::uint16_t>, std::int64_t> held_;  // (client rank, channel) -> space held
-  std::int64_t held_bytes_ = 0;
+  CreditLedger credits_{w_.comm, [this](std::uint32_t context) { return backlog_full(context); }};
   int index_ = 0, count_ = 1;
   int servers_on_node_ = 1;  // server ranks sharing this one's node
   std::size_t finalized_ = 0;
   bool failed_ = false;
   std::map<std::uint32_t, std::unique_ptr<ContextSlot>> contexts_;
   std::map<std::uint32_t, std::pair<int, std::vector<std::byte>>> plans_;  // received, not yet opened
-  ServerOrder order_;  // collective work, in one order on every server
+  ServerOrder order_;       // collective work, in one order on every server
   DirectReceives directs_;  // payloads on their way (direct_receives.h)
   struct Send {
     MPI_Request request;
@@ -757,15 +737,10 @@ class Server {
   };
   std::deque<Send> in_flight_;         // level 1 -> level 2, until sent
   std::deque<Send> errors_in_flight_;  // fail_context's messages to clients
-  struct CreditSend {
-    transport::CreditMessage message;
-    MPI_Request request = MPI_REQUEST_NULL;
-  };
-  std::deque<CreditSend> credits_in_flight_;  // a deque: each message stays where MPI_Isend was told
-  std::size_t in_flight_bytes_ = 0;           // the bytes of in_flight_'s messages
-  std::size_t block_bytes_ = 0;               // of which blocks (what forward_cap_ bounds)
-  std::size_t forward_cap_ = 0;               // the sum of the open level-1 contexts' forward_cap
-  std::size_t receive_bytes_ = 0;             // the receive buffer
+  std::size_t in_flight_bytes_ = 0;    // the bytes of in_flight_'s messages
+  std::size_t block_bytes_ = 0;        // of which blocks (what forward_cap_ bounds)
+  std::size_t forward_cap_ = 0;        // the sum of the open level-1 contexts' forward_cap
+  std::size_t receive_bytes_ = 0;      // the receive buffer
   report::ServerFigures figures_;
   report::Details details_;  // the files' raw and on-disk bytes, by context
 };
