@@ -38,4 +38,10 @@ std::vector<std::filesystem::path> part_files(const FileName& name, std::string_
   return found;
 }
 
+std::string part_file_name(FileName name, int part, int parts, std::string_view extension) {
+  name.part = part;
+  name.parts = parts;
+  return file_name(name, extension);
+}
+
 }  // namespace foehn::formats

@@ -22,6 +22,8 @@ struct FileName {
 // <base>[_<period>][_<part>]<extension>. As XIOS, the part number is
 // zero-padded to the width of the largest part number, or to min_digits.
 std::string file_name(const FileName& name, std::string_view extension);
+// The name of part `part` of `parts` (multiple_file) of the same file.
+std::string part_file_name(FileName name, int part, int parts, std::string_view extension);
 
 // The files `<base>[_<period>]_<digits><extension><suffix>` in that
 // directory, sorted: the multiple_file parts of any count and padding

@@ -30,12 +30,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string part_path(formats::FileName name, int part, int parts, std::string_view ext) {
-  name.part = part;
-  name.parts = parts;
-  return formats::file_name(name, ext);
-}
-
 // DOMAIN_number_total of a part; nullopt: not a readable part.
 std::optional<int> parts_total(const std::string& path) {
   try {
@@ -54,8 +48,7 @@ int total_on_disk(const formats::FileName& name, std::string_view ext, const std
 
 // The block of each plan domain an old part holds, from its
 // DOMAIN_<id>_position_first/last (1-based, i then j).
-std::vector<output::LocalBlock> old_blocks(const output::ContextPlan& plan,
-                                           const formats::netcdf::NcDataset& part) {
+std::vector<output::LocalBlock> old_blocks(const output::ContextPlan& plan, const formats::netcdf::NcDataset& part) {
   std::vector<output::LocalBlock> blocks;
   for (const output::DomainInfo& dom : plan.domains) {
     const std::size_t n = dom.one_dimensional() ? 1 : 2;
@@ -63,8 +56,8 @@ std::vector<output::LocalBlock> old_blocks(const output::ContextPlan& plan,
     const std::vector<int> first = part.get_ints(NC_GLOBAL, p + "first"), last = part.get_ints(NC_GLOBAL, p + "last");
     if (first.size() != n || last.size() != n)
       throw formats::IoError(part.path() + ": a multiple_file part without its " + p + "first/last attributes");
-    blocks.push_back({first[0] - 1, last[0] - first[0] + 1, n == 2 ? first[1] - 1 : 0,
-                      n == 2 ? last[1] - first[1] + 1 : 1});
+    blocks.push_back(
+        {first[0] - 1, last[0] - first[0] + 1, n == 2 ? first[1] - 1 : 0, n == 2 ? last[1] - first[1] + 1 : 1});
   }
   return blocks;
 }
@@ -184,12 +177,12 @@ void repartition_parts(const output::ContextPlan& plan, int file, const formats:
   int old_count = 0;
   if (rank == 0) {
     bool done = true;
-    for (int k = 0; k < count && done; ++k) done = parts_total(part_path(name, k, count, ext)) == count;
+    for (int k = 0; k < count && done; ++k) done = parts_total(formats::part_file_name(name, k, count, ext)) == count;
     if (done) {
       // Complete new parts (or never another count): parts moved aside by a
       // run killed before it removed them go now.
       if (const int was = total_on_disk(name, ext, ".old"))
-        for (int k = 0; k < was; ++k) fs::remove(part_path(name, k, was, ext) + ".old");
+        for (int k = 0; k < was; ++k) fs::remove(formats::part_file_name(name, k, was, ext) + ".old");
     } else {
       old_count = total_on_disk(name, ext, ".old");
       if (old_count == 0) old_count = total_on_disk(name, ext, "");
@@ -206,10 +199,10 @@ void repartition_parts(const output::ContextPlan& plan, int file, const formats:
                            "; run with as many level-2 servers as the checkpoint's run, or make the file one_file");
   std::vector<std::string> sources;
   for (int j = 0; j < old_count; ++j) {
-    const std::string p = part_path(name, j, old_count, ext);
+    const std::string p = formats::part_file_name(name, j, old_count, ext);
     sources.push_back(fs::exists(p + ".old") ? p + ".old" : p);
   }
-  const std::string mine = part_path(name, me, count, ext), tmp = mine + ".repart";
+  const std::string mine = formats::part_file_name(name, me, count, ext), tmp = mine + ".repart";
   std::string error;
   std::int64_t records = 0;
   try {
@@ -226,7 +219,7 @@ void repartition_parts(const output::ContextPlan& plan, int file, const formats:
   }
   if (rank == 0)
     for (int j = 0; j < old_count; ++j) {
-      const std::string p = part_path(name, j, old_count, ext);
+      const std::string p = formats::part_file_name(name, j, old_count, ext);
       if (fs::exists(p) && !fs::exists(p + ".old")) fs::rename(p, p + ".old");
     }
   MPI_Barrier(writers);
@@ -234,7 +227,7 @@ void repartition_parts(const output::ContextPlan& plan, int file, const formats:
   unsigned long long bytes = fs::file_size(mine);  // written: each new part once
   MPI_Allreduce(MPI_IN_PLACE, &bytes, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, writers);
   if (rank != 0) return;
-  for (int j = 0; j < old_count; ++j) fs::remove(part_path(name, j, old_count, ext) + ".old");
+  for (int j = 0; j < old_count; ++j) fs::remove(formats::part_file_name(name, j, old_count, ext) + ".old");
   std::cerr << "foehn: " << file_text << " re-partitioned from " << old_count << " to " << count << " parts ("
             << records << " records, " << bytes << " bytes written in "
             << std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() << " s)" << std::endl;
@@ -242,7 +235,7 @@ void repartition_parts(const output::ContextPlan& plan, int file, const formats:
 
 void remove_stale_parts(const formats::FileName& name, std::string_view ext, int count) {
   std::vector<fs::path> ours;
-  for (int k = 0; k < count; ++k) ours.push_back(fs::path(part_path(name, k, count, ext)).filename());
+  for (int k = 0; k < count; ++k) ours.push_back(fs::path(formats::part_file_name(name, k, count, ext)).filename());
   for (const fs::path& p : formats::part_files(name, ext))
     if (std::find(ours.begin(), ours.end(), p.filename()) == ours.end() && parts_total(p.string()) != count)
       fs::remove(p);

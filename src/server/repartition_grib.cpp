@@ -27,12 +27,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string part_name(formats::FileName name, int part, int parts, std::string_view ext) {
-  name.part = part;
-  name.parts = parts;
-  return formats::file_name(name, ext);
-}
-
 // Written whole or not at all (rename over the old text).
 void write_marker(const std::string& path, const std::string& text) {
   {
@@ -70,7 +64,7 @@ int prepare(const formats::FileName& name, std::string_view ext, int count, cons
   const int n = static_cast<int>(all.size());
   if (n == 0) return 0;
   std::vector<std::string> want;
-  for (int k = 0; k < n; ++k) want.push_back(fs::path(part_name(name, k, n, ext)).filename().string());
+  for (int k = 0; k < n; ++k) want.push_back(fs::path(formats::part_file_name(name, k, n, ext)).filename().string());
   std::sort(all.begin(), all.end());
   std::sort(want.begin(), want.end());
   if (all != want)
@@ -113,8 +107,8 @@ void repartition_grib_parts(const output::ContextPlan& plan, int file, const for
                            " writers and two-level servers cannot rewrite them for " + std::to_string(count) +
                            "; run with as many level-2 servers as the checkpoint's run, or make the file one_file");
   std::vector<std::string> sources;
-  for (int j = 0; j < old_count; ++j) sources.push_back(part_name(name, j, old_count, ext) + ".old");
-  const std::string mine = part_name(name, me, count, ext), tmp = mine + ".repart";
+  for (int j = 0; j < old_count; ++j) sources.push_back(formats::part_file_name(name, j, old_count, ext) + ".old");
+  const std::string mine = formats::part_file_name(name, me, count, ext), tmp = mine + ".repart";
   const std::int64_t records = f.resume_file_records >= 0 ? f.resume_file_records : f.resume_records;
   std::int64_t copied = 0;
   try {
