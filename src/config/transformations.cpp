@@ -93,6 +93,17 @@ const std::vector<TransformationSpec>& specs() {
       {"duplicate_scalar", "axis", {id}},
       {"temporal_splitting", "axis", {id}},  // a scalar's successive steps along the axis
       {"coarsen_healpix", "domain", {id, {"refinement_level", AttrType::integer}}},  // ours: HEALPix pyramids
+      {"reorder_domain",
+       "domain",
+       {id, {"invert_lat", AttrType::boolean}, real("shift_lon_fraction"), real("min_lon"), real("max_lon")}},
+      // XIOS's halo for later transformations; the written domain is the same (docs/transformations.md)
+      {"expand_domain",
+       "domain",
+       {id,
+        {"order", AttrType::integer},
+        {"type", AttrType::choice, "node|edge"},
+        {"i_periodic", AttrType::boolean},
+        {"j_periodic", AttrType::boolean}}},
   };
   return all;
 }

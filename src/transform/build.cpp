@@ -344,6 +344,82 @@ Step coarsen_healpix(const config::TransformationDef& t, const Component& src) {
   return s;  // centres and corners: computed with the domain's (grid/healpix.h)
 }
 
+std::optional<double> real(const config::TransformationDef& t, std::string_view name) {
+  const std::string* v = t.attr(name);
+  if (!v) return std::nullopt;
+  const auto x = config::detail::parse_double(*v);
+  if (!x) bad(t, std::string(name) + " '" + *v + "' is not a number");
+  return x;
+}
+
+// XIOS's way of putting a longitude in [lo, hi]: whole turns of hi - lo
+// added or taken away one at a time (the same bits as XIOS). Returns the
+// turns taken away (negative: added), for the cell's bounds to follow.
+int wrap_lon(double& lon, double lo, double hi) {
+  if (!std::isfinite(lon)) return 0;
+  const double delta = hi - lo;
+  int turns = 0;
+  for (; lon > hi; ++turns) lon -= delta;
+  for (; lon < lo; --turns) lon += delta;
+  return turns;
+}
+
+// reorder_domain: each rank keeps its values; only their places in the
+// domain change (rows upside down, columns turned by a fraction of the
+// globe), their coordinates and bounds moving with them. Local: nothing is
+// exchanged, the writers place the points by their new global index.
+Step reorder_domain(const config::TransformationDef& t, const Component& src) {
+  if (src.type != "rectilinear")
+    bad(t, "the source domain is " + src.type + "; reorder_domain works on rectilinear domains only");
+  const std::string* invert = t.attr("invert_lat");
+  const bool invert_lat = invert && config::detail::parse_bool(*invert).value_or(false);
+  const auto fraction = real(t, "shift_lon_fraction");
+  const auto min_lon = real(t, "min_lon"), max_lon = real(t, "max_lon");
+  if (min_lon.has_value() != max_lon.has_value())
+    bad(t, "give both min_lon and max_lon (the range longitudes are put in), or neither");
+  if (min_lon && !(*max_lon > *min_lon))
+    bad(t, "max_lon (" + *t.attr("max_lon") + ") must be greater than min_lon (" + *t.attr("min_lon") + ")");
+  const std::int64_t ni = src.ni_glo, nj = src.nj_glo;
+  // As XIOS: the shift in columns is ni_glo * fraction truncated toward zero.
+  const std::int64_t offset = fraction ? static_cast<std::int64_t>(static_cast<double>(ni) * *fraction) : 0;
+  std::vector<std::int64_t> picks(src.owned.size()), index(src.owned.size());
+  for (std::size_t p = 0; p < src.owned.size(); ++p) {
+    const std::int64_t i = src.owned[p] % ni, j = src.owned[p] / ni;
+    const std::int64_t j2 = invert_lat ? nj - 1 - j : j;
+    const std::int64_t i2 = ((i + offset) % ni + ni) % ni;
+    picks[p] = static_cast<std::int64_t>(p);
+    index[p] = j2 * ni + i2;
+  }
+  Step s = gather_step(src, Component::Kind::domain, ni, nj, picks, index);
+  if (min_lon) {
+    // A cell's corners move by its centre's turns, so that no cell is cut
+    // in two at the seam (XIOS wraps each corner on its own).
+    const double delta = *max_lon - *min_lon;
+    const auto nv = static_cast<std::size_t>(s.target.nvertex);
+    for (std::size_t k = 0; k < s.target.lon.size(); ++k) {
+      const int turns = wrap_lon(s.target.lon[k], *min_lon, *max_lon);
+      for (std::size_t v = 0; v < nv && !s.target.bounds_lon.empty(); ++v) {
+        double& corner = s.target.bounds_lon[k * nv + v];
+        for (int n = 0; n < turns; ++n) corner -= delta;
+        for (int n = 0; n > turns; --n) corner += delta;
+      }
+    }
+  }
+  return s;
+}
+
+// expand_domain: XIOS gives each rank a halo of its neighbours' points for
+// the transformations after it; the domain written and its values are the
+// source's, so here it is the identity.
+Step expand_domain(const Component& src) {
+  std::vector<std::int64_t> picks(src.owned.size());
+  std::iota(picks.begin(), picks.end(), 0);
+  Step s = gather_step(src, Component::Kind::domain, src.ni_glo, src.nj_glo, picks, src.owned);
+  s.target.healpix_level = src.healpix_level;
+  s.target.healpix_nested = src.healpix_nested;
+  return s;
+}
+
 }  // namespace
 
 const char* kind_name(Component::Kind kind) {
@@ -357,7 +433,8 @@ const char* kind_name(Component::Kind kind) {
 
 Component::Kind source_kind(const config::TransformationDef& t) {
   if (t.kind == "zoom_domain" || t.kind == "extract_domain" || t.kind == "reduce_domain" ||
-      t.kind == "interpolate_domain" || t.kind == "generate_rectilinear_domain" || t.kind == "coarsen_healpix")
+      t.kind == "interpolate_domain" || t.kind == "generate_rectilinear_domain" || t.kind == "coarsen_healpix" ||
+      t.kind == "reorder_domain" || t.kind == "expand_domain")
     return Component::Kind::domain;
   if (t.kind == "reduce_scalar" || t.kind == "duplicate_scalar" || t.kind == "temporal_splitting")
     return Component::Kind::scalar;
@@ -384,6 +461,10 @@ Step build_step(const config::TransformationDef& t, const Component& src, const 
     bad(t, "is built with the model's ranks (transform/interp), not as a local step");
   } else if (to_domain && t.kind == "coarsen_healpix") {
     s = coarsen_healpix(t, src);
+  } else if (to_domain && t.kind == "reorder_domain") {
+    s = reorder_domain(t, src);
+  } else if (to_domain && t.kind == "expand_domain") {
+    s = expand_domain(src);
   } else if (to_domain) {
     s = extract_domain(t, src);
   } else if (to_axis && (t.kind == "zoom_axis" || t.kind == "extract_axis")) {

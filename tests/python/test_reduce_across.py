@@ -97,7 +97,7 @@ def sequential(values, op):
 
 
 # Across several model ranks, with servers and attached.
-@pytest.mark.parametrize("clients,servers", [(1, 0), (2, 1), (3, 1), (2, 0), (3, 0)])
+@pytest.mark.parametrize("clients,servers", [(1, 0), (2, 1), (2, 2), (3, 1), (2, 0), (3, 0)])
 def test_across_ranks_against_numpy(tmp_path, mpmd, clients, servers):
     from reduce_ranks_model import a_values, col_values, s_value
     (tmp_path / "reduce_ranks.xml").write_text(RANKS_XML.read_text())

@@ -93,6 +93,9 @@ def test_values_against_numpy(outputs):
             "t_zonal_area": sequential_mean(t, 3, np.cos(np.radians(LAT))[:, None]),
             "t_inline_zoom": t[:, 0:2, 10:12, 20:24],
             "t_inline_vmean": sequential_mean(t, 1),
+            # reorder_domain: rows upside down, columns turned by half the globe.
+            "t_flip": np.roll(t[:, :, ::-1, :], NI // 2, axis=3),
+            "t_halo": t,  # expand_domain: the same domain and values
         }
         for name, want in exact.items():
             np.testing.assert_array_equal(ds[name][:], want, err_msg=name)
@@ -104,6 +107,11 @@ def test_values_against_numpy(outputs):
         assert ds["t_inline_zoom"].dimensions == ("time_counter", "lev_top", "lat_globe_g_inline_zoom_1",
                                                   "lon_globe_g_inline_zoom_1")
         np.testing.assert_array_equal(ds["lev_inv"][:], [5, 4, 3, 2, 1])
+        np.testing.assert_array_equal(ds["lat_flip"][:], LAT[::-1])
+        lon_flip = np.roll(LON, NI // 2)
+        np.testing.assert_array_equal(ds["lon_flip"][:], np.where(lon_flip > 175.0, lon_flip - 360.0, lon_flip))
+        np.testing.assert_array_equal(ds["lon_halo"][:], LON)
+        np.testing.assert_array_equal(ds["lat_halo"][:], LAT)
         # Axes keep their values' bounds (each value's own, lower then upper as given).
         lev_bnds = np.stack([np.arange(5) + 0.5, np.arange(5) + 1.5], 1)
         np.testing.assert_array_equal(ds["lev_pick_bnds"][:], lev_bnds[[0, 2, 4]])
@@ -172,6 +180,11 @@ def test_area_weights_from_bounds(tmp_path, mpmd):
         np.testing.assert_array_equal(ds["lon_box_bnds"][:], lon_bnds[3:13])
         np.testing.assert_array_equal(ds["lat_box_in_box_bnds"][:], lat_bnds[3:7])
         np.testing.assert_array_equal(ds["lon_box_in_box_bnds"][:], lon_bnds[5:10])
+        # reorder_domain: the cells' bounds move with them, whole across the seam at -185/175.
+        flip_bnds = np.roll(lon_bnds, NI // 2, axis=0)
+        flip_bnds = np.where(np.roll(LON, NI // 2)[:, None] > 175.0, flip_bnds - 360.0, flip_bnds)
+        np.testing.assert_array_equal(ds["lon_flip_bnds"][:], flip_bnds)
+        np.testing.assert_array_equal(ds["lat_flip_bnds"][:], lat_bnds[::-1])
         # A row of the domain as an axis along i: the cells' longitude bounds; a column: latitude bounds.
         np.testing.assert_array_equal(ds["lon_row_bnds"][:], lon_bnds)
         np.testing.assert_array_equal(ds["lat_col_bnds"][:], lat_bnds)
@@ -219,5 +232,6 @@ def test_blocks_of_columns(tmp_path, mpmd, clients, servers):
         np.testing.assert_array_equal(ds["t_col"][:], t[:, :, :, 5])
         np.testing.assert_array_equal(ds["t_inv"][:], t[:, ::-1])
         np.testing.assert_array_equal(ds["t_column_sum"][:], sequential_sum(t, 1))
+        np.testing.assert_array_equal(ds["t_flip"][:], np.roll(t[:, :, ::-1, :], NI // 2, axis=3))
         for name in one.variables:
             np.testing.assert_array_equal(ds[name][:], one[name][:], err_msg=name)

@@ -125,6 +125,47 @@ TEST(TransformBuild, AxisSelectionsAndInverse) {
   EXPECT_EQ(level.map.source, (std::vector<std::int64_t>{3}));
 }
 
+TEST(TransformBuild, ReorderDomainMovesEachPointWithItsCoordinates) {
+  Component band = rows(8, 4, 1, 3);  // rows 1 and 2 of 8 x 4
+  for (std::size_t k = 0; k < band.owned.size(); ++k) band.lon[k] = 45.0 * static_cast<double>(band.owned[k] % 8);
+  band.nvertex = 2;
+  for (double lon : band.lon) band.bounds_lon.insert(band.bounds_lon.end(), {lon - 22.5, lon + 22.5});
+  const auto s = transform::build_step(def("reorder_domain", "domain",
+                                           {{"invert_lat", "true"},
+                                            {"shift_lon_fraction", "0.5"},
+                                            {"min_lon", "-185"},
+                                            {"max_lon", "175"}}),
+                                       band);
+  ASSERT_EQ(s.target.owned.size(), 16u);
+  // Source (i, j) is target ((i + 4) % 8, 3 - j); the data stay in place.
+  for (std::size_t k = 0; k < 16; ++k) {
+    const std::int64_t i = band.owned[k] % 8, j = band.owned[k] / 8;
+    EXPECT_EQ(s.target.owned[k], (3 - j) * 8 + (i + 4) % 8) << k;
+    EXPECT_EQ(s.map.source[k], static_cast<std::int64_t>(k));
+    EXPECT_EQ(s.target.lat[k], 10.0 * static_cast<double>(j));
+    const double lon = 45.0 * static_cast<double>(i);
+    EXPECT_EQ(s.target.lon[k], lon > 175.0 ? lon - 360.0 : lon) << k;
+  }
+  EXPECT_EQ(s.target.bounds_lon[2 * 4], -202.5);  // i = 4: 180 is -180, its corners follow it
+  EXPECT_EQ(s.target.bounds_lon[2 * 4 + 1], -157.5);
+  EXPECT_EQ(s.target.bounds_lon[2 * 3 + 1], 157.5);
+  // A negative fraction turns the other way (truncated: 8 * -0.3 is -2 columns).
+  const auto back = transform::build_step(def("reorder_domain", "domain", {{"shift_lon_fraction", "-0.3"}}), band);
+  EXPECT_EQ(back.target.owned[0], 8 + 6);
+  EXPECT_EQ(back.target.lon, band.lon);
+  EXPECT_NE(error_of(def("reorder_domain", "domain", {{"min_lon", "0"}}), band).find("give both min_lon and max_lon"),
+            std::string::npos);
+  EXPECT_NE(error_of(def("reorder_domain", "domain", {{"min_lon", "0"}, {"max_lon", "0"}}), band)
+                .find("must be greater than min_lon"),
+            std::string::npos);
+  band.type = "curvilinear";
+  EXPECT_NE(error_of(def("reorder_domain", "domain", {}), band).find("rectilinear domains only"), std::string::npos);
+  // expand_domain writes the source's domain as it is.
+  const auto same = transform::build_step(def("expand_domain", "domain", {{"type", "node"}}), rows(8, 4, 1, 3));
+  EXPECT_EQ(same.target.owned, rows(8, 4, 1, 3).owned);
+  EXPECT_EQ(same.map.source, rows(8, 4, 1, 3).data_owner);
+}
+
 TEST(TransformBuild, ZonalReductionOfWholeRowsListsEachRowInGlobalOrder) {
   const Component band = rows(3, 4, 1, 3);
   const auto s =
@@ -267,8 +308,12 @@ TEST(TransformConfig, UnknownAttributesAndUnsupportedTransformationsAtTheirLine)
   EXPECT_NE(error("<scalar_definition><scalar id=\"s\"><reduce_axis operation=\"mean\"/></scalar></scalar_definition>")
                 .find("bad value 'mean' for operation on <reduce_axis>: expected one of sum|min|max|average"),
             std::string::npos);
-  EXPECT_EQ(error("<domain_definition><domain id=\"d\"><reorder_domain/></domain></domain_definition>"),
-            "2: spatial transformation <reorder_domain> in <domain> is not supported yet");
+  EXPECT_EQ(error("<domain_definition><domain id=\"d\"><compute_connectivity_domain/></domain></domain_definition>"),
+            "2: spatial transformation <compute_connectivity_domain> in <domain> is not supported yet");
+  EXPECT_EQ(error("<domain_definition><domain id=\"d\"><expand_domain type=\"face\"/></domain></domain_definition>"),
+            "2: bad value 'face' for type on <expand_domain>: expected one of node|edge");
+  EXPECT_EQ(error("<domain_definition><domain id=\"d\"><reorder_domain invert_lat=\"yes\"/></domain></domain_definition>"),
+            "2: bad value 'yes' for invert_lat on <reorder_domain>: expected true or false");
   EXPECT_EQ(
       error("<domain_definition><domain id=\"d\"><interpolate_domain order=\"one\"/></domain></domain_definition>"),
       "2: bad value 'one' for order on <interpolate_domain>: expected an integer");
