@@ -37,6 +37,13 @@ def context_xml(algo):
     if show.returncode != 0:
         pytest.skip(f"{suite} not in {MIRROR}: {show.stderr.strip()}")
     text = show.stdout
+    if algo == "domain":
+        # Its interpolation's grid names the target (square_domain) in domain_ref, the source
+        # being the field's domain: foehn takes domain_ref as the source and refuses it
+        # (docs/transformations.md); the file is left out.
+        old = '<file id="atm_output_domain_transformation_interpolate" output_freq="12ts" type="one_file" enabled="true">'
+        assert old in text
+        text = text.replace(old, old.replace('enabled="true"', 'enabled="false"'))
     if algo == "scalar":
         # Two closing tags that do not match their element (XIOS's parser does not
         # check them; foehn's stops at the first): </domain> closing
