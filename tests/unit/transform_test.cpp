@@ -314,6 +314,11 @@ TEST(TransformConfig, UnknownAttributesAndUnsupportedTransformationsAtTheirLine)
             "2: bad value 'face' for type on <expand_domain>: expected one of node|edge");
   EXPECT_EQ(error("<domain_definition><domain id=\"d\"><reorder_domain invert_lat=\"yes\"/></domain></domain_definition>"),
             "2: bad value 'yes' for invert_lat on <reorder_domain>: expected true or false");
+  EXPECT_EQ(error("<domain_definition><domain id=\"d\"/><domain id=\"r\" domain_ref=\"d\"><reorder_domain "
+                  "invert_lat=\"true\" shift_lon_fraction=\"0.25\" min_lon=\"0\" max_lon=\"360\"/></domain>"
+                  "<domain id=\"e\" domain_ref=\"d\"><expand_domain order=\"1\" type=\"edge\" i_periodic=\"true\" "
+                  "j_periodic=\"false\"/></domain></domain_definition>"),
+            "no error");
   EXPECT_EQ(
       error("<domain_definition><domain id=\"d\"><interpolate_domain order=\"one\"/></domain></domain_definition>"),
       "2: bad value 'one' for order on <interpolate_domain>: expected an integer");
