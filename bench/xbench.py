@@ -50,7 +50,20 @@ def parse_args():
     p.add_argument("--work", type=int, default=3, help="advection sweeps per step")
     p.add_argument("--size", nargs=3, type=int, metavar=("NI", "NJ", "NLEV"), default=(360, 180, 50))
     p.add_argument("--timeout", type=int, default=900, help="seconds one run may take")
+    p.add_argument("--max-buffer-mib", type=float, help="foehn's max_buffer_size in MiB (a copy of xbench.xml says so)")
     return p.parse_args()
+
+
+def iodef(args, workdir):
+    """xbench.xml, or a copy of it in workdir with foehn's max_buffer_size."""
+    if args.max_buffer_mib is None:
+        return HERE / "xbench.xml"
+    text = (HERE / "xbench.xml").read_text()
+    size = int(args.max_buffer_mib * (1 << 20))
+    variables = f'<variable_definition><variable id="max_buffer_size" type="int">{size}</variable></variable_definition>'
+    copy = workdir / "iodef.xml"
+    copy.write_text(text.replace('<context id="xbench">', '<context id="xbench">' + variables, 1))
+    return copy
 
 
 def run(args, mode, workdir):
@@ -63,7 +76,7 @@ def run(args, mode, workdir):
     if mode != "none":
         cmd += [":", "-n", "1", sys.executable, str(HERE / "maxrss.py"), str(workdir / "server_rss.txt"),
                 str(build / "apps/foehn-server/foehn-server")]
-    env = dict(os.environ, **MPI_ENV, FOEHN_IODEF=str(HERE / "xbench.xml"))
+    env = dict(os.environ, **MPI_ENV, FOEHN_IODEF=str(iodef(args, workdir)))
     subprocess.run(["sync"], check=False)  # the previous run's files leave the page cache first
     start = time.monotonic()
     done = subprocess.run(cmd, cwd=workdir, env=env, capture_output=True, text=True, timeout=args.timeout)
@@ -97,7 +110,7 @@ def summarise(runs, modes):
 
 def markdown(cfg, med, checks):
     lines = [f"xbench ({cfg['size'][0]} x {cfg['size'][1]} x {cfg['size'][2]}, 12 float64 fields, 24 steps, output every 6, "
-             f"work {cfg['work']}), 1 model rank + 1 foehn-server, medians of {cfg['reps']} interleaved runs; "
+             f"work {cfg['work']}, max_buffer_size {cfg['max_buffer_mib'] or 'default'} MiB), 1 model rank + 1 foehn-server, medians of {cfg['reps']} interleaved runs; "
              f"load average {cfg['load_before']:.1f} before, {cfg['load_after']:.1f} after; {cfg['started']}, build {cfg['build']}.",
              "", "| mode | model [s] | loop [s] | finalize [s] | model peak [MiB] | server peak [MiB] | load |",
              "|---|---|---|---|---|---|---|"]
@@ -117,7 +130,7 @@ def markdown(cfg, med, checks):
 def main():
     args = parse_args()
     modes = [m for m in args.modes.split(",") if m]
-    cfg = dict(size=list(args.size), work=args.work, reps=args.reps, build=args.build, load_before=os.getloadavg()[0],
+    cfg = dict(size=list(args.size), work=args.work, max_buffer_mib=args.max_buffer_mib, reps=args.reps, build=args.build, load_before=os.getloadavg()[0],
                started=time.strftime("%Y-%m-%d %H:%M:%S"))
     runs = []
     for rep in range(args.reps):
