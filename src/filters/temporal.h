@@ -49,7 +49,8 @@ class Accumulator {
   // Adds one sample for points [at, at + n) with weight w (1 for regular
   // steps; the time the sample represents for irregular ones). Values equal
   // to `missing` (and NaN) are skipped. Returns true when every one of the n
-  // values is finite (no NaN, no infinity): counted in the same pass.
+  // values is finite (no NaN, no infinity), checked in the same pass; float
+  // values are not checked (false).
   template <class T>
   bool add(std::size_t at, const T* values, std::size_t n, double w,
            double missing = std::numeric_limits<double>::quiet_NaN());

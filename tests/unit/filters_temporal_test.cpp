@@ -376,9 +376,10 @@ TEST(Accumulator, FloatSamplesWithMissingValueGivenInDouble) {
 namespace foehn::filters {
 namespace {
 
-// add() tells whether every value it saw was finite, in every path (the
+// add() tells whether every double it saw was finite, in every path (the
 // write's report then skips its own count): each of NaN, +inf and -inf,
 // placed anywhere in a vector long enough for the vector loop, is seen.
+// Floats are never said to be finite (not checked).
 template <class T>
 void check_finite_tally(TemporalOp op) {
   constexpr std::size_t n = 37;
@@ -406,8 +407,10 @@ void check_finite_tally(TemporalOp op) {
 
 TEST(Accumulator, AddTellsWhetherEveryValueWasFinite) {
   for (TemporalOp op : kAllOps) {
-    check_finite_tally<float>(op);
     check_finite_tally<double>(op);
+    Accumulator floats(op, 3);
+    const float finite[] = {1, 2, 3};
+    EXPECT_FALSE(floats.add(0, finite, 3, 1.0));
   }
 }
 
