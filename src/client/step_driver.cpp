@@ -350,7 +350,7 @@ void StepDriver::send_sample(OutputVar& out, const T* data, std::int64_t record,
 }
 
 template <class T>
-bool StepDriver::feed(OutputVar& out, const T* data) {
+bool StepDriver::feed(OutputVar& out, const T* data, bool& all_finite) {
   const FileSchedule& fs = files_[out.file];
   const std::string& field = plan_.variables[out.plan_index].field_id;
   filters::Node& node = graph_.node(out.node);
@@ -381,8 +381,8 @@ bool StepDriver::feed(OutputVar& out, const T* data) {
   const double weight = stage.sample_weight(now_, dynamic_steps_);
   if (out.on_server)
     send_sample(out, data, current_record(out), weight);
-  else
-    stage.add(0, data, static_cast<std::size_t>(out.local_size), weight);
+  else if (stage.add(0, data, static_cast<std::size_t>(out.local_size), weight))
+    all_finite = true;
   return true;
 }
 
@@ -405,9 +405,11 @@ void StepDriver::write(int handle, const T* data, std::size_t n) {
                                  std::to_string(field.local_size) + " values (local grid " + field.shape_text +
                                  "), given " + std::to_string(n));
   if (n > 0 && data == nullptr) fail(FOEHN_ERR_ARGUMENT, "field '" + field.id + "': data is NULL");
-  bool taken = false, kept = false;
+  bool taken = false, kept = false, all_finite = false;
   for (int o : field.outputs) {
-    taken = feed(outputs_[o], data) || taken;
+    bool finite = false;
+    taken = feed(outputs_[o], data, finite) || taken;
+    all_finite = all_finite || (finite && outputs_[o].local_size == static_cast<std::int64_t>(n));
     kept = kept || !outputs_[o].initial.empty();
   }
   if (unused_step0 && !kept) warn_step0(field.id);
@@ -419,8 +421,9 @@ void StepDriver::write(int handle, const T* data, std::size_t n) {
     taken = true;
   }
   // The report's count, over what foehn took (the data are still in cache
-  // from the copies above, for fields up to the cache's size).
-  if (taken) count_non_finite(data, n, non_finite_[static_cast<std::size_t>(handle)]);
+  // from the copies above, for fields up to the cache's size); an
+  // accumulation that found every value finite has counted them already.
+  if (taken && !all_finite) count_non_finite(data, n, non_finite_[static_cast<std::size_t>(handle)]);
 }
 
 template void StepDriver::write<float>(int, const float*, std::size_t);
@@ -479,7 +482,8 @@ void StepDriver::end_step() {
     graph_.evaluate(step_, now_, dynamic_steps_);
     for (OutputVar& out : outputs_) {
       const std::vector<int>& in = graph_.node(out.node).inputs;
-      if (!in.empty() && graph_.has_values(in[0], step_)) feed(out, graph_.values(in[0]));
+      bool all_finite = false;  // no count of the model's values here
+      if (!in.empty() && graph_.has_values(in[0], step_)) feed(out, graph_.values(in[0]), all_finite);
     }
   }
   for (OutputVar& out : outputs_)

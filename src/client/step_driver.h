@@ -102,13 +102,13 @@ class StepDriver {
 
  private:
   LocalFailure wait_for_servers_synced(bool servers_keep);  // a checkpoint in server mode, rank 0
-  struct Destination {       // one server (or this client itself, attached)
+  struct Destination {                                      // one server (or this client itself, attached)
     std::int64_t total = 0;  // values of this client's stream for it (out.pack packs them)
   };
   struct OutputVar : OutputDef {
-    std::vector<Destination> dest;  // by server (one entry when attached)
+    std::vector<Destination> dest;               // by server (one entry when attached)
     std::shared_ptr<const grid::PackPlan> pack;  // the same streams, by gathers or one staging pass (see prepare)
-    std::int64_t last_record = -1;  // to refuse a second write in one step
+    std::int64_t last_record = -1;               // to refuse a second write in one step
     std::int64_t last_sample_step = -1;
     // Samples taken since the last record of a reduction, and the step of
     // the first: at close, an open window is lost (and said so).
@@ -156,7 +156,9 @@ class StepDriver {
   void advance_time(std::int64_t now);
   void end_step();
   template <class T>
-  bool feed(OutputVar& out, const T* data);  // true when the output took the values
+  // True when the output took the values; sets `all_finite` when its
+  // accumulation saw all of them and none was NaN or infinite.
+  bool feed(OutputVar& out, const T* data, bool& all_finite);
   // convert(x) is what a value x of the data sends (a static_cast by
   // default; a period's end: the mean of a running sum).
   template <class T, class Convert = grid::StreamMap::Cast>

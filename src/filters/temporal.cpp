@@ -99,20 +99,30 @@ inline bool valid(double x, double missing) {
 // One sample for points [0, n): each valid value updates its point's
 // running value (update(v, x)); a skipped one leaves it (instant, once: sets
 // it missing); with per-point weights, a valid value adds w_point to its
-// point's. Returns how many values were skipped. The loop is branch-free and
-// vectorises (omp simd: the count is a sum of ones, exact in any order).
+// point's. Returns how many values were skipped (a sum of ones, exact in
+// any order) and, for double input, a sum of x - x, which is 0 unless a
+// value was NaN or infinite (the write's report count then needs no pass of
+// its own). The
+// loop is branch-free and vectorises (omp simd).
 // kFirst: the window's first sample; the running values are not read but
 // set to what adding to the start values gives (0 + w x, min(+inf, x), ...).
+struct Tally {
+  double skipped = 0, non_finite = 0;  // non_finite: 0, or NaN when some value was not finite
+};
+
 template <TemporalOp kOp, bool kWeights, bool kFirst, class T>
-double sweep(double* __restrict v, double* __restrict wt, const T* __restrict in, std::size_t n, double w,
-             T missing_value, double w_point) {
+Tally sweep(double* __restrict v, double* __restrict wt, const T* __restrict in, std::size_t n, double w,
+            T missing_value, double w_point) {
   const double missing = static_cast<double>(missing_value);
   constexpr double nan = std::numeric_limits<double>::quiet_NaN();
-  double skipped = 0;
-#pragma omp simd reduction(+ : skipped)
+  // float input: not checked here (bench/accumulate: the extra sum slowed the
+  // float32 loop by more than the write's own count pass costs).
+  double skipped = 0, non_finite = sizeof(T) == 8 ? 0.0 : nan;
+#pragma omp simd reduction(+ : skipped, non_finite)
   for (std::size_t i = 0; i < n; ++i) {
     const double x = static_cast<double>(in[i]);
     const bool ok = valid(x, missing);
+    if constexpr (sizeof(T) == 8) non_finite += x - x;  // 0 for a finite x; NaN - NaN and inf - inf are NaN
     if constexpr (kFirst) {
       constexpr double inf = std::numeric_limits<double>::infinity();
       // 0.0 + y, not y: a sum of -0.0 is +0.0, as from the start value.
@@ -136,7 +146,7 @@ double sweep(double* __restrict v, double* __restrict wt, const T* __restrict in
     if constexpr (kWeights) wt[i] += ok ? w_point : 0.0;
     skipped += ok ? 0.0 : 1.0;
   }
-  return skipped;
+  return {skipped, non_finite};
 }
 
 // Adds a valid value's weight to its point's (the sample's values are in).
@@ -148,8 +158,8 @@ void add_weights(double* __restrict wt, const T* __restrict in, std::size_t n, d
 }
 
 template <bool kWeights, bool kFirst, class T>
-double add_sample(TemporalOp op, double* v, double* wt, const T* in, std::size_t n, double w, T missing,
-                  double w_point) {
+Tally add_sample(TemporalOp op, double* v, double* wt, const T* in, std::size_t n, double w, T missing,
+                 double w_point) {
   switch (op) {
     case TemporalOp::instant: return sweep<TemporalOp::instant, kWeights, false>(v, wt, in, n, w, missing, w_point);
     case TemporalOp::once: return sweep<TemporalOp::once, kWeights, false>(v, wt, in, n, w, missing, w_point);
@@ -159,12 +169,12 @@ double add_sample(TemporalOp op, double* v, double* wt, const T* in, std::size_t
     case TemporalOp::minimum: return sweep<TemporalOp::minimum, kWeights, kFirst>(v, wt, in, n, w, missing, w_point);
     case TemporalOp::maximum: return sweep<TemporalOp::maximum, kWeights, kFirst>(v, wt, in, n, w, missing, w_point);
   }
-  return 0;
+  return {};
 }
 }  // namespace
 
 template <class T>
-void Accumulator::add(std::size_t at, const T* in, std::size_t n, double w, double missing_value) {
+bool Accumulator::add(std::size_t at, const T* in, std::size_t n, double w, double missing_value) {
   const T missing = static_cast<T>(missing_value);
   const double w_point = op_ == TemporalOp::average ? w : 1.0;  // what a valid value adds to its point's weight
   const bool whole = at == 0 && n == value_.size();
@@ -172,27 +182,27 @@ void Accumulator::add(std::size_t at, const T* in, std::size_t n, double w, doub
   if (!reduces(op_)) {
     if (pending_reset_ && !whole) write_start_values();  // the points this sample misses are missing
     pending_reset_ = false;
-    add_sample<false, false>(op_, value_.data() + at, nullptr, in, n, w, missing, w_point);
-    return;
+    return add_sample<false, false>(op_, value_.data() + at, nullptr, in, n, w, missing, w_point).non_finite == 0;
   }
   if (!per_point_ && whole) {
     // Values are added as they come; if some were skipped, the points start
     // their own weights from the weight all had before this sample.
-    const double skipped = pending_reset_
-                               ? add_sample<false, true>(op_, value_.data(), nullptr, in, n, w, missing, w_point)
-                               : add_sample<false, false>(op_, value_.data(), nullptr, in, n, w, missing, w_point);
+    const Tally tally = pending_reset_
+                            ? add_sample<false, true>(op_, value_.data(), nullptr, in, n, w, missing, w_point)
+                            : add_sample<false, false>(op_, value_.data(), nullptr, in, n, w, missing, w_point);
     pending_reset_ = false;
-    if (skipped == 0) {
+    if (tally.skipped == 0) {
       weight_all_ += w_point;
-      return;
+      return tally.non_finite == 0;
     }
     start_per_point();
     add_weights(weight_.data(), in, n, w_point, missing);
-    return;
+    return tally.non_finite == 0;
   }
   if (pending_reset_) write_start_values();
   if (!per_point_) start_per_point();  // a part of the points: from now on, each its own weight
-  add_sample<true, false>(op_, value_.data() + at, weight_.data() + at, in, n, w, missing, w_point);
+  return add_sample<true, false>(op_, value_.data() + at, weight_.data() + at, in, n, w, missing, w_point).non_finite ==
+         0;
 }
 
 template <class U>
@@ -227,8 +237,8 @@ void Accumulator::result(std::size_t at, U* __restrict out, std::size_t n) const
   }
 }
 
-template void Accumulator::add<float>(std::size_t, const float*, std::size_t, double, double);
-template void Accumulator::add<double>(std::size_t, const double*, std::size_t, double, double);
+template bool Accumulator::add<float>(std::size_t, const float*, std::size_t, double, double);
+template bool Accumulator::add<double>(std::size_t, const double*, std::size_t, double, double);
 template void Accumulator::result<float>(std::size_t, float*, std::size_t) const;
 template void Accumulator::result<double>(std::size_t, double*, std::size_t) const;
 

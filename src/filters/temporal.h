@@ -48,9 +48,11 @@ class Accumulator {
   void reset();
   // Adds one sample for points [at, at + n) with weight w (1 for regular
   // steps; the time the sample represents for irregular ones). Values equal
-  // to `missing` (and NaN) are skipped.
+  // to `missing` (and NaN) are skipped. Returns true when every one of the n
+  // values is finite (no NaN, no infinity), checked in the same pass; float
+  // values are not checked (false).
   template <class T>
-  void add(std::size_t at, const T* values, std::size_t n, double w,
+  bool add(std::size_t at, const T* values, std::size_t n, double w,
            double missing = std::numeric_limits<double>::quiet_NaN());
   // The result for points [at, at + n), converted to U (NaN where no
   // valid sample).

@@ -60,10 +60,11 @@ class TemporalStage {
     return w;
   }
 
-  // Adds a sample for points [at, at + n) with weight w.
+  // Adds a sample for points [at, at + n) with weight w; true when all n
+  // values are finite (Accumulator::add).
   template <class T>
-  void add(std::size_t at, const T* values, std::size_t n, double w) {
-    acc_.add(at, values, n, w, missing_);
+  bool add(std::size_t at, const T* values, std::size_t n, double w) {
+    return acc_.add(at, values, n, w, missing_);
   }
   // The result of points [at, at + n) (NaN where no valid sample).
   template <class U>

@@ -372,3 +372,47 @@ TEST(Accumulator, FloatSamplesWithMissingValueGivenInDouble) {
 
 }  // namespace
 }  // namespace foehn::filters
+
+namespace foehn::filters {
+namespace {
+
+// add() tells whether every double it saw was finite, in every path (the
+// write's report then skips its own count): each of NaN, +inf and -inf,
+// placed anywhere in a vector long enough for the vector loop, is seen.
+// Floats are never said to be finite (not checked).
+template <class T>
+void check_finite_tally(TemporalOp op) {
+  constexpr std::size_t n = 37;
+  const T specials[] = {std::numeric_limits<T>::quiet_NaN(), std::numeric_limits<T>::infinity(),
+                        -std::numeric_limits<T>::infinity()};
+  for (T special : specials)
+    for (std::size_t at = 0; at < n; at += 5) {
+      std::vector<T> in(n, T(1.5));
+      Accumulator whole(op, n), parts(op, n), weighted(op, n);
+      EXPECT_TRUE(whole.add(0, in.data(), n, 1.0));
+      in[at] = special;
+      EXPECT_FALSE(whole.add(0, in.data(), n, 1.0)) << temporal_op_name(op) << " at " << at;
+      // Fragments (the servers' path): the one holding the special says so.
+      const std::size_t half = n / 2;
+      EXPECT_EQ(parts.add(0, in.data(), half, 1.0), at >= half);
+      EXPECT_EQ(parts.add(half, in.data() + half, n - half, 1.0), at < half);
+      // A missing value (1.5 here) is skipped, not non-finite.
+      std::vector<T> finite(n, T(2));
+      finite[at] = T(1.5);
+      EXPECT_TRUE(weighted.add(0, finite.data(), n, 1.0, 1.5));
+      EXPECT_TRUE(weighted.per_point_weights() || !reduces(op));
+      EXPECT_FALSE(weighted.add(0, in.data(), n, 1.0, 1.5));
+    }
+}
+
+TEST(Accumulator, AddTellsWhetherEveryValueWasFinite) {
+  for (TemporalOp op : kAllOps) {
+    check_finite_tally<double>(op);
+    Accumulator floats(op, 3);
+    const float finite[] = {1, 2, 3};
+    EXPECT_FALSE(floats.add(0, finite, 3, 1.0));
+  }
+}
+
+}  // namespace
+}  // namespace foehn::filters
