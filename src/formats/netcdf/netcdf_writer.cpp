@@ -4,10 +4,13 @@
 #include <netcdf_par.h>
 
 #include <sys/statvfs.h>
+#include <uuid/uuid.h>
 
 #include <cerrno>
 #include <cstring>
+#include <ctime>
 #include <filesystem>
+#include <tuple>
 #include <utility>
 
 #include "filters/temporal.h"
@@ -26,6 +29,42 @@ std::unique_ptr<Writer> open_netcdf4_classic(const output::ContextPlan& plan, in
 }
 
 namespace netcdf {
+
+namespace {
+
+// XIOS's timeStamp and uuid of a new file: the time now (UTC, strftime's
+// format) and a random uuid, placed at each %uuid% of uuid_format if given.
+// The file's writers take its root's values: netCDF wants the same
+// attributes from each.
+std::pair<std::string, std::string> stamp_and_uuid(const output::FileInfo& f, MPI_Comm comm, bool parallel, bool root) {
+  std::string both;
+  if (root) {
+    char stamp[256] = "";
+    const std::time_t now = std::time(nullptr);
+    std::tm utc{};
+    gmtime_r(&now, &utc);
+    std::strftime(stamp, sizeof stamp, f.time_stamp_format.c_str(), &utc);
+    uuid_t id;
+    char text[37];
+    uuid_generate_random(id);  // version 4, as boost's random generator in XIOS
+    uuid_unparse_lower(id, text);
+    std::string uuid = f.uuid_format.empty() ? text : f.uuid_format;
+    if (!f.uuid_format.empty())
+      for (std::size_t at = uuid.find("%uuid%"); at != std::string::npos; at = uuid.find("%uuid%", at + 36))
+        uuid.replace(at, 6, text);
+    both = std::string(stamp) + '\0' + uuid;
+  }
+  if (parallel) {
+    int n = static_cast<int>(both.size());
+    MPI_Bcast(&n, 1, MPI_INT, 0, comm);
+    both.resize(static_cast<std::size_t>(n));
+    MPI_Bcast(both.data(), n, MPI_CHAR, 0, comm);
+  }
+  const std::size_t cut = both.find('\0');
+  return {both.substr(0, cut), both.substr(cut + 1)};
+}
+
+}  // namespace
 
 using output::ContextPlan;
 using output::Dim;
@@ -60,6 +99,8 @@ NetcdfWriter::NetcdfWriter(const ContextPlan& plan, int file_index, WriterTarget
     attach(plan, f);
   } else {
     ds_ = NcDataset::create(target.path, NC_NETCDF4 | (classic ? NC_CLASSIC_MODEL : 0), target.comm, parallel_);
+    std::tie(time_stamp_, uuid_) = stamp_and_uuid(f, target.comm, parallel_, is_root_);
+    base_record_ = f.record_offset;
     // Defined in netCDF's memory now (names, dimensions and attributes
     // checked); HDF5's datasets later, in finish_definition.
     define(plan, f);
@@ -83,9 +124,12 @@ void NetcdfWriter::measure_record() {
     cache_bytes_ += kChunkCacheBytes;
   }
   // The time variables: a double per record (two for bounds) and a cache each.
-  for (const auto& [var, values] :
-       {std::pair{time_var_, 1}, {time_bounds_var_, 2}, {time_centered_var_, 1}, {time_centered_bounds_var_, 2},
-        {time_instant_var_, 1}, {time_instant_bounds_var_, 2}})
+  for (const auto& [var, values] : {std::pair{time_var_, 1},
+                                    {time_bounds_var_, 2},
+                                    {time_centered_var_, 1},
+                                    {time_centered_bounds_var_, 2},
+                                    {time_instant_var_, 1},
+                                    {time_instant_bounds_var_, 2}})
     if (var >= 0) {
       record_bytes_ += sizeof(double) * values;
       cache_bytes_ += kTimeChunkCacheBytes;
@@ -201,12 +245,14 @@ void NetcdfWriter::finish_definition() {
 
 void NetcdfWriter::write_time(std::int64_t record, double end, double start_time) {
   finish_definition();
+  if (base_record_ + record < 0) return;  // record_offset < 0: not written
   check_space(record);
   const std::size_t start[2] = {static_cast<std::size_t>(base_record_ + record), 0};
   const std::size_t count[2] = {is_root_ ? std::size_t{1} : 0, 2};
   // XIOS's values: an interval's centre and bounds, an instant's end with
   // bounds of zero width, the record's number.
-  const double centre = 0.5 * (start_time + end) / time_unit_, interval[2] = {start_time / time_unit_, end / time_unit_};
+  const double centre = 0.5 * (start_time + end) / time_unit_,
+               interval[2] = {start_time / time_unit_, end / time_unit_};
   const double instant[2] = {end / time_unit_, end / time_unit_};
   const auto put_pair = [&](int var, int bounds_var, const double* values, const double* bounds) {
     if (var >= 0) ds_.put(var, start, count, values);
@@ -224,6 +270,7 @@ void NetcdfWriter::put(int variable, std::int64_t record, const grid::Box& box, 
   finish_definition();
   const auto& offset = offset_.at(variable);
   const std::size_t t = timeless_[variable] ? 0 : 1;  // leading time dimension, if any
+  if (t && base_record_ + record < 0) return;         // record_offset < 0: not written
   const std::size_t rank = box.start.size() + t;
   std::size_t start[NC_MAX_VAR_DIMS], count[NC_MAX_VAR_DIMS];
   if (t) {

@@ -143,7 +143,8 @@ class NetcdfWriter final : public Writer {
   int time_centered_var_ = -1, time_centered_bounds_var_ = -1;
   int time_instant_var_ = -1, time_instant_bounds_var_ = -1;
   bool appended_ = false;
-  std::int64_t base_record_ = 0;                   // records the file held before this run (append)
+  std::int64_t base_record_ = 0;                   // records the file held before this run (append), record_offset
+  std::string time_stamp_, uuid_;                  // a new file's global attributes (XIOS's)
   std::vector<char> timeless_;                     // by plan variable: written once, without the time dimension
   std::vector<int> varids_;                        // by plan variable index (-1: not in this file)
   std::vector<std::vector<std::int64_t>> offset_;  // by plan variable: start of the part per dim
@@ -172,11 +173,12 @@ class NetcdfWriter final : public Writer {
   };
   std::map<int, Mesh> meshes_;                                  // by plan domain
   std::map<int, std::string> axis_bounds_;                      // plan axis -> its bounds variable in this file
+  std::map<int, std::string> axis_auxiliary_;                   // plan axis -> its variable, when not its dimension's
   std::map<int, std::string> scalar_names_;                     // plan scalar -> its 0-d coordinate variable
   std::map<std::string, std::string> quantization_containers_;  // algorithm -> its CF container variable
   std::uint64_t bytes_written_ = 0;
   double write_seconds_ = 0;
-  std::uint64_t size_before_ = 0, disk_bytes_ = 0;  // the file's size before this run (append), added at close
+  std::uint64_t size_before_ = 0, disk_bytes_ = 0;    // the file's size before this run (append), added at close
   std::uint64_t record_bytes_ = 0, cache_bytes_ = 0;  // HDF5's chunk caches of the file's variables
   std::uint64_t file_bytes_ = 0;                      // records written into the file by all its writers
   std::uint64_t synced_bytes_ = 0;                    // of which flushed by check_space
