@@ -3,10 +3,13 @@
 #include <netcdf.h>
 #include <netcdf_par.h>
 
+#include <fcntl.h>
 #include <sys/statvfs.h>
+#include <unistd.h>
 #include <uuid/uuid.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <ctime>
 #include <filesystem>
@@ -84,6 +87,7 @@ NetcdfWriter::NetcdfWriter(const ContextPlan& plan, int file_index, WriterTarget
   is_root_ = rank == 0;
   writers_ = size;
   alone_ = target.alone;
+  sharers_ = std::max(1, target.sharers);
   block_of_ = std::move(target.block_of);
   ugrid_ = f.has_convention("UGRID");
   cdi_ = f.has_convention("CDI");
@@ -110,6 +114,39 @@ NetcdfWriter::NetcdfWriter(const ContextPlan& plan, int file_index, WriterTarget
   block_of_ = nullptr;  // the engine's plan is not kept beyond definition
   comm_ = target.comm;
   measure_record();
+  reserve_room();
+}
+
+NetcdfWriter::~NetcdfWriter() {
+  if (!reserve_path_.empty()) std::remove(reserve_path_.c_str());
+}
+
+// On a full disk parallel HDF5 cannot close a file of several writers: its
+// ranks write parts of the metadata, the one whose write fails leaves the
+// collective flush early and the others wait in it for ever (gdb: one in
+// H5AC__run_sync_point's MPI_Barrier, one in H5FD_truncate's MPI_Bcast,
+// test_disk_full.py). Room kept from the start lets the close complete,
+// whoever filled the disk. Best effort: no room now, no reserve.
+void NetcdfWriter::reserve_room() {
+  if (writers_ < 2 || !is_root_) return;
+  const std::filesystem::path p(ds_.path());
+  const std::string reserve = (p.parent_path() / ("." + p.filename().string() + ".foehn-reserve")).string();
+  const int fd = ::open(reserve.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  if (fd < 0) return;
+  const bool held = posix_fallocate(fd, 0, static_cast<off_t>(kCloseReserveBytes)) == 0;
+  ::close(fd);
+  if (held)
+    reserve_path_ = reserve;
+  else
+    std::remove(reserve.c_str());
+}
+
+// Before a collective close: every writer waits until the root has freed
+// the reserve, so that no rank writes metadata before there is room.
+void NetcdfWriter::release_room() {
+  if (writers_ < 2) return;
+  if (!reserve_path_.empty()) std::remove(std::exchange(reserve_path_, {}).c_str());
+  MPI_Barrier(comm_);
 }
 
 void NetcdfWriter::measure_record() {
@@ -144,6 +181,12 @@ void NetcdfWriter::check_space(std::int64_t record) {
   constexpr std::uint64_t kMetadataReserve = 1 << 20;
   const std::uint64_t cached = std::min<std::uint64_t>(file_bytes_ - record_bytes_ - synced_bytes_, cache_bytes_);
   std::uint64_t needed = record_bytes_ + cached + kMetadataReserve;
+  // The context's other files fill the disk too, between their own checks
+  // and from caches this check does not see: each is left as much room as
+  // this one needs. Without it, several writers' own files filled the disk
+  // in one record, and a shared file's next collective write failed on one
+  // writer only, inside HDF5 (test_disk_full.py hung).
+  const std::uint64_t others = static_cast<std::uint64_t>(sharers_ - 1) * (cached + kMetadataReserve);
   long long free = -1;  // -1: unknown (the check is skipped)
   if (is_root_) {
     std::filesystem::path dir = std::filesystem::path(ds_.path()).parent_path();
@@ -156,7 +199,7 @@ void NetcdfWriter::check_space(std::int64_t record) {
     unchecked_ = file_bytes_ + (std::uint64_t{1} << 30);
     return;
   }
-  const bool low = static_cast<std::uint64_t>(free) < 4 * needed;
+  const bool low = static_cast<std::uint64_t>(free) < 4 * (needed + others);
   if (low && cached > 0) {
     // Little room left, for this file and for the others on the file
     // system (whose caches this check does not see): flushing the caches
@@ -165,13 +208,16 @@ void NetcdfWriter::check_space(std::int64_t record) {
     synced_bytes_ = file_bytes_ - record_bytes_;
     needed -= cached;
   }
+  needed += others;
   if (static_cast<std::uint64_t>(free) < needed)
     throw IoError(ds_.path() + ": record " + std::to_string(base_record_ + record) + ": " + std::strerror(ENOSPC) +
                   ": " + std::to_string(free) + " bytes free on its file system, about " + std::to_string(needed) +
-                  " needed (the record, what HDF5 still caches of the file and its metadata)");
+                  " needed (the record, what HDF5 still caches of the file and its metadata" +
+                  (sharers_ > 1 ? ", and room for the context's other files)" : ")"));
   // Others may fill the file system too: look again after half the margin
   // (at every record once room is low).
-  unchecked_ = low ? file_bytes_ : file_bytes_ + (static_cast<std::uint64_t>(free) - needed) / 2;
+  // (at every record once room is low); the others may take their share.
+  unchecked_ = low ? file_bytes_ : file_bytes_ + (static_cast<std::uint64_t>(free) - needed) / (2 * sharers_);
 }
 
 void NetcdfWriter::lay_out(const ContextPlan& plan, const FileInfo& f) {
@@ -300,6 +346,7 @@ void NetcdfWriter::sync() {
 void NetcdfWriter::close() {
   if (!ds_.is_open()) return;
   finish_definition();  // a file without records is complete too
+  release_room();
   const double t0 = MPI_Wtime();
   ds_.close();
   write_seconds_ += MPI_Wtime() - t0;

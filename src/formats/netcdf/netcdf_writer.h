@@ -64,6 +64,10 @@ class NetcdfWriter final : public Writer {
   void sync() override;
   void close() override;
   WriterFigures figures() const override { return {bytes_written_, write_seconds_, disk_bytes_}; }
+  ~NetcdfWriter() override;
+
+  // Room kept on a shared file's file system for its close (reserve_room).
+  static constexpr std::uint64_t kCloseReserveBytes = 1 << 20;
 
  private:
   using DimKey = std::pair<int, int>;  // (0: domain j, 1: domain i, 2: axis; index)
@@ -118,6 +122,11 @@ class NetcdfWriter final : public Writer {
   // Throws IoError "No space left on device" when there is no room.
   void check_space(std::int64_t record);
   void measure_record();  // record_bytes_ and cache_bytes_
+  // A file of several writers: its root holds kCloseReserveBytes in a
+  // hidden file beside it, freed just before the collective close (and
+  // removed if the writer is dropped unclosed).
+  void reserve_room();
+  void release_room();
 
   NcDataset ds_;
   // Until finish_definition: the plan (the engine's, which outlives its
@@ -127,10 +136,12 @@ class NetcdfWriter final : public Writer {
   MPI_Comm comm_ = MPI_COMM_SELF;  // the file's writers
   int writers_ = 1;
   bool alone_ = false;  // WriterTarget::alone
+  int sharers_ = 1;     // WriterTarget::sharers
   // While the file is defined: the block each writer puts (WriterTarget).
   std::function<grid::Box(int v, int w)> block_of_;
   bool parallel_ = false;
   bool is_root_ = true;
+  std::string reserve_path_;  // the root's reserve (empty: none)
   FilePart part_;
   bool ugrid_ = false, cdi_ = false;  // the file's convention names UGRID, CDI
   int dim_time_ = -1;
