@@ -565,8 +565,7 @@ void OutputEngine::start_and_agree(const Announce& a) {
       start_record(a.file, a.record, a.time);
       files_[a.file]->write_time(a.record - periods_[a.file].first_record, a.time, a.time_start);
     } catch (const formats::IoError& e) {
-      if (!agree_) throw;
-      broken_[a.file] = 1;
+      if (!agree_) throw;  // (not broken_: no value of the record was written)
       if (error.empty()) error = e.what();
     }
   }
