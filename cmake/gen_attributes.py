@@ -231,8 +231,8 @@ FORTRAN_TYPE = {"string": "character(*)", "enum": "character(*)", "calendar": "c
 # How a value reaches foehn_set_attribute as text, and how the text comes back.
 TO_TEXT = {"string": "{v}", "enum": "{v}", "vartype": "{v}", "bool": 'merge("true ", "false", {v})', "int": "int_text(int({v}, 8))",
            "prec": "int_text(int({v}, 8))", "duration": "xios_duration_to_string({v})", "double": "real_text({v})"}
-FROM_TEXT = {"string": "attr_text", "enum": "attr_text", "int": "attr_int", "prec": "attr_int",
-             "double": "attr_real", "bool": "attr_logical", "duration": "attr_duration"}
+FROM_TEXT = {"string": "attr_text", "enum": "attr_text", "vartype": "attr_text", "int": "attr_int",
+             "prec": "attr_int", "double": "attr_real", "bool": "attr_logical", "duration": "attr_duration"}
 
 
 def wrap_fortran(line):

@@ -189,7 +189,8 @@ int foehn_set_domain_healpix(foehn_context ctx, const char* domain_id, int refin
 
 /* The resolved value of an attribute as text (after groups and references),
  * or *value = NULL when it is not defined (defaults are not listed). kind:
- * "field", "file", "domain", "axis", "grid", "scalar", or "calendar" (id
+ * "field", "file", "domain", "axis", "grid", "scalar", "variable" (name,
+ * type), or "calendar" (id
  * ignored; type, start_date, time_origin, timestep as the XML and
  * foehn_set_calendar left them). *value stays valid until the next call. */
 int foehn_get_attribute(foehn_context ctx, const char* kind, const char* id, const char* name, const char** value);

@@ -172,6 +172,18 @@ const std::string* Context::attribute(const std::string& kind, const std::string
     attribute_text_ = *value;
     return &attribute_text_;
   }
+  if (kind == "variable") {
+    // A <variable> (of the context, a file or a field): its name when given,
+    // its type (string when not given, so always defined).
+    const config::Variable* v = any_variable(id);
+    if (!v) fail(FOEHN_ERR_ARGUMENT, "foehn_get_attribute: no variable '" + id + "' in context '" + id_ + "'");
+    if (name != "name" && name != "type")
+      fail(FOEHN_ERR_ARGUMENT, "foehn_get_attribute: variable has no attribute '" + name + "' (name, type)");
+    const std::string& value = name == "name" ? v->name : v->type;
+    if (value.empty()) return nullptr;
+    attribute_text_ = value;
+    return &attribute_text_;
+  }
   if (kind == "field") {
     if (const auto* f = any_field(id)) origins = &f->origins;
   } else if (kind == "file") {
@@ -194,8 +206,9 @@ const std::string* Context::attribute(const std::string& kind, const std::string
     }
     origins = &group->second;
   } else {
-    fail(FOEHN_ERR_ARGUMENT, "foehn_get_attribute: unknown kind '" + kind +
-                                 "' (field, field_group, file, file_group, domain, axis, grid, scalar, calendar)");
+    fail(FOEHN_ERR_ARGUMENT,
+         "foehn_get_attribute: unknown kind '" + kind +
+             "' (field, field_group, file, file_group, domain, axis, grid, scalar, variable, calendar)");
   }
   if (!origins) fail(FOEHN_ERR_ARGUMENT, "foehn_get_attribute: no " + kind + " '" + id + "' in context '" + id_ + "'");
   const auto o = origins->find(name);
@@ -349,7 +362,8 @@ void Context::set_attribute(const std::string& kind, const std::string& id, cons
                        name == "min_digits" || quantization;
     if (text)
       *text = value;
-    else if (config::stored_only("file", name) || name == "time_counter_name")
+    else if (config::stored_only("file", name) || name == "time_counter_name" || name == "record_offset" ||
+             name.starts_with("time_stamp_") || name.starts_with("uuid_"))
       it->extra[name] = value;
     else if (!typed)
       fail(FOEHN_ERR_ARGUMENT, what + " cannot be set at run time (docs/xios-compatibility.md)");
@@ -381,10 +395,14 @@ void Context::set_attribute(const std::string& kind, const std::string& id, cons
   if (kind != "domain" && kind != "axis" && kind != "scalar" && kind != "grid")
     fail(FOEHN_ERR_ARGUMENT, what + ": unknown kind (field, field_group, file, domain, axis, scalar, grid)");
   if (!extra) fail(FOEHN_ERR_ARGUMENT, what + ": no such " + kind + " in context '" + id_ + "'");
-  // An axis's formula attributes are written from `extra` (plan_builder.cpp).
-  const bool axis_formula = kind == "axis" && (name == "formula" || name == "formula_term" ||
+  // An axis's formula attributes and dim_name are written from `extra` (plan_builder.cpp).
+  const bool axis_formula = kind == "axis" && (name == "formula" || name == "formula_term" || name == "dim_name" ||
                                                name == "formula_bounds" || name == "formula_term_bounds");
-  if (!config::stored_only(kind, name) && !axis_formula)
+  // A domain's netCDF names are read from `extra` too (plan_builder.cpp).
+  const bool domain_naming =
+      kind == "domain" && (name == "lon_name" || name == "lat_name" || name == "dim_i_name" || name == "dim_j_name" ||
+                           name == "bounds_lon_name" || name == "bounds_lat_name");
+  if (!config::stored_only(kind, name) && !axis_formula && !domain_naming)
     fail(FOEHN_ERR_ARGUMENT,
          what + ": only attributes foehn keeps without acting on them can be set at run time on a " + kind +
              "; the others come from the XML or the foehn_set_domain_* / foehn_set_axis* "

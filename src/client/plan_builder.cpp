@@ -50,6 +50,29 @@ void refuse_unsupported_file(const config::FileDef& f, const std::string& id) {
     config_error(f.where, "file '" + id + "': " + why);
 }
 
+// XIOS's layout attributes of a written file (file extras): the names and
+// formats of the timeStamp and uuid global attributes, record_offset.
+void file_layout(const config::FileDef& file, const std::string& id, output::FileInfo& info) {
+  const auto text = [&](const char* attr, std::string& to, bool may_be_empty) {
+    const auto it = file.extra.find(attr);
+    if (it == file.extra.end()) return;
+    if (it->second.empty() && !may_be_empty) config_error(file.where, "file '" + id + "': " + attr + " is empty");
+    to = it->second;
+  };
+  text("time_stamp_name", info.time_stamp_name, false);
+  text("time_stamp_format", info.time_stamp_format, true);
+  text("uuid_name", info.uuid_name, false);
+  text("uuid_format", info.uuid_format, true);
+  const auto offset = file.extra.find("record_offset");
+  if (offset == file.extra.end()) return;
+  info.record_offset = std::stoll(offset->second);  // an int, checked by the reader
+  // XIOS starts again at record 0 in each split file and looks its records
+  // up by time in an appended one: not done here yet.
+  if (info.record_offset != 0 && (!info.split_freq.empty() || info.continuable))
+    config_error(file.where,
+                 "file '" + id + "': record_offset is not supported yet with split_freq, append or restart_dir");
+}
+
 // Where the file's output_freq is given (its line, or the file's).
 config::Location output_freq_where(const config::FileDef& f) {
   const auto o = f.origins.find("output_freq");
@@ -140,6 +163,13 @@ int PlanBuilder::plan_domain(const std::string& id, const config::Location& wher
   info.nj_glo = s.layout.nj_glo;
   info.healpix_level = s.healpix_level;
   info.healpix_nested = s.healpix_nested;
+  for (auto [attr, to] : {std::pair{"lon_name", &info.lon_name},
+                          {"lat_name", &info.lat_name},
+                          {"bounds_lon_name", &info.bounds_lon_name},
+                          {"bounds_lat_name", &info.bounds_lat_name},
+                          {"dim_i_name", &info.dim_i_name},
+                          {"dim_j_name", &info.dim_j_name}})
+    if (auto it = d->extra.find(attr); it != d->extra.end()) *to = it->second;
   plan_.domains.push_back(std::move(info));
   plan_domain_ids_.push_back(id);
   return static_cast<int>(plan_domain_ids_.size() - 1);
@@ -170,6 +200,7 @@ int PlanBuilder::plan_axis(const std::string& id, const config::Location& where)
   else
     info.axis_type = s.axis_type;
   if (auto b = a->extra.find("bounds_name"); b != a->extra.end()) info.bounds_name = b->second;
+  if (auto n = a->extra.find("dim_name"); n != a->extra.end()) info.dim_name = n->second;
   // A parametric vertical coordinate, as XIOS writes it: formula_term goes
   // out as CF's formula_terms; *_bounds go on the bounds variable.
   auto formula = [&](const char* from, const char* to, std::vector<output::Attribute>& into) {
@@ -559,9 +590,11 @@ void PlanBuilder::resolve_definitions() {
     info.continuable = file.append || !config::variable_string(def_, "restart_dir", "").empty();
     info.min_digits = file.min_digits.value_or(0);
     info.time_counter = file.time_counter;
-    if (auto name = file.extra.find("time_counter_name"); name != file.extra.end()) info.time_counter_name = name->second;
+    if (auto name = file.extra.find("time_counter_name"); name != file.extra.end())
+      info.time_counter_name = name->second;
     info.time_in_days = file.time_units == "days";
     file_periods(file, file_id, info);
+    file_layout(file, file_id, info);
     for (const auto& var : file.variables) info.attributes.push_back({var.output_name(), var.type, var.value});
     const int fi = static_cast<int>(plan_.files.size());
     plan_.files.push_back(std::move(info));

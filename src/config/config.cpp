@@ -41,10 +41,16 @@ std::string write_file_refusal(const FileDef& f) {
   if (f.format == "zarr") {  // a Zarr store keeps foehn's own time variables (docs/zarr.md)
     if (!f.time_counter.empty() && f.time_counter != "instant" && f.time_counter != "centered")
       return quoted("time_counter", f.time_counter) + " for a Zarr store";
-    if (!f.time_units.empty() && f.time_units != "seconds") return quoted("time_units", f.time_units) + " for a Zarr store";
-    if (f.extra.count("time_counter_name")) return "attribute 'time_counter_name' is not supported yet for a Zarr store";
+    if (!f.time_units.empty() && f.time_units != "seconds")
+      return quoted("time_units", f.time_units) + " for a Zarr store";
+    for (const char* netcdf_only :
+         {"time_counter_name", "record_offset", "time_stamp_name", "time_stamp_format", "uuid_name", "uuid_format"})
+      if (f.extra.count(netcdf_only))
+        return "attribute '" + std::string(netcdf_only) + "' is not supported yet for a Zarr store";
   }
   if (!f.timeseries.empty() && f.timeseries != "none") return quoted("timeseries", f.timeseries);
+  if (f.format == "grib2" && f.extra.count("record_offset"))  // GRIB messages have no record index
+    return "attribute 'record_offset' is not supported yet for a GRIB2 file";
   for (const auto& [name, value] : f.extra)
     if (const auto why = refusal("file", name); !why.empty())
       return "attribute '" + name + "' is not supported yet: " + std::string(why);

@@ -93,6 +93,10 @@ struct WriterTarget {
   // The context has no other writer: no collective of another writer can
   // wait on this one's failures (small chunk caches are safe then).
   bool alone = false;
+  // Files of the context that may fill the same disk at once (a shared
+  // file once, each writer's own file each): a space check leaves the
+  // others as much room as this file needs (NetcdfWriter::check_space).
+  int sharers = 1;
 };
 
 class Writer {

@@ -43,6 +43,9 @@ struct DomainInfo {
   // geometry (grid/healpix.h). Cells no rank holds are written as fill.
   std::int32_t healpix_level = -1;
   bool healpix_nested = true;
+  // XIOS's naming attributes of the netCDF coordinates and dimensions
+  // (empty: not given; formats/netcdf/netcdf_define.cpp applies XIOS's rules).
+  std::string lon_name, lat_name, bounds_lon_name, bounds_lat_name, dim_i_name, dim_j_name;
   // Rectilinear: ni_glo longitudes and nj_glo latitudes; other types: one
   // of each per point, in global index order.
   std::vector<double> lon, lat;
@@ -69,6 +72,7 @@ struct AxisInfo {
   std::string id, name, long_name, standard_name, units, positive;
   std::string axis_type;       // CF axis attribute: X, Y, Z or T ("": Z)
   std::string bounds_name;     // name of the bounds variable ("": <name>_bnds)
+  std::string dim_name;        // XIOS's name of its dimension ("": the axis's name)
   std::vector<double> values;  // n_glo values
   std::vector<double> bounds;  // 2 per value (lower, upper), or empty
   // On the coordinate variable: formula, formula_terms (a parametric
@@ -159,10 +163,17 @@ struct FileInfo {
   // days (of 86400 s) instead of seconds.
   std::string time_counter, time_counter_name = "time_counter";
   bool time_in_days = false;
+  // XIOS's global attributes of a new file: the wall-clock time of its
+  // creation (strftime's format, UTC) and a random uuid (uuid_format: "" or
+  // a text whose %uuid% stands for it), under these names.
+  std::string time_stamp_name = "timeStamp", time_stamp_format = "%Y-%b-%d %H:%M:%S %Z";
+  std::string uuid_name = "uuid", uuid_format;
+  // record_offset: the index of the first record (negative: that many of
+  // the first records are not written, as XIOS).
+  std::int64_t record_offset = 0;
 
   bool has_convention(std::string_view word) const;  // convention="CDI UGRID" has both
 };
-
 
 struct ContextPlan {
   std::string context_id;

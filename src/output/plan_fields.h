@@ -24,13 +24,14 @@ void fields(Io& io, ClientPoints& c) {
 template <class Io>
 void fields(Io& io, DomainInfo& d) {
   io(d.id, d.name, d.long_name, d.ni_glo, d.nj_glo, d.lon, d.lat, d.clients, d.type, d.nvertex, d.bounds_lon,
-     d.bounds_lat, d.needs_fill, d.points, d.healpix_level, d.healpix_nested);
+     d.bounds_lat, d.needs_fill, d.points, d.healpix_level, d.healpix_nested, d.lon_name, d.lat_name, d.bounds_lon_name,
+     d.bounds_lat_name, d.dim_i_name, d.dim_j_name);
 }
 
 template <class Io>
 void fields(Io& io, AxisInfo& a) {
   io(a.id, a.name, a.long_name, a.standard_name, a.units, a.positive, a.values, a.axis_type, a.bounds_name, a.bounds,
-     a.parts, a.attributes, a.bounds_attributes);
+     a.parts, a.attributes, a.bounds_attributes, a.dim_name);
 }
 
 template <class Io>
@@ -57,9 +58,10 @@ void fields(Io& io, VariableInfo& v) {
 
 template <class Io>
 void fields(Io& io, FileInfo& f) {
-  io(f.id, f.base_path, f.defined_at, f.title, f.output_freq, f.format, f.convention, f.one_file, f.append, f.min_digits,
-     f.variables, f.attributes, f.split_freq, f.split_format, f.sync_freq, f.resume_records, f.resume_period,
-     f.resume_file_records, f.continuable, f.time_counter, f.time_counter_name, f.time_in_days);
+  io(f.id, f.base_path, f.defined_at, f.title, f.output_freq, f.format, f.convention, f.one_file, f.append,
+     f.min_digits, f.variables, f.attributes, f.split_freq, f.split_format, f.sync_freq, f.resume_records,
+     f.resume_period, f.resume_file_records, f.continuable, f.time_counter, f.time_counter_name, f.time_in_days,
+     f.time_stamp_name, f.time_stamp_format, f.uuid_name, f.uuid_format, f.record_offset);
 }
 
 template <class Io>

@@ -72,9 +72,10 @@ OutputEngine::OutputEngine(output::ContextPlan plan, WriterRole role)
   init_periods();
   MPI_Comm_size(role_.comm, &writers_);
   if (!plan_.server_state.empty() && role_.pool < 0) restore_state();  // level 2 reduces nothing
-  bool shared = false, own = false;
-  for (const auto& f : plan_.files) (writes_together(f) ? shared : own) = true;
-  mixed_ = shared && own && writers_ > 1 && !role_.forward;
+  bool shared = false;
+  for (const auto& f : plan_.files) shared = shared || writes_together(f);
+  agree_ = shared && writers_ > 1 && !role_.forward;
+  broken_.assign(plan_.files.size(), 0);
   files_.resize(plan_.files.size());
   closed_.resize(plan_.files.size());
   for (std::size_t i = 0; i < plan_.files.size(); ++i)
@@ -114,6 +115,8 @@ void OutputEngine::open_file(int file) {
   target.comm = writes_together(f) ? role_.comm : MPI_COMM_SELF;
   target.part = file_part(plan_, f, role_);
   target.alone = role_.count == 1;
+  for (const auto& g : plan_.files) target.sharers += writes_together(g) ? 1 : writers_;
+  target.sharers -= 1;
   int writers = 1, rank = 0;
   MPI_Comm_size(target.comm, &writers);
   MPI_Comm_rank(target.comm, &rank);
@@ -165,7 +168,10 @@ bool OutputEngine::define_next() {
     if (!files_[file]) continue;
     try {
       files_[file]->finish_definition();
-    } catch (const formats::IoError& e) { fail_writing(e); }
+    } catch (const formats::IoError& e) {
+      if (!agree_) fail_writing(e);
+      defer(file, e);  // an own file: the shared ones learn of it at the next record
+    }
     return true;
   }
   return false;
@@ -202,8 +208,12 @@ void OutputEngine::start_record(int file, std::int64_t record, double time) {
 }
 
 void OutputEngine::sync_files() {
-  for (auto& f : files_)
-    if (f) f->sync();
+  for (std::size_t i = 0; i < files_.size(); ++i) {
+    if (!files_[i] || (broken_[i] && !shared(static_cast<int>(i)))) continue;
+    try {
+      files_[i]->sync();
+    } catch (const formats::IoError& e) { defer(static_cast<int>(i), e); }
+  }
 }
 
 void OutputEngine::after_record(int file, double time) {
@@ -460,16 +470,24 @@ void OutputEngine::write_block(int var, std::int64_t record, const std::byte* da
     return;
   }
   const output::VariableInfo& v = plan_.variables[var];
-  formats::Writer& file = *files_[v.file];
+  if (broken_[v.file] && !shared(v.file)) return;  // its write failed here: dropped until all agree
+  formats::Writer& writer = *files_[v.file];
+  // A failed put of a shared file is kept (defer): the others go on with
+  // the file's collective calls, and so must this writer.
+  const auto put = [&](const grid::Box& box, const void* values) {
+    try {
+      writer.put(var, record, box, values);
+    } catch (const formats::IoError& e) { defer(v.file, e); }
+  };
   record -= periods_[v.file].first_record;  // the record in the open file
   if (s.write_calls == 1 || !writes_together(plan_.files[v.file])) {
-    file.put(var, record, s.block, data);
+    put(s.block, data);
     return;
   }
   // Pieces of an attached writer, then empty writes up to the common count.
   int calls = 0;
   if (s.pieces.empty() && data) {
-    file.put(var, record, s.block, data);
+    put(s.block, data);
     ++calls;
   }
   if (!s.pieces.empty() && piece_scratch_.size() < static_cast<std::size_t>(s.block.size()) * s.elem)
@@ -478,11 +496,11 @@ void OutputEngine::write_block(int var, std::int64_t record, const std::byte* da
     for (const grid::Run& r : s.piece_runs[k])
       std::memcpy(piece_scratch_.data() + r.to * s.elem, data + r.from * s.elem,
                   static_cast<std::size_t>(r.length) * s.elem);
-    file.put(var, record, s.pieces[k], piece_scratch_.data());
+    put(s.pieces[k], piece_scratch_.data());
   }
   grid::Box none = s.block;
   std::fill(none.count.begin(), none.count.end(), 0);
-  for (; calls < s.write_calls; ++calls) file.put(var, record, none, nullptr);
+  for (; calls < s.write_calls; ++calls) put(none, nullptr);
 }
 
 bool OutputEngine::write_front(bool closing) {
@@ -493,18 +511,18 @@ bool OutputEngine::write_front(bool closing) {
 }
 
 void OutputEngine::fail_writing(const formats::IoError& e) {
-  // Every writer of a collective file meets the error at the same record
-  // (NetcdfWriter::check_space decides for all), so all close together.
+  // With shared files every writer comes here together (the error agreed
+  // at a record's start or at close), so all close them together; files
+  // whose last record failed on some writer are named apart.
   failure_ = e.what();
-  std::string closed;
-  for (auto& f : files_) {
-    if (!f) continue;
-    try {
-      f->close();
-      closed += (closed.empty() ? "" : ", ") + f->path();
-    } catch (const std::exception& c) { failure_ += std::string("; closing: ") + c.what(); }
-  }
+  deferred_.clear();
+  if (agree_)
+    MPI_Allreduce(MPI_IN_PLACE, broken_.data(), static_cast<int>(broken_.size()), MPI_CHAR, MPI_MAX, role_.comm);
+  std::string closed, damaged;
+  const std::string errors = close_files(&closed, &damaged);
+  if (!errors.empty()) failure_ += "; closing: " + errors;
   if (!closed.empty()) failure_ += "; closed, with the records written before: " + closed;
+  if (!damaged.empty()) failure_ += "; closed, its last record incomplete: " + damaged;
   announced_.clear();
   front_vars_ready_ = 0;
   pending_.clear();
@@ -512,31 +530,71 @@ void OutputEngine::fail_writing(const formats::IoError& e) {
   throw formats::IoError(failure_);
 }
 
-// A record's start (a new split file, the time, the space check: where a
-// full disk is found). With files of this writer alone beside shared ones,
-// every writer meets this point at every record in one order, and agrees
-// whether any failed: one that closed the shared files alone would leave
-// the others waiting in their next collective write.
-void OutputEngine::start_and_agree(const Announce& a) {
-  std::string error;
-  try {
-    start_record(a.file, a.record, a.time);
-    files_[a.file]->write_time(a.record - periods_[a.file].first_record, a.time, a.time_start);
-  } catch (const formats::IoError& e) {
-    if (!mixed_) throw;
-    error = e.what();
-  }
-  if (!mixed_) return;
+bool OutputEngine::shared(int file) const { return writes_together(plan_.files[file]) && writers_ > 1; }
+
+void OutputEngine::defer(int file, const formats::IoError& e) {
+  if (!agree_) throw;  // called inside the handler: the error goes on
+  broken_[file] = 1;
+  if (deferred_.empty()) deferred_ = e.what();
+}
+
+// Whether any writer of the shared files failed: the first one's error
+// (naming that writer), or empty. Collective over role_.comm.
+std::string OutputEngine::agreed(std::string error) const {
   int rank = 0;
   MPI_Comm_rank(role_.comm, &rank);
   int first = error.empty() ? std::numeric_limits<int>::max() : rank;  // the first writer that failed
   MPI_Allreduce(MPI_IN_PLACE, &first, 1, MPI_INT, MPI_MIN, role_.comm);
-  if (first == std::numeric_limits<int>::max()) return;
+  if (first == std::numeric_limits<int>::max()) return {};
   unsigned long long length = error.size();
   MPI_Bcast(&length, 1, MPI_UNSIGNED_LONG_LONG, first, role_.comm);
   error.resize(length);
   MPI_Bcast(error.data(), static_cast<int>(length), MPI_CHAR, first, role_.comm);
-  throw formats::IoError(first == rank ? error : "writer " + std::to_string(first) + ": " + error);
+  return first == rank ? error : "writer " + std::to_string(first) + ": " + error;
+}
+
+// A record's start (a new split file, the time, the space check: where a
+// full disk is found). With shared files every writer meets this point at
+// every record in one order, and agrees whether any failed, here or in an
+// earlier write (deferred_): one that closed the shared files alone would
+// leave the others waiting in their next collective call.
+void OutputEngine::start_and_agree(const Announce& a) {
+  std::string error = deferred_;
+  if (!broken_[a.file] || shared(a.file)) {
+    try {
+      start_record(a.file, a.record, a.time);
+      files_[a.file]->write_time(a.record - periods_[a.file].first_record, a.time, a.time_start);
+    } catch (const formats::IoError& e) {
+      if (!agree_) throw;  // (not broken_: no value of the record was written)
+      if (error.empty()) error = e.what();
+    }
+  }
+  if (!agree_) return;
+  if (std::string e = agreed(std::move(error)); !e.empty()) throw formats::IoError(e);
+}
+
+// The last agreement point: an error kept since the last record's start.
+void OutputEngine::agree_at_close() {
+  if (!agree_) return;
+  if (std::string e = agreed(deferred_); !e.empty()) fail_writing(formats::IoError(e));
+}
+
+// Shared files first (every writer in one order, each freeing its file's
+// reserve just before: NetcdfWriter::release_room), then this writer's own
+// ones, whose caches may fill what room is left. Every file is closed
+// whatever the others do; the errors are returned, joined.
+std::string OutputEngine::close_files(std::string* closed, std::string* damaged) {
+  std::string errors;
+  for (const bool first_pass : {true, false})
+    for (std::size_t i = 0; i < files_.size(); ++i) {
+      if (!files_[i] || shared(static_cast<int>(i)) != first_pass) continue;
+      try {
+        files_[i]->close();
+        std::string* list = broken_[i] ? damaged : closed;
+        if (list) *list += (list->empty() ? "" : ", ") + files_[i]->path();
+      } catch (const std::exception& c) { errors += (errors.empty() ? "" : "; ") + std::string(c.what()); }
+    }
+  return errors;
 }
 
 bool OutputEngine::write_front_unguarded(bool closing) {
@@ -570,7 +628,11 @@ bool OutputEngine::write_front_unguarded(bool closing) {
     write_record_of(var, a.record, closing);
     ++next_in_file_;
   }
-  if (!role_.forward) after_record(a.file, a.time);
+  if (!role_.forward && (!broken_[a.file] || shared(a.file))) {
+    try {
+      after_record(a.file, a.time);
+    } catch (const formats::IoError& e) { defer(a.file, e); }
+  }
   pop_front_announce();
   next_in_file_ = -1;
   return true;
@@ -646,6 +708,7 @@ void OutputEngine::advance(bool closing) {
 void OutputEngine::close() {
   if (failed()) throw formats::IoError(failure_);  // the files were closed then
   advance(true);
+  agree_at_close();
   for (auto& [key, p] : pending_) {
     // An open window kept by the last checkpoint: the next run continues it.
     if (auto kept = kept_windows_.find(key); kept != kept_windows_.end() && kept->second == p.received) continue;
@@ -654,8 +717,7 @@ void OutputEngine::close() {
   }
   pending_.clear();
   pending_bytes_ = 0;
-  for (auto& f : files_)
-    if (f) f->close();
+  if (const std::string errors = close_files(nullptr, nullptr); !errors.empty()) throw formats::IoError(errors);
 }
 
 // A map node of pending_ beside its values: with records of a few hundred

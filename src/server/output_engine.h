@@ -273,10 +273,19 @@ class OutputEngine {
   mutable std::size_t front_vars_ready_ = 0;  // leading variables of the front record found complete
   bool external_order_ = false;               // position in the front announce: -1 time not yet written
   std::vector<char> client_closed_;
-  // Files shared by several writers beside files of this writer alone: a
-  // write error in one of its own files must end the shared ones on every
-  // writer together (start_and_agree).
-  bool mixed_ = false;
+  // Files shared by several writers: a write error of one writer alone
+  // (its own file, or its part of a shared write) is kept in deferred_
+  // while it goes on taking part in the shared files' collective calls;
+  // at the next record's start (start_and_agree) or at close (agree_at_close)
+  // every writer hears of it, and all close their files together.
+  bool agree_ = false;
+  std::string deferred_;                 // the first such error here, not yet agreed
+  std::vector<char> broken_;             // by file: a write failed here (own files: no more writes)
+  bool shared(int file) const;           // written by several writers together
+  void defer(int file, const formats::IoError& e);  // or throws, without shared files
+  std::string agreed(std::string error) const;  // collective: the first writer's error, or empty
+  void agree_at_close();
+  std::string close_files(std::string* closed, std::string* damaged);  // the errors, if any
   bool constructing_ = true;              // open_file called by the constructor (on every writer at once)
   int writers_ = 1;                       // ranks of role_.comm: the writers of each shared file
   MPI_Request peers_ = MPI_REQUEST_NULL;  // the barrier before the front record of a shared file

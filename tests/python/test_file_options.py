@@ -30,7 +30,8 @@ def smooth(step, j0, j1):
 
 
 def model(xml, mode=""):
-    """mode "runtime": file attributes set by the model; "restart": the run
+    """mode "runtime" ("layout"): file attributes (XIOS's layout attributes)
+    set by the model; "restart": the run
     after a first one, whose steps continue its numbering; "masked": every
     fifth point of the domain masked."""
     import foehn
@@ -47,6 +48,9 @@ def model(xml, mode=""):
         if mode == "runtime":  # file attributes set by the model, as xios_set_file_attr does
             for name, value in (("split_freq", "1ts"), ("name_suffix", "_x"), ("output_level", "2"),
                                 ("sync_freq", "2ts")):
+                ctx.set_attribute("file", "runtime", name, value)
+        if mode == "layout":  # XIOS's layout attributes set by the model (test_file_layout.py)
+            for name, value in (("time_stamp_name", "made"), ("uuid_name", "file_id"), ("record_offset", "1")):
                 ctx.set_attribute("file", "runtime", name, value)
         ctx.close_definition()
         first = STEPS if mode == "restart" else 0  # steps the earlier run made

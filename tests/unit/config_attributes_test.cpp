@@ -7,6 +7,7 @@
 
 #include <fstream>
 #include <sstream>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -143,7 +144,13 @@ TEST(ConfigAttributes, EveryFieldAndFileAttributeIsActedOnOrRefused) {
   const FileDef* file = s.contexts.at(0).find_file("f");
   ASSERT_NE(file, nullptr);
   EXPECT_EQ(file->extra.size(), 20u);
-  // time_counter_name is acted on from `extra` (client/plan_builder.cpp).
-  for (const auto& [name, value] : file->extra)
-    if (name != "time_counter_name") EXPECT_NE(refusal("file", name), "") << name;
+  // These are acted on from `extra` (client/plan_builder.cpp): all others are refused.
+  const std::set<std::string> acted = {"time_counter_name", "record_offset", "time_stamp_name",
+                                       "time_stamp_format", "uuid_name",     "uuid_format"};
+  for (const auto& [name, value] : file->extra) {
+    if (acted.count(name))
+      EXPECT_EQ(refusal("file", name), "") << name;
+    else
+      EXPECT_NE(refusal("file", name), "") << name;
+  }
 }

@@ -112,9 +112,8 @@ void NetcdfWriter::define_time(const ContextPlan& plan) {
     ds_.put_text(time_var_, "long_name", "record number");
     ds_.put_text(time_var_, "units", "1");
   } else if (time_.counter != Counter::none) {
-    with_bounds(counter_name_,
-                time_.counter == Counter::centered ? "Time axis (centre of each interval)" : "Time axis", time_var_,
-                time_bounds_var_);
+    with_bounds(counter_name_, time_.counter == Counter::centered ? "Time axis (centre of each interval)" : "Time axis",
+                time_var_, time_bounds_var_);
     ds_.put_text(time_var_, "axis", "T");
   }
   if (time_.centered)
@@ -143,7 +142,10 @@ void NetcdfWriter::define_grid(const ContextPlan& plan, const FileInfo& f) {
 void NetcdfWriter::define_axis(const ContextPlan& plan, int index) {
   const AxisInfo& a = plan.axes[index];
   const std::string name = a.name.empty() ? a.id : a.name;
-  const int id = ds_.def_dim(name, a.values.size());
+  // XIOS names the dimension dim_name when given (the variable keeps the
+  // axis's name: then an auxiliary coordinate, named by `coordinates`).
+  const int id = ds_.def_dim(a.dim_name.empty() ? name : a.dim_name, a.values.size());
+  if (!a.dim_name.empty() && a.dim_name != name) axis_auxiliary_[index] = name;
   const int var = ds_.def_var(name, NC_DOUBLE, {id});
   ds_.put_text(var, "axis", a.axis_type.empty() ? "Z" : a.axis_type);
   ds_.put_text(var, "standard_name", a.standard_name);
@@ -169,12 +171,20 @@ void NetcdfWriter::define_domain(const ContextPlan& plan, int index, const std::
   const bool rect = dom.type == "rectilinear", one_d = dom.one_dimensional();
   DomainVars& names = domain_vars_[index];
   names.used = true;
-  names.lat = "lat" + suffix;
-  names.lon = "lon" + suffix;
-  // Dimensions: lat/lon (rectilinear), y/x (curvilinear), cell (1-D).
-  const std::string jname = rect ? names.lat : "y" + suffix, iname = rect    ? names.lon
-                                                                     : one_d ? "cell" + suffix
-                                                                             : "x" + suffix;
+  // XIOS's names: lon_name and lat_name (rectilinear: else dim_i_name and
+  // dim_j_name), else lat and lon; dimensions dim_j_name and dim_i_name,
+  // else lat/lon (rectilinear), y/x (curvilinear), cell (1-D); each with
+  // the domain's suffix.
+  const std::string lon = !dom.lon_name.empty()             ? dom.lon_name
+                          : rect && !dom.dim_i_name.empty() ? dom.dim_i_name
+                                                            : "lon";
+  const std::string lat = !dom.lat_name.empty()             ? dom.lat_name
+                          : rect && !dom.dim_j_name.empty() ? dom.dim_j_name
+                                                            : "lat";
+  names.lat = lat + suffix;
+  names.lon = lon + suffix;
+  const std::string jname = (!dom.dim_j_name.empty() ? dom.dim_j_name : rect ? lat : "y") + suffix;
+  const std::string iname = (!dom.dim_i_name.empty() ? dom.dim_i_name : rect ? lon : one_d ? "cell" : "x") + suffix;
   int jd = one_d ? -1 : ds_.def_dim(jname, ext.nj);
   const int id = ds_.def_dim(iname, ext.ni);
   if (one_d) jd = id;
@@ -185,8 +195,9 @@ void NetcdfWriter::define_domain(const ContextPlan& plan, int index, const std::
     const std::string nv = rect ? "axis_nbounds" : "nvertex" + suffix;
     nbounds = ds_.find_dim(nv).value_or(-1);
     if (nbounds < 0) nbounds = ds_.def_dim(nv, dom.nvertex);
-    names.lat_bounds = names.lat + "_bnds";
-    names.lon_bounds = names.lon + "_bnds";
+    // bounds_lat_name and bounds_lon_name as given (XIOS adds no suffix).
+    names.lat_bounds = dom.bounds_lat_name.empty() ? names.lat + "_bnds" : dom.bounds_lat_name;
+    names.lon_bounds = dom.bounds_lon_name.empty() ? names.lon + "_bnds" : dom.bounds_lon_name;
   }
   // Coordinates: 1-D coordinate variables (rectilinear), else auxiliary
   // coordinates over the domain's dimensions, named by `coordinates`.
@@ -319,7 +330,8 @@ void NetcdfWriter::define_variable(const ContextPlan& plan, int vi) {
   for (const Dim& d : v.dims) dims.push_back(dimid_.at({static_cast<int>(d.kind), d.index}));
   const int var = ds_.def_var(v.name, v.prec == 8 ? NC_DOUBLE : NC_FLOAT, dims);
   // Chunks, and whether HDF5 may skip filling them (netcdf_chunks.cpp).
-  const bool nofill = !timeless_[vi] && !v.dims.empty() && define_chunks(plan, vi, var, dims);
+  // (Not with a record_offset: the records before it are never written.)
+  const bool nofill = !timeless_[vi] && !v.dims.empty() && define_chunks(plan, vi, var, dims) && base_record_ <= 0;
   // A writer puts whole blocks of a record at once, so HDF5's chunk cache
   // (16 MiB per variable by default) only copies the data and keeps it:
   // 12 variables of a 311 MB record held 192 MiB of a server
@@ -369,12 +381,14 @@ void NetcdfWriter::put_variable_attributes(const VariableInfo& v, int vi, int va
 
 std::string NetcdfWriter::coordinates_of(const VariableInfo& v, int var) const {
   const auto op = static_cast<filters::TemporalOp>(v.op);
-  const char* time = op == filters::TemporalOp::instant && time_instant_var_ >= 0    ? "time_instant"
-                     : filters::reduces(op) && time_centered_var_ >= 0 ? "time_centered"
-                                                                         : "";
+  const char* time = op == filters::TemporalOp::instant && time_instant_var_ >= 0 ? "time_instant"
+                     : filters::reduces(op) && time_centered_var_ >= 0            ? "time_centered"
+                                                                                  : "";
   std::string coordinates;
   bool cdi_rows = false;
   for (const Dim& d : v.dims) {
+    if (auto axis = axis_auxiliary_.find(d.index); d.kind == Dim::axis && axis != axis_auxiliary_.end())
+      coordinates += (coordinates.empty() ? "" : " ") + axis->second;
     if (d.kind != Dim::domain_i) continue;
     const DomainVars& dv = domain_vars_[d.index];
     if (dv.rows_lat.empty()) {
@@ -410,6 +424,8 @@ void NetcdfWriter::put_global_attributes(const ContextPlan& plan, const FileInfo
   ds_.put_text(NC_GLOBAL, "source", std::string("foehn ") + FOEHN_VERSION);
   ds_.put_text(NC_GLOBAL, "name", f.id);
   ds_.put_text(NC_GLOBAL, "output_frequency", f.output_freq);
+  ds_.put_text_as_given(NC_GLOBAL, f.time_stamp_name, time_stamp_);
+  ds_.put_text_as_given(NC_GLOBAL, f.uuid_name, uuid_);
   for (const auto& a : f.attributes) put_attribute(ds_, NC_GLOBAL, a, NC_DOUBLE);
   if (part_.whole) return;
   // What a tool needs to stitch the parts back into one global field.

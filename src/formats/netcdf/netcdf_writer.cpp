@@ -3,11 +3,17 @@
 #include <netcdf.h>
 #include <netcdf_par.h>
 
+#include <fcntl.h>
 #include <sys/statvfs.h>
+#include <unistd.h>
+#include <uuid/uuid.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
+#include <ctime>
 #include <filesystem>
+#include <tuple>
 #include <utility>
 
 #include "filters/temporal.h"
@@ -27,6 +33,42 @@ std::unique_ptr<Writer> open_netcdf4_classic(const output::ContextPlan& plan, in
 
 namespace netcdf {
 
+namespace {
+
+// XIOS's timeStamp and uuid of a new file: the time now (UTC, strftime's
+// format) and a random uuid, placed at each %uuid% of uuid_format if given.
+// The file's writers take its root's values: netCDF wants the same
+// attributes from each.
+std::pair<std::string, std::string> stamp_and_uuid(const output::FileInfo& f, MPI_Comm comm, bool parallel, bool root) {
+  std::string both;
+  if (root) {
+    char stamp[256] = "";
+    const std::time_t now = std::time(nullptr);
+    std::tm utc{};
+    gmtime_r(&now, &utc);
+    std::strftime(stamp, sizeof stamp, f.time_stamp_format.c_str(), &utc);
+    uuid_t id;
+    char text[37];
+    uuid_generate_random(id);  // version 4, as boost's random generator in XIOS
+    uuid_unparse_lower(id, text);
+    std::string uuid = f.uuid_format.empty() ? text : f.uuid_format;
+    if (!f.uuid_format.empty())
+      for (std::size_t at = uuid.find("%uuid%"); at != std::string::npos; at = uuid.find("%uuid%", at + 36))
+        uuid.replace(at, 6, text);
+    both = std::string(stamp) + '\0' + uuid;
+  }
+  if (parallel) {
+    int n = static_cast<int>(both.size());
+    MPI_Bcast(&n, 1, MPI_INT, 0, comm);
+    both.resize(static_cast<std::size_t>(n));
+    MPI_Bcast(both.data(), n, MPI_CHAR, 0, comm);
+  }
+  const std::size_t cut = both.find('\0');
+  return {both.substr(0, cut), both.substr(cut + 1)};
+}
+
+}  // namespace
+
 using output::ContextPlan;
 using output::Dim;
 using output::FileInfo;
@@ -45,6 +87,7 @@ NetcdfWriter::NetcdfWriter(const ContextPlan& plan, int file_index, WriterTarget
   is_root_ = rank == 0;
   writers_ = size;
   alone_ = target.alone;
+  sharers_ = std::max(1, target.sharers);
   block_of_ = std::move(target.block_of);
   ugrid_ = f.has_convention("UGRID");
   cdi_ = f.has_convention("CDI");
@@ -60,6 +103,8 @@ NetcdfWriter::NetcdfWriter(const ContextPlan& plan, int file_index, WriterTarget
     attach(plan, f);
   } else {
     ds_ = NcDataset::create(target.path, NC_NETCDF4 | (classic ? NC_CLASSIC_MODEL : 0), target.comm, parallel_);
+    std::tie(time_stamp_, uuid_) = stamp_and_uuid(f, target.comm, parallel_, is_root_);
+    base_record_ = f.record_offset;
     // Defined in netCDF's memory now (names, dimensions and attributes
     // checked); HDF5's datasets later, in finish_definition.
     define(plan, f);
@@ -69,6 +114,39 @@ NetcdfWriter::NetcdfWriter(const ContextPlan& plan, int file_index, WriterTarget
   block_of_ = nullptr;  // the engine's plan is not kept beyond definition
   comm_ = target.comm;
   measure_record();
+  reserve_room();
+}
+
+NetcdfWriter::~NetcdfWriter() {
+  if (!reserve_path_.empty()) std::remove(reserve_path_.c_str());
+}
+
+// On a full disk parallel HDF5 cannot close a file of several writers: its
+// ranks write parts of the metadata, the one whose write fails leaves the
+// collective flush early and the others wait in it for ever (gdb: one in
+// H5AC__run_sync_point's MPI_Barrier, one in H5FD_truncate's MPI_Bcast,
+// test_disk_full.py). Room kept from the start lets the close complete,
+// whoever filled the disk. Best effort: no room now, no reserve.
+void NetcdfWriter::reserve_room() {
+  if (writers_ < 2 || !is_root_) return;
+  const std::filesystem::path p(ds_.path());
+  const std::string reserve = (p.parent_path() / ("." + p.filename().string() + ".foehn-reserve")).string();
+  const int fd = ::open(reserve.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  if (fd < 0) return;
+  const bool held = posix_fallocate(fd, 0, static_cast<off_t>(kCloseReserveBytes)) == 0;
+  ::close(fd);
+  if (held)
+    reserve_path_ = reserve;
+  else
+    std::remove(reserve.c_str());
+}
+
+// Before a collective close: every writer waits until the root has freed
+// the reserve, so that no rank writes metadata before there is room.
+void NetcdfWriter::release_room() {
+  if (writers_ < 2) return;
+  if (!reserve_path_.empty()) std::remove(std::exchange(reserve_path_, {}).c_str());
+  MPI_Barrier(comm_);
 }
 
 void NetcdfWriter::measure_record() {
@@ -83,9 +161,12 @@ void NetcdfWriter::measure_record() {
     cache_bytes_ += kChunkCacheBytes;
   }
   // The time variables: a double per record (two for bounds) and a cache each.
-  for (const auto& [var, values] :
-       {std::pair{time_var_, 1}, {time_bounds_var_, 2}, {time_centered_var_, 1}, {time_centered_bounds_var_, 2},
-        {time_instant_var_, 1}, {time_instant_bounds_var_, 2}})
+  for (const auto& [var, values] : {std::pair{time_var_, 1},
+                                    {time_bounds_var_, 2},
+                                    {time_centered_var_, 1},
+                                    {time_centered_bounds_var_, 2},
+                                    {time_instant_var_, 1},
+                                    {time_instant_bounds_var_, 2}})
     if (var >= 0) {
       record_bytes_ += sizeof(double) * values;
       cache_bytes_ += kTimeChunkCacheBytes;
@@ -100,6 +181,12 @@ void NetcdfWriter::check_space(std::int64_t record) {
   constexpr std::uint64_t kMetadataReserve = 1 << 20;
   const std::uint64_t cached = std::min<std::uint64_t>(file_bytes_ - record_bytes_ - synced_bytes_, cache_bytes_);
   std::uint64_t needed = record_bytes_ + cached + kMetadataReserve;
+  // The context's other files fill the disk too, between their own checks
+  // and from caches this check does not see: each is left as much room as
+  // this one needs. Without it, several writers' own files filled the disk
+  // in one record, and a shared file's next collective write failed on one
+  // writer only, inside HDF5 (test_disk_full.py hung).
+  const std::uint64_t others = static_cast<std::uint64_t>(sharers_ - 1) * (cached + kMetadataReserve);
   long long free = -1;  // -1: unknown (the check is skipped)
   if (is_root_) {
     std::filesystem::path dir = std::filesystem::path(ds_.path()).parent_path();
@@ -112,7 +199,7 @@ void NetcdfWriter::check_space(std::int64_t record) {
     unchecked_ = file_bytes_ + (std::uint64_t{1} << 30);
     return;
   }
-  const bool low = static_cast<std::uint64_t>(free) < 4 * needed;
+  const bool low = static_cast<std::uint64_t>(free) < 4 * (needed + others);
   if (low && cached > 0) {
     // Little room left, for this file and for the others on the file
     // system (whose caches this check does not see): flushing the caches
@@ -121,13 +208,16 @@ void NetcdfWriter::check_space(std::int64_t record) {
     synced_bytes_ = file_bytes_ - record_bytes_;
     needed -= cached;
   }
+  needed += others;
   if (static_cast<std::uint64_t>(free) < needed)
     throw IoError(ds_.path() + ": record " + std::to_string(base_record_ + record) + ": " + std::strerror(ENOSPC) +
                   ": " + std::to_string(free) + " bytes free on its file system, about " + std::to_string(needed) +
-                  " needed (the record, what HDF5 still caches of the file and its metadata)");
+                  " needed (the record, what HDF5 still caches of the file and its metadata" +
+                  (sharers_ > 1 ? ", and room for the context's other files)" : ")"));
   // Others may fill the file system too: look again after half the margin
   // (at every record once room is low).
-  unchecked_ = low ? file_bytes_ : file_bytes_ + (static_cast<std::uint64_t>(free) - needed) / 2;
+  // (at every record once room is low); the others may take their share.
+  unchecked_ = low ? file_bytes_ : file_bytes_ + (static_cast<std::uint64_t>(free) - needed) / (2 * sharers_);
 }
 
 void NetcdfWriter::lay_out(const ContextPlan& plan, const FileInfo& f) {
@@ -201,12 +291,14 @@ void NetcdfWriter::finish_definition() {
 
 void NetcdfWriter::write_time(std::int64_t record, double end, double start_time) {
   finish_definition();
+  if (base_record_ + record < 0) return;  // record_offset < 0: not written
   check_space(record);
   const std::size_t start[2] = {static_cast<std::size_t>(base_record_ + record), 0};
   const std::size_t count[2] = {is_root_ ? std::size_t{1} : 0, 2};
   // XIOS's values: an interval's centre and bounds, an instant's end with
   // bounds of zero width, the record's number.
-  const double centre = 0.5 * (start_time + end) / time_unit_, interval[2] = {start_time / time_unit_, end / time_unit_};
+  const double centre = 0.5 * (start_time + end) / time_unit_,
+               interval[2] = {start_time / time_unit_, end / time_unit_};
   const double instant[2] = {end / time_unit_, end / time_unit_};
   const auto put_pair = [&](int var, int bounds_var, const double* values, const double* bounds) {
     if (var >= 0) ds_.put(var, start, count, values);
@@ -224,6 +316,7 @@ void NetcdfWriter::put(int variable, std::int64_t record, const grid::Box& box, 
   finish_definition();
   const auto& offset = offset_.at(variable);
   const std::size_t t = timeless_[variable] ? 0 : 1;  // leading time dimension, if any
+  if (t && base_record_ + record < 0) return;         // record_offset < 0: not written
   const std::size_t rank = box.start.size() + t;
   std::size_t start[NC_MAX_VAR_DIMS], count[NC_MAX_VAR_DIMS];
   if (t) {
@@ -253,6 +346,7 @@ void NetcdfWriter::sync() {
 void NetcdfWriter::close() {
   if (!ds_.is_open()) return;
   finish_definition();  // a file without records is complete too
+  release_room();
   const double t0 = MPI_Wtime();
   ds_.close();
   write_seconds_ += MPI_Wtime() - t0;

@@ -64,6 +64,10 @@ class NetcdfWriter final : public Writer {
   void sync() override;
   void close() override;
   WriterFigures figures() const override { return {bytes_written_, write_seconds_, disk_bytes_}; }
+  ~NetcdfWriter() override;
+
+  // Room kept on a shared file's file system for its close (reserve_room).
+  static constexpr std::uint64_t kCloseReserveBytes = 1 << 20;
 
  private:
   using DimKey = std::pair<int, int>;  // (0: domain j, 1: domain i, 2: axis; index)
@@ -118,6 +122,11 @@ class NetcdfWriter final : public Writer {
   // Throws IoError "No space left on device" when there is no room.
   void check_space(std::int64_t record);
   void measure_record();  // record_bytes_ and cache_bytes_
+  // A file of several writers: its root holds kCloseReserveBytes in a
+  // hidden file beside it, freed just before the collective close (and
+  // removed if the writer is dropped unclosed).
+  void reserve_room();
+  void release_room();
 
   NcDataset ds_;
   // Until finish_definition: the plan (the engine's, which outlives its
@@ -127,10 +136,12 @@ class NetcdfWriter final : public Writer {
   MPI_Comm comm_ = MPI_COMM_SELF;  // the file's writers
   int writers_ = 1;
   bool alone_ = false;  // WriterTarget::alone
+  int sharers_ = 1;     // WriterTarget::sharers
   // While the file is defined: the block each writer puts (WriterTarget).
   std::function<grid::Box(int v, int w)> block_of_;
   bool parallel_ = false;
   bool is_root_ = true;
+  std::string reserve_path_;  // the root's reserve (empty: none)
   FilePart part_;
   bool ugrid_ = false, cdi_ = false;  // the file's convention names UGRID, CDI
   int dim_time_ = -1;
@@ -143,7 +154,8 @@ class NetcdfWriter final : public Writer {
   int time_centered_var_ = -1, time_centered_bounds_var_ = -1;
   int time_instant_var_ = -1, time_instant_bounds_var_ = -1;
   bool appended_ = false;
-  std::int64_t base_record_ = 0;                   // records the file held before this run (append)
+  std::int64_t base_record_ = 0;                   // records the file held before this run (append), record_offset
+  std::string time_stamp_, uuid_;                  // a new file's global attributes (XIOS's)
   std::vector<char> timeless_;                     // by plan variable: written once, without the time dimension
   std::vector<int> varids_;                        // by plan variable index (-1: not in this file)
   std::vector<std::vector<std::int64_t>> offset_;  // by plan variable: start of the part per dim
@@ -172,11 +184,12 @@ class NetcdfWriter final : public Writer {
   };
   std::map<int, Mesh> meshes_;                                  // by plan domain
   std::map<int, std::string> axis_bounds_;                      // plan axis -> its bounds variable in this file
+  std::map<int, std::string> axis_auxiliary_;                   // plan axis -> its variable, when not its dimension's
   std::map<int, std::string> scalar_names_;                     // plan scalar -> its 0-d coordinate variable
   std::map<std::string, std::string> quantization_containers_;  // algorithm -> its CF container variable
   std::uint64_t bytes_written_ = 0;
   double write_seconds_ = 0;
-  std::uint64_t size_before_ = 0, disk_bytes_ = 0;  // the file's size before this run (append), added at close
+  std::uint64_t size_before_ = 0, disk_bytes_ = 0;    // the file's size before this run (append), added at close
   std::uint64_t record_bytes_ = 0, cache_bytes_ = 0;  // HDF5's chunk caches of the file's variables
   std::uint64_t file_bytes_ = 0;                      // records written into the file by all its writers
   std::uint64_t synced_bytes_ = 0;                    // of which flushed by check_space

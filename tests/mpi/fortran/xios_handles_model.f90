@@ -11,7 +11,8 @@
 ! count by hand from the month lengths. Variables added from code to the
 ! file (global attributes) and to a field of the file (attributes of its
 ! variable), with name and type set through the handle or the id and their
-! values through xios_setvar.
+! values through xios_setvar, then read back (xios_get_variable_attr,
+! xios_is_defined_variable_attr, by id and through the handle).
 ! mpiexec -n 2 ./xios_handles_model (the iodef.xml of the test)
 program xios_handles_model
   use, intrinsic :: iso_fortran_env, only: real64
@@ -37,6 +38,7 @@ program xios_handles_model
   real(real64), allocatable :: ta(:, :, :)
   integer :: k
   logical :: defined(2)
+  character(len=32) :: text, kind
   real(real64), allocatable :: lon(:), lat(:), tas(:, :)
 
   call xios_initialize("handles", return_comm=comm)
@@ -103,6 +105,17 @@ program xios_handles_model
   call xios_set_attr(var, name="level_weight", type="double")
   call check(xios_setvar(var%id, 2.5d0), "setvar of the field's variable")
   call check(xios_is_valid_variable(var%id), "is_valid_variable of the anonymous variable")
+  ! ... read back by id and through the handle.
+  call xios_get_variable_attr("run_note", name=text, type=kind)
+  call check(text == "note_from_code" .and. kind == "string", "get_variable_attr of run_note")
+  call xios_is_defined_variable_attr("members", name=defined(1), type=defined(2))
+  call check(.not. defined(1) .and. defined(2), "is_defined_variable_attr of members (type only)")
+  call xios_get_variable_attr("members", type=kind)
+  call check(kind == "int", "get_variable_attr type of members")
+  call xios_get_attr(var, name=text, type=kind)
+  call check(text == "level_weight" .and. kind == "double", "get_attr of the anonymous variable")
+  call xios_is_defined_attr(var, name=defined(1))
+  call check(defined(1), "is_defined_attr name of the anonymous variable")
 
   ! Dates in the user_defined calendar of the XML.
   d = xios_date(2000, 1, 15, 0, 0, 0) + xios_duration(day=10)
