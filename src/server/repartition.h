@@ -37,5 +37,9 @@ void repartition_grib_parts(const output::ContextPlan& plan, int file, const for
 // checkpoint, under names this count does not write, are removed (the
 // first writer, before any writer creates its part).
 void remove_stale_parts(const formats::FileName& name, std::string_view ext, int count);
+// The same for GRIB2 (repartition_grib.cpp). Its parts carry no count, but
+// every part of a file after the checkpoint's was written after it: the
+// names this count does not write go, those it writes are created anew.
+void remove_stale_grib_parts(const formats::FileName& name, std::string_view ext, int count);
 
 }  // namespace foehn::server
