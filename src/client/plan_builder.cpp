@@ -445,8 +445,13 @@ void PlanBuilder::resolve_field(int file_index, const config::FieldDef& f, const
       const int h = register_field(own, from);
       if (fields_[h].source < 0) fields_[h].source = graph_.add_source(static_cast<std::size_t>(from.local));
       input = fields_[h].source;
-      for (std::size_t k = 0; k < transformations.maps.size(); ++k)
+      for (std::size_t k = 0; k < transformations.maps.size(); ++k) {
         input = add_transform_step(transformations, k, input);
+        // A temporal_splitting's partly filled axis goes into checkpoints by
+        // global index: ending the chain, its values are on this field's grid.
+        if (transformations.maps[k]->op == transform::Operation::split && k + 1 == transformations.maps.size())
+          out_.chain_dims[input] = shape.dims;
+      }
       if (transformations.maps.front()->input_size() != static_cast<std::size_t>(from.local) ||
           transformations.maps.back()->output_size() != static_cast<std::size_t>(shape.local))
         config_error(f.where, "field '" + source + "': the transformations take " +

@@ -144,7 +144,8 @@ struct BuiltPlan {
   std::vector<OutputDef> outputs;   // by plan variable
   filters::Graph graph;             // in this rank's layout
   std::vector<FileSchedule> files;  // by plan file
-  // The grid of each chain node (@id), for checkpoints by global index.
+  // The grid of each chain node (@id) and of each temporal_splitting node
+  // that ends a field's transformations, for checkpoints by global index.
   std::map<int, std::vector<output::Dim>> chain_dims;
   std::vector<ReadField> reads;  // fields of files with mode="read"
 };

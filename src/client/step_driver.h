@@ -34,6 +34,7 @@
 
 namespace foehn::restart {
 class ByGlobalIndex;
+class StateFile;
 }
 
 namespace foehn::client {
@@ -130,6 +131,7 @@ class StepDriver {
   const std::vector<output::Dim>& node_dims(int node) const;
   bool windows_open() const;
   static std::string servers_state_path(const std::string& state);  // <context>.servers.nc beside it
+  void restore_cycle(const restart::StateFile& st, int node, std::int64_t slot, const std::string& where);
   void send_sync(const std::string& servers);
   std::string configuration_text() const;
 
@@ -195,7 +197,7 @@ class StepDriver {
   std::vector<OutputVar> outputs_;
   filters::Graph graph_;  // sources, expressions, chains and the outputs' temporal stages, in the local layout
   std::vector<FileSchedule> files_;
-  std::map<int, std::vector<output::Dim>> chain_dims_;
+  std::map<int, std::vector<output::Dim>> chain_dims_;  // and temporal_splitting nodes' (plan_builder.h)
   // Restarts: the model's settings for global indices (null: no
   // restart_dir), each file's records before this run, the maps by grid.
   std::string restart_dir_;

@@ -9,7 +9,9 @@
 // was written, and, for reductions done here, the running values and the
 // weights (per point when some samples skipped points, else one for all);
 // for each file, its schedule, the records written and the start of the
-// next record's interval; for each output, the samples of its open window.
+// next record's interval; for each output, the samples of its open window;
+// for each temporal_splitting node, its place in its cycle and the values
+// of the cycle's steps so far.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -41,6 +43,10 @@ constexpr int kFileColumns = 5;
 constexpr int kOutputColumns = 2;  // samples in the open window, step of the first
 
 std::string node_var(int node, const char* what) { return "node" + std::to_string(node) + "_" + what; }
+
+bool splits(const filters::Node& n) {
+  return n.kind == filters::NodeKind::transform && n.transform->op == transform::Operation::split;
+}
 
 std::uint64_t fnv1a(const std::string& text) {
   std::uint64_t h = 1469598103934665603ull;
@@ -229,6 +235,22 @@ void StepDriver::checkpoint() {
   }
   MPI_Allreduce(MPI_IN_PLACE, per_point.data(), static_cast<int>(nodes), MPI_INT, MPI_MAX, comm_);
   for (std::size_t k = 0; k < nodes; ++k) node_table[k * kNodeColumns + 4] = per_point[k];
+  // temporal_splitting: the next slot of each cycle (every rank takes the
+  // same steps); a cycle begun is saved with its values by global index.
+  std::vector<std::int64_t> slots(nodes, 0);
+  std::vector<int> cycles;
+  for (std::size_t k = 0; k < nodes; ++k) {
+    const filters::Node& n = graph_.node(static_cast<int>(k));
+    if (!splits(n) || n.slot == 0) continue;
+    slots[k] = static_cast<std::int64_t>(n.slot);
+    cycles.push_back(static_cast<int>(k));
+    if (chain_dims_.count(static_cast<int>(k)) == 0)
+      fail(FOEHN_ERR_STATE, "foehn_checkpoint: context '" + id_ + "': a temporal_splitting axis of " +
+                                std::to_string(n.transform->n_target) + " steps holds " + std::to_string(n.slot) +
+                                " of its cycle and another transformation follows it, whose grid the state "
+                                "cannot place by global index; checkpoint at the end of a cycle (every " +
+                                std::to_string(n.transform->n_target) + " steps of its field), no state written");
+  }
   std::vector<std::int64_t> file_table(files_.size() * kFileColumns);
   for (std::size_t f = 0; f < files_.size(); ++f) {
     file_table[f * kFileColumns] = files_[f].sampler.next_k;
@@ -261,6 +283,7 @@ void StepDriver::checkpoint() {
     st.define_table("node_weights", nodes, 1, false);
     st.define_table("files", files_.size(), kFileColumns, true);
     st.define_table("outputs", outputs_.size(), kOutputColumns, true);
+    st.define_table("split_slots", nodes, 1, true);
     std::vector<int> kept;  // nodes whose accumulators are kept
     for (std::size_t k = 0; k < nodes; ++k) {
       const filters::Node& n = graph_.node(static_cast<int>(k));
@@ -270,43 +293,68 @@ void StepDriver::checkpoint() {
       st.define_points(node_var(static_cast<int>(k), "value"), m.size);
       if (per_point[k]) st.define_points(node_var(static_cast<int>(k), "weight"), m.size);
     }
+    for (int k : cycles) st.define_points(node_var(k, "cycle"), global_map(node_dims(k)).size);
     st.end_define();
     st.put_table("nodes", node_table);
     st.put_table("node_weights", weight_table);
     st.put_table("files", file_table);
     st.put_table("outputs", output_table);
+    st.put_table("split_slots", slots);
     std::vector<double> slab, local;
-    for (int k : kept) {
-      const filters::Accumulator& acc = graph_.node(k).stage.accumulator();
+    // Node k's `values` (`what`), of `count` local values on its grid: the
+    // slab as the node holds it when the decomposition is the slabs' (one
+    // rank), else gathered by global index.
+    auto put = [&](int k, const char* what, const double* values, std::size_t count) {
       GlobalMap& m = global_map(node_dims(k));
-      if (m.take.size() != acc.size())
-        throw restart::StateError("node " + std::to_string(k) + ": " + std::to_string(acc.size()) +
+      if (m.take.size() != count)
+        throw restart::StateError("node " + std::to_string(k) + ": " + std::to_string(count) +
                                   " values, its grid has " + std::to_string(m.take.size()) + " here");
       if (!m.giving) m.giving = std::make_shared<const ByGlobalIndex>(comm_, m.give, m.size);
       const ByGlobalIndex& by = *m.giving;
-      // The slab as the accumulator holds it when the decomposition is the
-      // slabs' (one rank), else gathered by global index.
-      auto put = [&](const char* what, const double* values) {
-        const double* in_place = by.slab_in_place(values);
-        if (!in_place) {
-          slab.resize(static_cast<std::size_t>(by.slab_count()));
-          if (!by.fills_slab()) std::fill(slab.begin(), slab.end(), std::nan(""));  // points no rank has
-          by.to_slab(values, slab.data());
-        }
-        st.put_slab(node_var(k, what), by.slab_begin(), by.slab_count(), in_place ? in_place : slab.data());
-      };
-      put("value", acc.values());
+      const double* in_place = by.slab_in_place(values);
+      if (!in_place) {
+        slab.resize(static_cast<std::size_t>(by.slab_count()));
+        if (!by.fills_slab()) std::fill(slab.begin(), slab.end(), std::nan(""));  // points no rank has
+        by.to_slab(values, slab.data());
+      }
+      st.put_slab(node_var(k, what), by.slab_begin(), by.slab_count(), in_place ? in_place : slab.data());
+    };
+    for (int k : kept) {
+      const filters::Accumulator& acc = graph_.node(k).stage.accumulator();
+      put(k, "value", acc.values(), acc.size());
       if (!per_point[static_cast<std::size_t>(k)]) continue;
       local.resize(acc.size());
       for (std::size_t i = 0; i < local.size(); ++i) local[i] = acc.weight_of(i);
-      put("weight", local.data());
+      put(k, "weight", local.data(), local.size());
     }
+    // The whole axis: its slots past the cycle's are the previous cycle's,
+    // overwritten before the cycle completes.
+    for (int k : cycles) put(k, "cycle", graph_.node(k).values.data(), graph_.node(k).values.size());
     st.close();
   } catch (const restart::StateError& e) { fail(FOEHN_ERR_IO, "foehn_checkpoint: context '" + id_ + "': " + e.what()); }
   checkpointed_step_ = step_;
   if (rank_ == 0)
     std::cerr << "foehn: context '" << id_ << "': checkpoint of " << calendar::format_date(date) << " in " << path
               << std::endl;
+}
+
+// A temporal_splitting node's cycle begun before the checkpoint: its next
+// slot and the values of the steps it holds.
+void StepDriver::restore_cycle(const restart::StateFile& st, int node, std::int64_t slot, const std::string& where) {
+  filters::Node& n = graph_.node(node);
+  if (!splits(n) || slot >= static_cast<std::int64_t>(n.transform->n_target) || chain_dims_.count(node) == 0 ||
+      !st.has(node_var(node, "cycle")))
+    fail(FOEHN_ERR_CONFIG, where + "node " + std::to_string(node) + ": the state holds a temporal_splitting cycle at "
+                               "slot " + std::to_string(slot) + " that this run's graph cannot take");
+  GlobalMap& m = global_map(node_dims(node));
+  if (st.points(node_var(node, "cycle")) != m.size || m.take.size() != n.values.size())
+    fail(FOEHN_ERR_CONFIG, where + "node " + std::to_string(node) + " (temporal_splitting) has another grid size");
+  if (!m.taking) m.taking = std::make_shared<const ByGlobalIndex>(comm_, m.take, m.size);
+  const ByGlobalIndex& by = *m.taking;
+  std::vector<double> slab(static_cast<std::size_t>(by.slab_count()));
+  st.get_slab(node_var(node, "cycle"), by.slab_begin(), by.slab_count(), slab.data());
+  by.from_slab(slab.data(), n.values.data());
+  n.slot = static_cast<std::size_t>(slot);
 }
 
 std::string StepDriver::servers_state_path(const std::string& state) {
@@ -423,13 +471,18 @@ void StepDriver::resume(const ModelSettings& settings, const std::string& state_
         fail(FOEHN_ERR_IO, where + "the servers' state " + plan_.server_state + " is missing");
     }
     std::vector<double> slab, values, weights;
+    // A state from before temporal_splitting's cycles were saved has none:
+    // its cycles begin anew.
+    const auto slots = st.has("split_slots") ? st.int_table("split_slots", nodes, 1)
+                                             : std::vector<std::int64_t>(nodes, 0);
     for (std::size_t k = 0; k < nodes; ++k) {
       filters::Node& n = graph_.node(static_cast<int>(k));
       const std::int64_t* row = &node_table[k * kNodeColumns];
       n.sampler.next_k = row[1];
       n.stage.restore_sampling(row[2], row[3] != 0);
-      if (!n.stage.reduces() || n.stage.size() == 0) continue;
       const int node = static_cast<int>(k);
+      if (slots[k] > 0) restore_cycle(st, node, slots[k], where);
+      if (!n.stage.reduces() || n.stage.size() == 0) continue;
       GlobalMap& m = global_map(node_dims(node));
       if (st.points(node_var(node, "value")) != m.size)
         fail(FOEHN_ERR_CONFIG, where + "node " + std::to_string(k) + " has another grid size");

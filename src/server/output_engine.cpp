@@ -149,6 +149,11 @@ void OutputEngine::open_file(int file) {
   else if (!target.part.whole && traits.extension == ".nc" && f.resume_records >= 0 && role_.pool < 0 &&
            role_.index == 0)
     remove_stale_parts(name, traits.extension, target.part.total);
+  else if (!target.part.whole && traits.extension == ".zarr" && constructing_ && f.append && f.resume_records < 0)
+    refuse_other_zarr_count(f, name, traits.extension, target.part.total, role_.comm);
+  else if (!target.part.whole && traits.extension == ".grib2" && f.resume_records >= 0 && f.resume_file_records < 0 &&
+           role_.pool < 0 && role_.index == 0)
+    remove_stale_grib_parts(name, traits.extension, target.part.total);
   files_[file] = formats::open_writer(plan_, file, std::move(target));
   periods_[file].last_sync = std::chrono::steady_clock::now();
   // Attached, the model pays for the definition either way: at once, so

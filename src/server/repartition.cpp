@@ -233,6 +233,21 @@ void repartition_parts(const output::ContextPlan& plan, int file, const formats:
             << std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() << " s)" << std::endl;
 }
 
+void refuse_other_zarr_count(const output::FileInfo& f, const formats::FileName& name, std::string_view ext,
+                             int count, MPI_Comm writers) {
+  int rank = 0, on_disk = 0;
+  MPI_Comm_rank(writers, &rank);
+  if (rank == 0) on_disk = static_cast<int>(formats::part_files(name, ext).size());
+  MPI_Bcast(&on_disk, 1, MPI_INT, 0, writers);
+  if (on_disk == 0 || on_disk == count) return;
+  const std::string store = formats::file_name({name.base, name.period, -1, 1, 0}, ext);
+  throw formats::IoError("file '" + f.id + "' (" + store + ", multiple_file, append=\"true\"): " +
+                         std::to_string(on_disk) + " part stores on disk, this run writes " + std::to_string(count) +
+                         "; Zarr part stores are not re-partitioned: run with " + std::to_string(on_disk) +
+                         " writers (servers; model ranks when attached) as the run that wrote them, or give the "
+                         "file another name (a new store), or make it one_file");
+}
+
 void remove_stale_parts(const formats::FileName& name, std::string_view ext, int count) {
   std::vector<fs::path> ours;
   for (int k = 0; k < count; ++k) ours.push_back(fs::path(formats::part_file_name(name, k, count, ext)).filename());

@@ -37,5 +37,18 @@ void repartition_grib_parts(const output::ContextPlan& plan, int file, const for
 // checkpoint, under names this count does not write, are removed (the
 // first writer, before any writer creates its part).
 void remove_stale_parts(const formats::FileName& name, std::string_view ext, int count);
+// A Zarr multiple_file store continued by append="true": its part stores
+// are not re-partitioned (each is a chunk grid of its writer's block; see
+// docs/restart.md), so part stores on disk of another count than this
+// run's are refused, naming the file, both counts and what to do. (An
+// exact restart refuses it earlier, by the configuration check.)
+// Collective over `writers`: the first counts before any creates its store.
+void refuse_other_zarr_count(const output::FileInfo& f, const formats::FileName& name, std::string_view ext,
+                             int count, MPI_Comm writers);
+
+// The same for GRIB2 (repartition_grib.cpp). Its parts carry no count, but
+// every part of a file after the checkpoint's was written after it: the
+// names this count does not write go, those it writes are created anew.
+void remove_stale_grib_parts(const formats::FileName& name, std::string_view ext, int count);
 
 }  // namespace foehn::server

@@ -110,9 +110,11 @@ void repartition_grib_parts(const output::ContextPlan& plan, int file, const for
   for (int j = 0; j < old_count; ++j) sources.push_back(formats::part_file_name(name, j, old_count, ext) + ".old");
   const std::string mine = formats::part_file_name(name, me, count, ext), tmp = mine + ".repart";
   const std::int64_t records = f.resume_file_records >= 0 ? f.resume_file_records : f.resume_records;
+  // A split_freq period's file after the first holds no once field.
+  const bool with_once = f.resume_file_records < 0 || f.resume_records == f.resume_file_records;
   std::int64_t copied = 0;
   try {
-    copied = formats::grib::rebuild_part(plan, file, sources, me, count, records, tmp);
+    copied = formats::grib::rebuild_part(plan, file, sources, me, count, records, tmp, with_once);
   } catch (const std::exception& e) { error = e.what(); }
   int failed = error.empty() ? 0 : 1;
   MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, writers);
@@ -132,6 +134,14 @@ void repartition_grib_parts(const output::ContextPlan& plan, int file, const for
   std::cerr << "foehn: " << file_text << " re-partitioned from " << old_count << " to " << count << " parts (" << copied
             << " records, " << bytes << " bytes written in "
             << std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() << " s)" << std::endl;
+}
+
+void remove_stale_grib_parts(const formats::FileName& name, std::string_view ext, int count) {
+  std::vector<fs::path> ours;
+  for (int k = 0; k < count; ++k) ours.push_back(fs::path(formats::part_file_name(name, k, count, ext)).filename());
+  // Removing is idempotent: a run killed meanwhile leaves the rest to the next.
+  for (const fs::path& p : formats::part_files(name, ext))
+    if (std::find(ours.begin(), ours.end(), p.filename()) == ours.end()) fs::remove(p);
 }
 
 }  // namespace foehn::server

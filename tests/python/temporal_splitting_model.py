@@ -2,7 +2,10 @@
 N holds an uneven range of the decomposed axis z (NZ values) and writes
 `a` on (z, p, scalar) and `s` on (scalar, z) every hour; the values are
 functions of (z index, p index, step) that the test recomputes.
-  mpiexec -n N python temporal_splitting_model.py temporal_splitting.xml STEPS"""
+  mpiexec -n N python temporal_splitting_model.py temporal_splitting.xml STEPS [FIRST [CHECKPOINT]]
+runs the global steps FIRST (default 1) to STEPS (a segment of a restarted
+run: the XML's start date is that of step FIRST - 1) and calls
+foehn_checkpoint after step CHECKPOINT."""
 import sys
 
 import numpy as np
@@ -25,7 +28,7 @@ def s_values(step):
     return np.sin(0.3 * np.arange(NZ) + step) + 2.0 * step
 
 
-def main(xml, steps):
+def main(xml, steps, first=1, checkpoint=-1):
     import foehn
     comm = foehn.init("temporal_splitting", xml)
     rank, size = comm.Get_rank(), comm.Get_size()
@@ -34,10 +37,12 @@ def main(xml, steps):
         ctx.set_axis_decomposition("z", NZ, z0, z1 - z0)
         ctx.set_axis("z", np.arange(z0, z1) * 1.0)
         ctx.close_definition()
-        for step in range(1, steps + 1):
-            ctx.update_calendar(step)
+        for step in range(first, steps + 1):
+            ctx.update_calendar(step - first + 1)
             ctx.write("a", np.ascontiguousarray(a_values(step)[:, z0:z1]))
             ctx.write("s", np.ascontiguousarray(s_values(step)[z0:z1]))
+            if step == checkpoint:
+                ctx.checkpoint()
     foehn.finalize()
     if rank == 0:
         print("temporal_splitting_model: OK")
@@ -45,4 +50,4 @@ def main(xml, steps):
 
 
 if __name__ == "__main__":
-    main(sys.argv[1], int(sys.argv[2]))
+    main(sys.argv[1], *map(int, sys.argv[2:]))

@@ -6,6 +6,9 @@ writers (issue 22, docs/restart.md "Split and multiple_file files"):
   unbroken run of that writer count (so are the values ecCodes decodes);
   a run killed inside the re-partition goes on from where it stopped;
 - GRIB2 parts continued by append="true" with another server count;
+- split_freq GRIB2 parts: the parts of a later period a killed run of more
+  servers left are removed or written anew, and a period's file without
+  the once fields re-partitioned;
 - NetCDF parts continued by append="true" (no restart_dir) with another
   server count: the re-partition of the exact restart, bit for bit the
   unbroken run's parts.
@@ -152,6 +155,73 @@ def test_netcdf_append_with_another_server_count(tmp_path, mpmd, references):  #
         for name in ["t_avg", "t_sum", "t_min", "t_max", "t_inst", "q_avg", "u_avg", "u_avg2h", "time_counter",
                      "time_counter_bounds", "lat", "lon"]:
             assert got[name].tobytes() == want[name].tobytes(), (k, name)
+
+
+GRIB_SPLIT = GRIB_PARTS.replace('output_freq="5h" format="grib2"', 'output_freq="5h" split_freq="10h" format="grib2"')
+
+
+@pytest.fixture(scope="module")
+def grib_split_unbroken(tmp_path_factory):
+    """Unbroken runs of 1 and 2 servers, split every 10 h (records at 5, 10
+    | 15, 20 h): each part's messages, by period."""
+    from conftest import BUILD, run_mpmd
+    out = {}
+    for servers in (1, 2):
+        work = tmp_path_factory.mktemp(f"grib_split_{servers}")
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setenv("PYTHONPATH", str(BUILD / "python"))
+            run = run_segment(run_mpmd, work, 1, servers, 1, STEPS, xml_text=GRIB_SPLIT)
+        assert run.returncode == 0, run.stderr
+        out[servers] = {p: message_bytes(work / p) for p in grib_parts(work)}
+        assert len(out[servers]) == 2 * servers and all(out[servers].values())
+    return out
+
+
+def periods(parts):
+    """{period stem: {part name: messages}}, periods in time order."""
+    by = {}
+    for name in sorted(parts):
+        by.setdefault(name.rsplit("_", 1)[0], {})[name] = parts[name]
+    return [by[k] for k in sorted(by)]
+
+
+def test_grib_split_stale_parts_and_later_periods(tmp_path, mpmd, grib_split_unbroken):
+    """split_freq GRIB2 parts across exact restarts: 1+2 (checkpoint at 7,
+    inside the first period), then 1+1 to 17 (inside the second): the first
+    period's parts are re-partitioned 2 -> 1, and the second period's parts
+    a run of 2 servers killed after the checkpoint left (as such a run
+    would: both written after it) go, `_1` removed as no 1-server run writes
+    it, `_0` written anew. Then 1+2 to 20: the second period's part, which
+    holds no once field (t_once is in the first period's file), is
+    re-partitioned 1 -> 2. Every part is message for message the same part
+    of the unbroken run of the count that last wrote its period."""
+    one, two = periods(grib_split_unbroken[1]), periods(grib_split_unbroken[2])
+    run = run_segment(mpmd, tmp_path, 1, 2, 1, 7, "7", xml_text=GRIB_SPLIT)
+    assert run.returncode == 0, run.stderr
+    assert sorted(p.name for p in tmp_path.glob("*.grib2")) == sorted(two[0])
+    stale = sorted(two[1])  # the second period's names of 2 servers
+    for name, messages in zip(stale, (two[1][n] for n in stale)):
+        (tmp_path / name).write_bytes(b"".join(messages[:2]) + b"GRIB\0\0")  # records after the checkpoint, cut
+    run = run_segment(mpmd, tmp_path, 1, 1, 8, 17, "17", xml_text=GRIB_SPLIT)
+    assert run.returncode == 0, run.stderr
+    assert "re-partitioned from 2 to 1 parts" in run.stderr, run.stderr
+    got = {p.name: message_bytes(p) for p in tmp_path.glob("*.grib2")}
+    assert sorted(got) == sorted([*one[0], *one[1]]), "a stale part left, or one missing"
+    for name, ref in one[0].items():
+        assert got[name] == ref, name
+    (name, ref), = one[1].items()
+    assert got[name] and got[name] == ref[:len(got[name])], name  # the 15 h record
+    run = run_segment(mpmd, tmp_path, 1, 2, 18, STEPS, xml_text=GRIB_SPLIT)
+    assert run.returncode == 0, run.stderr
+    assert "re-partitioned from 1 to 2 parts (1 records" in run.stderr, run.stderr
+    assert not list(tmp_path.glob("*.old")) and not list(tmp_path.glob("*.repart"))
+    got = {p.name: message_bytes(p) for p in tmp_path.glob("*.grib2")}
+    want = {**one[0], **two[1]}
+    assert sorted(got) == sorted(want)
+    for name, ref in want.items():
+        assert got[name] == ref, name
+        for (p, l, s, v), (rp, rl, rs, rv) in zip(decoded(got[name]), decoded(ref)):
+            assert (p, l, s) == (rp, rl, rs) and np.array_equal(v, rv), (name, p, l, s)
 
 
 if __name__ == "__main__":

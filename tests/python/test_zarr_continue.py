@@ -9,7 +9,9 @@
   byte for byte;
 - append="true": a second segment's records follow the first's (the first
   segment's chunks untouched), the store is the unbroken run's; a segment
-  that would repeat a period is refused, the store untouched."""
+  that would repeat a period is refused, the store untouched;
+- multiple_file stores on another writer count: refused (append and exact
+  restart), naming the counts, the part stores untouched."""
 import datetime
 import json
 import sys
@@ -144,6 +146,44 @@ def test_append_continues_the_store(tmp_path, mpmd, unbroken):
     with xr.open_zarr(store) as z, xr.open_dataset(tmp_path / "stats_nc.nc") as nc:
         np.testing.assert_array_equal(z["time_counter_bounds"].values, nc["time_counter_bounds"].values)
         np.testing.assert_array_equal(z["t_avg"].values, nc["t_avg"].values)
+
+
+PARTS_APPEND = APPEND_XML.replace('format="zarr" append="true"', 'format="zarr" type="multiple_file" append="true"')
+PARTS_RESTART = RESTART_XML.replace('format="zarr"', 'format="zarr" type="multiple_file"')
+
+
+def part_stores(work):
+    return {p.name: store_files(p) for p in sorted(work.glob("stats_5h_*.zarr"))}
+
+
+def test_multiple_file_stores_with_another_writer_count_are_refused(tmp_path, mpmd):
+    """Zarr part stores are not re-partitioned (docs/restart.md): append="true"
+    on another server count is refused naming the file, both counts and what
+    to do, the part stores untouched; an exact restart is refused by the
+    configuration check, naming the counts; on the same count append goes on."""
+    run = run_segment(mpmd, tmp_path, 1, 2, 1, 10, xml_text=PARTS_APPEND)
+    assert run.returncode == 0, run.stderr
+    before = part_stores(tmp_path)
+    assert sorted(before) == ["stats_5h_0.zarr", "stats_5h_1.zarr"]
+    run = run_segment(mpmd, tmp_path, 1, 1, 11, STEPS, xml_text=PARTS_APPEND)
+    assert run.returncode != 0
+    assert "file 'stats' (" in run.stderr and "stats_5h.zarr, multiple_file, append=\"true\"): 2 part stores on " \
+           "disk, this run writes 1; Zarr part stores are not re-partitioned: run with 2 writers" in run.stderr, \
+        run.stderr
+    assert part_stores(tmp_path) == before
+    run = run_segment(mpmd, tmp_path, 2, 2, 11, STEPS, xml_text=PARTS_APPEND)  # the same count: continued
+    assert run.returncode == 0, run.stderr
+    for name, files in part_stores(tmp_path).items():
+        assert files[".zattrs"] == before[name][".zattrs"]
+        assert json.loads(files["time_counter/.zarray"])["shape"] == [4], name
+    work = tmp_path / "exact"
+    work.mkdir()
+    run = run_segment(mpmd, work, 1, 2, 1, 7, "7", xml_text=PARTS_RESTART)
+    assert run.returncode == 0, run.stderr
+    run = run_segment(mpmd, work, 1, 1, 8, STEPS, xml_text=PARTS_RESTART)
+    assert run.returncode != 0
+    assert "multiple_file in parts of 2 servers" in run.stderr and "of 1 servers" in run.stderr, run.stderr
+    assert "a Zarr multiple_file store the same number of parts" in run.stderr
 
 
 if __name__ == "__main__":

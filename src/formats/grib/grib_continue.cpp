@@ -4,9 +4,12 @@
 // records they make by counting: every record holds the same messages
 // (field in file order, then level), the first also those of once fields.
 // append="true" goes on after the last message, once its time is found to
-// end by this run's start; an exact restart (FileInfo::resume_records)
-// keeps the messages of the checkpoint's records and cuts off any written
-// after them, which this run writes again.
+// end by this run's start; an exact restart (FileInfo::resume_file_records:
+// the file's records at the checkpoint, those of its period with
+// split_freq) keeps the messages of the checkpoint's records and cuts off
+// any written after them, which this run writes again. A period's file
+// after the checkpoint's (resume_file_records -1) is a new file: one a run
+// killed after the checkpoint left is rewritten from empty.
 #include <unistd.h>
 
 #include <cerrno>
@@ -95,22 +98,23 @@ std::string origin_as_grib(const std::string& origin) {
 
 }  // namespace
 
-std::int64_t GribWriter::messages_in_records(std::int64_t records) const {
+std::int64_t GribWriter::messages_in_records(std::int64_t records, bool with_once) const {
   if (records <= 0) return 0;
   std::int64_t first = 0, later = 0;
   for (const Field& f : fields_)
     for (std::int64_t l = 0; l < f.levels; ++l) {
       if (own_file_ && owner(f, l) != rank_) continue;  // in another writer's part
-      ++first;
       if (!f.once) ++later;
+      if (!f.once || with_once) ++first;
     }
   return first + (records - 1) * later;
 }
 
 void GribWriter::open_output(const output::ContextPlan& plan, const output::FileInfo& f) {
-  const bool resume = f.resume_records >= 0;
-  if (resume && !std::filesystem::exists(path_))
-    throw IoError(path_ + ": the file the checkpoint continues is missing (" + std::to_string(f.resume_records) +
+  const std::int64_t kept = f.resume_file_records;
+  const bool resume = kept >= 0;
+  if (kept > 0 && !std::filesystem::exists(path_))
+    throw IoError(path_ + ": the file the checkpoint continues is missing (" + std::to_string(kept) +
                   " records were written before it)");
   if (!(f.append || resume) || !std::filesystem::exists(path_)) {
     out_ = std::fopen(path_.c_str(), "wb");
@@ -125,10 +129,12 @@ void GribWriter::open_output(const output::ContextPlan& plan, const output::File
   std::uint64_t keep = whole;
   if (resume) {
     // The checkpoint's records stay; messages written after it go.
-    const std::int64_t want = messages_in_records(f.resume_records);
+    // The run's first record (once fields' messages) is in this file
+    // unless earlier periods' files hold records.
+    const std::int64_t want = messages_in_records(kept, f.resume_records == kept);
     if (static_cast<std::int64_t>(s.ends.size()) < want)
       throw IoError(path_ + ": it has " + std::to_string(s.ends.size()) + " whole GRIB2 messages, the checkpoint's " +
-                    std::to_string(f.resume_records) + " records make " + std::to_string(want) +
+                    std::to_string(kept) + " records make " + std::to_string(want) +
                     " (was it replaced by an older copy?)");
     keep = want == 0 ? 0 : s.ends[static_cast<std::size_t>(want - 1)];
   } else if (whole != s.size) {

@@ -43,7 +43,7 @@ using File = std::unique_ptr<std::FILE, int (*)(std::FILE*)>;
 }  // namespace
 
 std::int64_t rebuild_part(const output::ContextPlan& plan, int file, const std::vector<std::string>& old_parts,
-                          int part, int parts, std::int64_t records, const std::string& to) {
+                          int part, int parts, std::int64_t records, const std::string& to, bool with_once) {
   const std::vector<FieldLevels> fields = fields_of(plan, plan.files[file]);
   const int old = static_cast<int>(old_parts.size());
   const auto owner = [](std::size_t position, std::int64_t level, int n) {
@@ -55,7 +55,7 @@ std::int64_t rebuild_part(const output::ContextPlan& plan, int file, const std::
   std::vector<std::int64_t> first(old, 0), later(old, 0);
   for (std::size_t k = 0; k < fields.size(); ++k)
     for (std::int64_t l = 0; l < fields[k].levels; ++l) {
-      ++first[owner(k, l, old)];
+      if (!fields[k].once || with_once) ++first[owner(k, l, old)];
       if (!fields[k].once) ++later[owner(k, l, old)];
     }
   if (records < 0) {  // every record whole in all parts
@@ -87,7 +87,7 @@ std::int64_t rebuild_part(const output::ContextPlan& plan, int file, const std::
   std::vector<unsigned char> bytes;
   for (std::int64_t r = 0; r < records; ++r)
     for (std::size_t k = 0; k < fields.size(); ++k) {
-      if (fields[k].once && r > 0) continue;
+      if (fields[k].once && (r > 0 || !with_once)) continue;
       for (std::int64_t l = 0; l < fields[k].levels; ++l) {
         const int from = owner(k, l, old);
         const std::size_t m = cursor[from]++;

@@ -26,8 +26,10 @@ Scan scan_messages(const std::string& path);
 // A part holds no position of its own: level l of the file's k-th field is
 // encoded by writer (k + l) mod n (GribWriter), so the plan says where each
 // message is. The messages are copied as they are: the bytes a run of
-// `parts` writers encodes. Returns the records copied.
+// `parts` writers encodes. with_once: the file holds the run's first
+// record, with the once fields' messages (not a split_freq period's file
+// after the first). Returns the records copied.
 std::int64_t rebuild_part(const output::ContextPlan& plan, int file, const std::vector<std::string>& old_parts,
-                          int part, int parts, std::int64_t records, const std::string& to);
+                          int part, int parts, std::int64_t records, const std::string& to, bool with_once = true);
 
 }  // namespace foehn::formats::grib

@@ -63,8 +63,10 @@ class GribWriter final : public Writer {
   // records, the messages after them cut off. The first writer's (each
   // writer's, multiple_file); throws IoError.
   void open_output(const output::ContextPlan& plan, const output::FileInfo& f);
-  // The messages this writer's file holds after `records` records.
-  std::int64_t messages_in_records(std::int64_t records) const;
+  // The messages this writer's file holds after `records` records; with_once:
+  // the file holds the run's first record, so once fields' messages too (a
+  // split_freq period's file after the first holds none).
+  std::int64_t messages_in_records(std::int64_t records, bool with_once) const;
   int owner(const Field& f, std::int64_t level) const { return static_cast<int>((f.position + level) % size_); }
   // Encodes the pending fields' levels this writer owns and appends every
   // writer's messages, in order, to the file (the first writer writes).
