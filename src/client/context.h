@@ -163,6 +163,7 @@ class Context {
 
   // Definitions.
   ModelSettings settings_;
+  std::unordered_map<std::string, DomainSetting> ignored_domains_;  // zoom/extract results the model described
   std::string domain_error_;  // found by the exchanges (which must not throw); raised after them
   bool closed_definition_ = false, closed_ = false;
   bool shared_ = false;

@@ -7,6 +7,7 @@
 #include <array>
 #include <cmath>
 #include <filesystem>
+#include <iostream>
 #include <numeric>
 
 #include "calendar/date_expression.h"
@@ -25,6 +26,15 @@
 namespace foehn::client {
 
 namespace {
+
+// A domain made by zoom_domain or extract_domain, whose sizes and points XIOS
+// recomputes from the source whatever the model said.
+bool resets_model_description(const config::DomainDef& d) {
+  for (const config::TransformationDef& t : d.transformations)
+    if (t.kind == "zoom_domain" || t.kind == "extract_domain") return true;
+  return false;
+}
+
 
 std::string location_prefix(const config::Location& where) { return where.file.empty() ? "" : where.str() + ": "; }
 
@@ -150,6 +160,20 @@ void Context::set_domain_type(const std::string& id, const char* type, std::int6
     fail(FOEHN_ERR_ARGUMENT, location_prefix(d->where) + "domain '" + id + "': the XML says type '" + d->type +
                                  "', the model gives '" + t + "'");
   const std::string effective = t.empty() ? (d->type.empty() ? "rectilinear" : d->type) : t;
+  if (resets_model_description(*d)) {
+    // XIOS's zoom and extract algorithms reset what the model set on their
+    // result: the description goes to a scratch setting, with a warning.
+    if (ignored_domains_.count(id) == 0 && rank_ == 0)
+      std::cerr << "foehn: warning: " << location_prefix(d->where) << "domain '" << id
+                << "' is made by <zoom_domain>/<extract_domain>: what the model sets on it is ignored (as XIOS "
+                   "ignores it)\n";
+    DomainSetting& s = ignored_domains_[id];
+    s = DomainSetting{};
+    s.type = effective;
+    s.ni_glo = s.layout.ni_glo = ni_glo;
+    s.nj_glo = s.layout.nj_glo = (effective == "gaussian" || effective == "unstructured") ? 1 : nj_glo;
+    return;
+  }
   if (!xml_type)  // the definition takes the model's type, as if the XML had said it
     for (auto& domain : def_.domains)
       if (domain.id == id) domain.type = effective;
@@ -181,6 +205,7 @@ void Context::set_domain_type(const std::string& id, const char* type, std::int6
 DomainSetting& Context::domain_setting(const std::string& id, const char* call) {
   check_open(call);
   if (closed_definition_) fail(FOEHN_ERR_STATE, std::string(call) + ": context '" + id_ + "' is already defined");
+  if (auto ignored = ignored_domains_.find(id); ignored != ignored_domains_.end()) return ignored->second;
   auto it = settings_.domains.find(id);
   if (const auto* d = def_.find_domain(id); it == settings_.domains.end() && d && !d->transformations.empty())
     fail(FOEHN_ERR_ARGUMENT, location_prefix(d->where) + std::string(call) + ": domain '" + id +

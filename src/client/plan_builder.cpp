@@ -692,7 +692,9 @@ int PlanBuilder::node_for_expression(const std::string& owner, const std::string
 
 void PlanBuilder::resolve_domain(const std::string& id, const config::DomainDef& def, DomainSetting& s) {
   if (s.type.empty()) s.type = def.type.empty() ? "rectilinear" : def.type;
-  if (!def.type.empty() && def.type != s.type)
+  // A type the reader defaulted is no claim (a zoom of a curvilinear domain
+  // is curvilinear); one the XML or the model gave must match.
+  if (!def.type.empty() && def.type != s.type && (def.origins.count("type") || !derived_from_.count(id)))
     throw config::ConfigError(
         def.where, "domain '" + id + "' has type '" + def.type + "' but the model describes it as '" + s.type + "'");
   const std::string what = "domain '" + id + "' in context '" + id_ + "': ";

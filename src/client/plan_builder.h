@@ -178,6 +178,7 @@ class PlanBuilder {
   Transformations plan_transformations(const config::FieldDef& f, const std::string& source);
   transform::Component source_component(const config::GridComponent& c);
   void store_target(const config::GridComponent& c, const transform::Component& target, bool block_source);
+  void ignore_model_setting(const config::GridComponent& c, const std::string& what) const;
   // Adds step k of `tr` to the graph after `input`, with the nodes of its
   // coordinate fields (interpolate_axis coordinate=...) in its layouts.
   int add_transform_step(const Transformations& tr, std::size_t k, int input);

@@ -6,6 +6,7 @@
 // like the model's own (exchanged, assembled, packed, written).
 #include <cmath>
 #include <cstdint>
+#include <iostream>
 #include <numbers>
 #include <unordered_map>
 
@@ -162,6 +163,17 @@ transform::Component PlanBuilder::source_component(const config::GridComponent& 
   return out;
 }
 
+// XIOS recomputes a transformation's result from its source, resetting the
+// sizes, indices, coordinates and masks the model set on it (its extract and
+// zoom algorithms do so): foehn does the same, and says so once (first rank).
+void PlanBuilder::ignore_model_setting(const config::GridComponent& c, const std::string& what) const {
+  int rank = 0;
+  if (placement_.comm != MPI_COMM_NULL) MPI_Comm_rank(placement_.comm, &rank);
+  if (rank == 0)
+    std::cerr << "foehn: warning: " << c.where.str() << ": " << what
+              << " is made by a transformation: what the model set on it is ignored (as XIOS ignores it)\n";
+}
+
 // The settings of a component a transformation made, as if the model had
 // described it: a block when the source was one and the points make a
 // block, else an index list; masked where the source is.
@@ -175,8 +187,7 @@ void PlanBuilder::store_target(const config::GridComponent& c, const transform::
   if (t.kind == transform::Component::Kind::axis) {
     auto [it, fresh] = axes_.try_emplace(c.ref);
     AxisSetting& s = it->second;
-    if (!fresh && !s.derived && (!s.values.empty() || s.decomposed))
-      config_error(c.where, what + " is made by a transformation; the model must not describe it (foehn_set_axis)");
+    if (!fresh && !s.derived && (!s.values.empty() || s.decomposed)) ignore_model_setting(c, what);
     if (s.derived) {  // made already for another field: the same points, or two meanings for one id
       if (s.n_glo != t.ni_glo || (t.decomposed && s.index != t.owned))
         config_error(c.where, what + " is made by transformations from two different sources (give each its own id)");
@@ -193,8 +204,10 @@ void PlanBuilder::store_target(const config::GridComponent& c, const transform::
     if (const config::AxisDef* a = def_.find_axis(c.ref); a && a->unit.empty()) s.units = t.units;
     return;
   }
-  if (auto it = domains_.find(c.ref); it != domains_.end() && !derived_from_.count(c.ref))
-    config_error(c.where, what + " is made by a transformation; the model must not describe it");
+  if (auto it = domains_.find(c.ref); it != domains_.end() && !derived_from_.count(c.ref)) {
+    ignore_model_setting(c, what);
+    domains_.erase(it);
+  }
   if (derived_from_.count(c.ref)) {
     const DomainSetting& made = domains_.at(c.ref);
     if (made.layout.ni_glo != t.ni_glo || made.layout.nj_glo != t.nj_glo || made.owned.size() != t.owned.size())

@@ -1,5 +1,6 @@
 // The public entry points of the reader and the small helpers of config.h.
 // The work is done in stages; see internal.h for the map.
+#include <algorithm>
 #include <filesystem>
 #include <numeric>
 #include <set>
@@ -179,6 +180,47 @@ const FieldDef* find_field_indexed(const std::vector<FieldDef>& items, std::stri
   return find_by_id(items, id);
 }
 
+// XIOS makes one context per id: a second <context id="atm"> (often one that
+// includes a file, after one that sets variables) continues the first, its
+// attributes overriding the first's and its children added after the first's.
+// Objects inside still need distinct ids (foehn reports a repeated field id
+// even when the two halves of a context define it: XIOS would merge those
+// silently, and that is more often a mistake than intended).
+// A <context> without an id stops the merge: it is returned in *no_id, to
+// fail after the contexts before it were read (their errors come first).
+std::vector<detail::Node> merge_repeated_contexts(const detail::Node& root, const detail::Node** no_id) {
+  using namespace detail;
+  std::vector<Node> contexts;
+  for (const Node& child : root.children) {
+    if (child.name != "context") {
+      unknown_element(child, root, {"context"});
+      continue;
+    }
+    const Attr* id = child.attr("id");
+    if (!id || trim(id->value).empty()) {
+      *no_id = &child;
+      break;
+    }
+    Node* first = nullptr;
+    for (Node& c : contexts)
+      if (trim(c.attr("id")->value) == trim(id->value)) first = &c;
+    if (!first) {
+      contexts.push_back(child);
+      continue;
+    }
+    for (const Attr& a : child.attrs) {
+      auto same = std::find_if(first->attrs.begin(), first->attrs.end(), [&](const Attr& o) { return o.name == a.name; });
+      if (same == first->attrs.end())
+        first->attrs.push_back(a);
+      else if (a.name != "id")
+        *same = a;
+    }
+    for (const Node& c : child.children) first->children.push_back(c);
+    if (first->text.empty()) first->text = child.text, first->text_where = child.text_where;
+  }
+  return contexts;
+}
+
 Simulation read_all(std::string_view xml, const std::string& name, const std::string& base_dir,
                     const std::string& key) {
   using namespace detail;
@@ -190,20 +232,13 @@ Simulation read_all(std::string_view xml, const std::string& name, const std::st
 
   Simulation sim;
   sim.warnings = std::move(warnings);
-  for (const Node& child : root.children) {
-    if (child.name != "context") {
-      unknown_element(child, root, {"context"});
-      continue;
-    }
-    const Attr* id = child.attr("id");
-    if (!id || trim(id->value).empty()) fail(child.where, "a <context> needs an id");
-    for (const ContextDef& other : sim.contexts)
-      if (other.id == trim(id->value))
-        report(child.where, "duplicate context id '" + other.id + "' (first defined at " + other.where.str() + ")");
-    RawContext raw = collect_context(child);
+  const Node* no_id = nullptr;
+  for (Node& context : merge_repeated_contexts(root, &no_id)) {
+    RawContext raw = collect_context(context);
     sim.contexts.push_back(resolve_context(raw));
     for (ConfigWarning& w : raw.warnings) sim.warnings.push_back(std::move(w));
   }
+  if (no_id) fail(no_id->where, "a <context> needs an id");
   return sim;
 }
 

@@ -7,7 +7,16 @@ axis_ref and by a second grid that sets `positive` on it; a scalar is defined
 inside a third grid. The file must hold the values numpy computes from the
 global indices, and the axis and scalar coordinates the XML gave. (The model
 also checks that an all-.true. axis mask is accepted and that 0.5 * (3600s +
-1ts) is written "1800s 0.5ts".)"""
+1ts) is written "1800s 0.5ts".)
+
+The same model also runs on the XML split as XIOS's generic_testcase splits
+its contexts: a first <context id="inline"> with the calendar and grids, then
+a second <context id="inline" src=...> that includes the fields and files;
+XIOS continues the first context with the second, and so must foehn. A field
+id defined in both halves is still an error, named at its line."""
+import re
+import subprocess
+
 import netCDF4
 import numpy as np
 import pytest
@@ -25,6 +34,40 @@ def test_grid_defining_its_elements(tmp_path, mpmd, clients, servers):
     result = mpmd(tmp_path, clients, servers, [MODEL], timeout=180)
     assert result.returncode == 0, result.stdout + result.stderr
     assert "xios_inline_model: OK" in result.stdout, result.stdout + result.stderr
+    check_file(tmp_path)
+
+
+def split_context(tmp_path, extra_field=""):
+    """xios_inline.xml as two <context id="inline">: grids in the first, the
+    fields and files in an included file named by the second."""
+    text = XML.read_text()
+    head, rest = text.split("    <field_definition", 1)
+    body, tail = rest.split("  </context>", 1)
+    (tmp_path / "context_inline.xml").write_text(
+        '<context id="inline">\n' + extra_field + "    <field_definition" + body + "</context>\n")
+    (tmp_path / "iodef.xml").write_text(
+        head + '  </context>\n  <context id="inline" src="./context_inline.xml"/>\n' + tail)
+
+
+def test_repeated_context_id_continues_the_first(tmp_path, mpmd):
+    split_context(tmp_path)
+    assert (tmp_path / "iodef.xml").read_text().count('<context id="inline"') == 2
+    result = mpmd(tmp_path, 1, 0, [MODEL], timeout=180)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "xios_inline_model: OK" in result.stdout, result.stdout + result.stderr
+    check_file(tmp_path)
+
+
+def test_repeated_context_id_keeps_ids_distinct(tmp_path):
+    split_context(tmp_path, '    <grid_definition><grid id="point"><scalar id="h2"/></grid></grid_definition>\n')
+    check = subprocess.run([str(BUILD / "apps/foehn/foehn"), "check", str(tmp_path / "iodef.xml")],
+                           capture_output=True, text=True, timeout=60)
+    said = check.stdout + check.stderr
+    assert check.returncode != 0, said
+    assert re.search(r"context_inline\.xml:2: .*duplicate grid id 'point' \(first defined at \S*iodef\.xml:17\)", said), said
+
+
+def check_file(tmp_path):
     k, j, i = np.meshgrid(np.arange(NLEV), np.arange(NJ), np.arange(NI), indexing="ij")
     with netCDF4.Dataset(tmp_path / "inline_out.nc") as ds:
         assert ds["temp"].dimensions == ("time_counter", "depth", "lat", "lon")

@@ -104,7 +104,8 @@ INSTANTIATE_TEST_SUITE_P(
         BadConfig{"duplicate_output_name.xml", 9, "context[id=atm]/file_definition/file[id=out]/field[field_ref=t]",
                   "file 'out' already has a field named 't'"},
         BadConfig{"wrong_root.xml", 2, "context[id=atm]", "the root element must be <simulation>, not <context>"},
-        BadConfig{"duplicate_context.xml", 4, "context[id=atm]", "duplicate context id 'atm' (first defined at "},
+        BadConfig{"duplicate_context.xml", 7, "context[id=atm]/field_definition/field[id=t]",
+                  "duplicate field id 't' (first defined at "},
         BadConfig{"compression_level.xml", 3, "context[id=atm]/field_definition",
                   "bad compression_level '12' on <field_definition>: expected an "
                   "integer from 0 to 9"},
