@@ -9,6 +9,7 @@ interleaved, median of --reps. Targets: <= 2 s and <= 200 MB at 20,000.
   .venv/bin/python bench/definition_scale.py                      # 20,000 fields
   .venv/bin/python bench/definition_scale.py --fields 2000 5000 20000 --before /path/to/old/build --reps 1
   .venv/bin/python bench/definition_scale.py --fields 200 --ranks 1 2 4 8 --grid 720 360 --reps 1
+  .venv/bin/python bench/definition_scale.py --fields 10 --files 1 --ranks 1 2 4 8 --grid 2000 1000 --nvertex 6
 Writes definition_scale.{json,md} into --out."""
 import argparse
 import json
@@ -34,6 +35,8 @@ def parse_args():
     p.add_argument("--files", type=int, default=20)
     p.add_argument("--grid", type=int, nargs=2, default=(72, 36))
     p.add_argument("--reps", type=int, default=3)
+    p.add_argument("--nvertex", type=int, default=0,
+                   help="> 0: an unstructured domain of NI x NJ points with this many corners (else rectilinear)")
     p.add_argument("--ranks", type=int, nargs="+", default=[1], help="model ranks (issue 19 item 3: scaling with ranks)")
     return p.parse_args()
 
@@ -58,14 +61,14 @@ def write_xml(path, nfields, nfiles):
 </context></simulation>""")
 
 
-def run_once(build, work, nfields, nfiles, grid, ranks=1):
+def run_once(build, work, nfields, nfiles, grid, ranks=1, nvertex=0):
     work.mkdir(parents=True, exist_ok=True)
     for f in work.glob("*.nc"):
         f.unlink()
     write_xml(work / "iodef.xml", nfields, nfiles)
     env = dict(os.environ, **miniapp_runs.MPI_ENV, PYTHONPATH=str(build / "python"))
     cmd = ["mpiexec", "-n", str(ranks), sys.executable, str(HERE / "definition_scale_model.py"), "iodef.xml", str(nfields),
-           "2", str(grid[0]), str(grid[1]), ":", "-n", "1", str(build / "apps/foehn-server/foehn-server")]
+           "2", str(grid[0]), str(grid[1]), str(nvertex), ":", "-n", "1", str(build / "apps/foehn-server/foehn-server")]
     proc = subprocess.run(cmd, cwd=work, env=env, capture_output=True, text=True, timeout=1800)
     if proc.returncode != 0:
         sys.exit(f"run failed ({proc.returncode}):\n{proc.stdout[-2000:]}\n{proc.stderr[-3000:]}")
@@ -87,11 +90,11 @@ def main():
         for n in a.fields:
             for r in a.ranks:
                 for b, build in builds.items():
-                    runs[(n, r, b)].append(run_once(build, work / f"{b}_{n}_{r}", n, a.files, a.grid, r)
+                    runs[(n, r, b)].append(run_once(build, work / f"{b}_{n}_{r}", n, a.files, a.grid, r, a.nvertex)
                                            | {"load": os.getloadavg()[0]})
     med = {k: {m: statistics.median(r[m] for r in v) for m in v[0]} for k, v in runs.items()}
     top = med[(max(a.fields), min(a.ranks), "after")]
-    result = {"fields": a.fields, "files": a.files, "grid": list(a.grid), "reps": a.reps,
+    result = {"fields": a.fields, "files": a.files, "grid": list(a.grid), "nvertex": a.nvertex, "reps": a.reps,
               "builds": {b: str(p) for b, p in builds.items()}, "load_before": load_before,
               "load_after": os.getloadavg()[0],
               "ranks": a.ranks, "median": {f"{b} {n} x{r}": m for (n, r, b), m in med.items()},
@@ -101,7 +104,9 @@ def main():
     out = pathlib.Path(a.out)
     out.mkdir(parents=True, exist_ok=True)
     (out / "definition_scale.json").write_text(json.dumps(result, indent=1))
-    lines = [f"Fields (half averaged) in {a.files} files on a {a.grid[0]} x {a.grid[1]} domain, {'/'.join(map(str, a.ranks))} model rank(s) + "
+    domain = f"unstructured domain of {a.grid[0] * a.grid[1]:,} points, {a.nvertex} corners" if a.nvertex else \
+        f"{a.grid[0]} x {a.grid[1]} domain"
+    lines = [f"Fields (half averaged) in {a.files} files on a {domain}, {'/'.join(map(str, a.ranks))} model rank(s) + "
              f"1 foehn-server, median of {a.reps} interleaved runs; load average {load_before:.1f} before, "
              f"{result['load_after']:.1f} after (the load column: at the end of each run, median).", "",
              "| build | fields | model ranks | foehn_init [s] | close_definition [s] | 2 steps [s] | "

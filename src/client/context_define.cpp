@@ -9,11 +9,14 @@
 #include <filesystem>
 #include <iostream>
 #include <numeric>
+#include <optional>
+#include <type_traits>
 
 #include "calendar/date_expression.h"
 #include "client/agree.h"
 #include "client/context.h"
 #include "client/definition_memory.h"
+#include "client/domain_ownership.h"
 #include "client/restart_state.h"
 #include "client/errors.h"
 #include "client/plan_builder.h"
@@ -405,8 +408,9 @@ void Context::set_scalar(const std::string& id, double value, const char* units)
 void Context::exchange_domains() {
   // Collective and never throwing: a problem is kept in domain_error_ and
   // raised after the exchanges, on every rank at once. The servers need every
-  // client's points and the coordinates (gathered on model rank 0, which
-  // sends the plan); attached writers need them on every rank.
+  // client's points and the coordinates (on model rank 0, which sends the
+  // plan); attached writers need them on every rank. One owner per point is
+  // checked first, without gathering (domain_ownership.h).
   const bool to_all = world_->attached();
   for (output::DomainInfo& info : built_.plan.domains) {
     DomainSetting& s = settings_.domains.at(info.id);
@@ -466,34 +470,76 @@ void Context::exchange_domains() {
       }
     }
     if (info.type == "healpix" && held < info.size()) info.needs_fill = true;
-    std::vector<int> owned_at, sent_at, lon_at, lat_at, blon_at, blat_at;
+    // One owner per point, checked by blocks of global indices on every
+    // rank: a bad decomposition is refused before anything is gathered.
+    const int index = static_cast<int>(&info - built_.plan.domains.data());
+    if (agree)
+      if (std::string e = check_ownership(comm_,
+                                          {info.id, info.ni_glo, info.size(), domain_points_shared(built_.plan, index),
+                                           info.type == "healpix"},
+                                          s.owned);
+          !e.empty()) {
+        domain_error_ = e;
+        continue;
+      }
+    if (!agree) continue;
+    // Each rank's part in turn, placed and released before the next: rank 0
+    // (every rank, attached) holds the domain's coordinates once, never all
+    // the parts beside them.
+    const bool keep = to_all || rank_ == 0;
+    std::optional<GatheredDomain> gathered;
+    bool all_dense = true;
+    for (int r = 0; r < size_; ++r) all_dense = all_dense && at(r, kDense);
+    if (keep) gathered.emplace(built_.plan, index, static_cast<std::size_t>(size_), all_dense, to_all);
     const std::vector<std::int64_t> none;
-    const auto owned_all = gather_values(comm_, rank_, to_all, s.layout.by_index ? s.owned : none, owned_n, owned_at);
-    const auto sent_all = gather_values(comm_, rank_, to_all, dense ? none : sent, sent_n, sent_at);
-    const auto lon_all = gather_values(comm_, rank_, to_all, s.lon, lon_n, lon_at);
-    const auto lat_all = gather_values(comm_, rank_, to_all, s.lat, lat_n, lat_at);
-    const auto blon_all = gather_values(comm_, rank_, to_all, s.bounds_lon, blon_n, blon_at);
-    const auto blat_all = gather_values(comm_, rank_, to_all, s.bounds_lat, blat_n, blat_at);
-    // The model's coordinates are in the plan now (at O1280 with bounds a
-    // rank's share is hundreds of MB): release them before the plan grows.
-    for (auto* v : {&s.lon, &s.lat, &s.bounds_lon, &s.bounds_lat}) std::vector<double>().swap(*v);
-    if ((!to_all && rank_ != 0) || !agree) continue;
-
-    // Place each rank's points and coordinates in the global arrays, and
-    // check that every point has exactly one owner.
-    std::vector<output::ClientPart> parts(size_);
+    std::vector<std::int64_t> owned_r, sent_r;
+    std::vector<double> lon_r, lat_r, blon_r, blat_r;
     for (int r = 0; r < size_; ++r) {
-      output::ClientPart& p = parts[r];
+      const bool own = r == rank_;
+      const std::vector<std::int64_t>& owned = own ? (s.layout.by_index ? s.owned : none) : owned_r;
+      const std::vector<std::int64_t>& sent_of = own ? (dense ? none : sent) : sent_r;
+      const std::vector<double>& lon = own ? s.lon : lon_r;
+      const std::vector<double>& lat = own ? s.lat : lat_r;
+      const std::vector<double>& blon = own ? s.bounds_lon : blon_r;
+      const std::vector<double>& blat = own ? s.bounds_lat : blat_r;
+      if (!own && keep) {
+        owned_r.resize(static_cast<std::size_t>(owned_n[r])), sent_r.resize(static_cast<std::size_t>(sent_n[r]));
+        lon_r.resize(static_cast<std::size_t>(lon_n[r])), lat_r.resize(static_cast<std::size_t>(lat_n[r]));
+        blon_r.resize(static_cast<std::size_t>(blon_n[r])), blat_r.resize(static_cast<std::size_t>(blat_n[r]));
+      }
+      // Attached: rank r broadcasts its part; else rank r sends it to rank 0.
+      auto move = [&](const auto& mine, auto& theirs, int n, int tag) {
+        using T = typename std::decay_t<decltype(theirs)>::value_type;
+        if (n == 0) return;
+        if (to_all) {
+          MPI_Bcast(own ? const_cast<T*>(mine.data()) : theirs.data(), n, mpi_type<T>(), r, comm_);
+        } else if (r != 0 && own) {
+          MPI_Send(mine.data(), n, mpi_type<T>(), 0, tag, comm_);
+        } else if (r != 0 && rank_ == 0) {
+          MPI_Recv(theirs.data(), n, mpi_type<T>(), r, tag, comm_, MPI_STATUS_IGNORE);
+        }
+      };
+      move(owned, owned_r, owned_n[r], 1), move(sent_of, sent_r, sent_n[r], 2);
+      move(lon, lon_r, lon_n[r], 3), move(lat, lat_r, lat_n[r], 4);
+      move(blon, blon_r, blon_n[r], 5), move(blat, blat_r, blat_n[r], 6);
+      if (!keep) continue;
+      output::ClientPart p;
       p.extent = info.clients[r];
       p.by_index = at(r, kByIndex), p.dense = at(r, kDense);
-      p.owned = owned_all.data() + owned_at[r], p.n_owned = owned_n[r];
-      p.sent = sent_all.data() + sent_at[r], p.n_sent = sent_n[r];
-      p.lon = lon_all.data() + lon_at[r], p.n_lon = lon_n[r];
-      p.lat = lat_all.data() + lat_at[r], p.n_lat = lat_n[r];
-      p.bounds_lon = blon_all.data() + blon_at[r], p.bounds_lat = blat_all.data() + blat_at[r];
+      p.owned = owned.data(), p.n_owned = owned_n[r];
+      p.sent = sent_of.data(), p.n_sent = sent_n[r];
+      p.lon = lon.data(), p.n_lon = lon_n[r];
+      p.lat = lat.data(), p.n_lat = lat_n[r];
+      p.bounds_lon = blon.data(), p.bounds_lat = blat.data();
+      gathered->add(static_cast<std::size_t>(r), p);
+      // The model's coordinates are in the plan now (at O1280 with bounds a
+      // rank's share is hundreds of MB): release them before the plan grows.
+      if (own)
+        for (auto* v : {&s.lon, &s.lat, &s.bounds_lon, &s.bounds_lat}) std::vector<double>().swap(*v);
     }
-    const int index = static_cast<int>(&info - built_.plan.domains.data());
-    if (std::string e = assemble_gathered_domain(built_.plan, index, parts, to_all); !e.empty()) domain_error_ = e;
+    for (auto* v : {&s.lon, &s.lat, &s.bounds_lon, &s.bounds_lat}) std::vector<double>().swap(*v);
+    if (gathered)
+      if (std::string e = gathered->finish(); !e.empty()) domain_error_ = e;
   }
 }
 

@@ -719,47 +719,72 @@ void PlanBuilder::resolve_domain(const std::string& id, const config::DomainDef&
          what + "rectilinear bounds have 2 values per longitude and latitude, not " + std::to_string(s.nvertex));
 }
 
-std::string assemble_gathered_domain(output::ContextPlan& plan, int index, const std::vector<output::ClientPart>& parts,
-                                     bool keep_client_points) {
-  output::DomainInfo& info = plan.domains[static_cast<std::size_t>(index)];
+bool domain_points_shared(const output::ContextPlan& plan, int index) {
   // Several ranks may hold the same points when every grid of the domain
   // splits an axis among them (a 2-D decomposition: points x levels).
-  bool used = false, shared = true, split_axes = false;
+  bool used = false, shared = true;
   for (const output::VariableInfo& v : plan.variables)
     if (plan.layout(v).domain == index) {
       used = true;
       shared = shared && plan.decomposed_axes(v);
-      split_axes = split_axes || plan.decomposed_axes(v);
     }
-  shared = shared && used;
-  if (std::string e = output::assemble_domain(info, parts, shared); !e.empty()) return e;
+  return shared && used;
+}
+
+std::string assemble_gathered_domain(output::ContextPlan& plan, int index, const std::vector<output::ClientPart>& parts,
+                                     bool keep_client_points) {
+  const bool all_dense =
+      std::all_of(parts.begin(), parts.end(), [](const output::ClientPart& p) { return p.dense; });
+  GatheredDomain gathered(plan, index, parts.size(), all_dense, keep_client_points);
+  for (std::size_t r = 0; r < parts.size(); ++r) gathered.add(r, parts[r]);
+  return gathered.finish();
+}
+
+GatheredDomain::GatheredDomain(output::ContextPlan& plan, int index, std::size_t nparts, bool all_dense,
+                               bool keep_client_points)
+    : plan_(plan),
+      index_(index),
+      keep_(keep_client_points),
+      assembler_(plan.domains[static_cast<std::size_t>(index)], nparts, all_dense, domain_points_shared(plan, index)) {
+  for (const output::VariableInfo& v : plan.variables)
+    split_axes_ = split_axes_ || (plan.layout(v).domain == index && plan.decomposed_axes(v));
+  // The grids of the domain hold whole axes: one holder per point suffices.
+  if (split_axes_) holders_.resize(static_cast<std::size_t>(plan.domains[static_cast<std::size_t>(index)].size()));
+}
+
+void GatheredDomain::add(std::size_t r, const output::ClientPart& p) {
+  if (!error_.empty()) return;
+  error_ = assembler_.add(r, p);
+  if (!split_axes_) return;
+  const std::int64_t ni_glo = plan_.domains[static_cast<std::size_t>(index_)].ni_glo;
+  if (p.by_index) {
+    for (std::int64_t k = 0; k < p.n_owned; ++k) holders_[static_cast<std::size_t>(p.owned[k])].push_back(static_cast<int>(r));
+    return;
+  }
+  for (std::int64_t j = p.extent.jbegin; j < p.extent.jbegin + p.extent.nj; ++j)
+    for (std::int64_t i = p.extent.ibegin; i < p.extent.ibegin + p.extent.ni; ++i)
+      holders_[static_cast<std::size_t>(j * ni_glo + i)].push_back(static_cast<int>(r));
+}
+
+std::string GatheredDomain::finish() {
+  if (!error_.empty()) return error_;
+  if (std::string e = assembler_.finish(); !e.empty()) return e;
+  output::DomainInfo& info = plan_.domains[static_cast<std::size_t>(index_)];
   // A file of convention="CDI" writes the rows of its gaussian domains:
   // the points must make rows (the writers would fail later).
-  for (const output::VariableInfo& v : plan.variables)
-    if (info.type == "gaussian" && plan.layout(v).domain == index && plan.files[v.file].has_convention("CDI")) {
+  for (const output::VariableInfo& v : plan_.variables)
+    if (info.type == "gaussian" && plan_.layout(v).domain == index_ && plan_.files[v.file].has_convention("CDI")) {
       output::ReducedRows rows;
       if (std::string e = output::reduced_rows(info, rows); !e.empty())
-        return "file '" + plan.files[v.file].id + "': " + e;
+        return "file '" + plan_.files[v.file].id + "': " + e;
       break;
     }
-  if (!keep_client_points)  // only attached writers use each client's own points
+  if (!keep_)  // only attached writers use each client's own points
     for (output::ClientPoints& cp : info.points) std::vector<std::int64_t>().swap(cp.owned);
-  if (!split_axes) return "";  // the grids of the domain hold whole axes: one holder per point suffices
-  std::vector<std::vector<int>> holders(static_cast<std::size_t>(info.size()));
-  for (std::size_t r = 0; r < parts.size(); ++r) {
-    const output::ClientPart& p = parts[r];
-    if (p.by_index) {
-      for (std::int64_t k = 0; k < p.n_owned; ++k)
-        holders[static_cast<std::size_t>(p.owned[k])].push_back(static_cast<int>(r));
-      continue;
-    }
-    for (std::int64_t j = p.extent.jbegin; j < p.extent.jbegin + p.extent.nj; ++j)
-      for (std::int64_t i = p.extent.ibegin; i < p.extent.ibegin + p.extent.ni; ++i)
-        holders[static_cast<std::size_t>(j * info.ni_glo + i)].push_back(static_cast<int>(r));
-  }
-  for (const output::VariableInfo& v : plan.variables)
-    if (plan.layout(v).domain == index && plan.decomposed_axes(v))
-      if (std::string e = output::check_shared_points(plan, v, holders); !e.empty()) return e;
+  if (!split_axes_) return "";
+  for (const output::VariableInfo& v : plan_.variables)
+    if (plan_.layout(v).domain == index_ && plan_.decomposed_axes(v))
+      if (std::string e = output::check_shared_points(plan_, v, holders_); !e.empty()) return e;
   return "";
 }
 

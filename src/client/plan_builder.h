@@ -242,6 +242,10 @@ class PlanBuilder {
   std::map<std::string, BuiltStep> built_steps_;
 };
 
+// Whether the points of plan domain `index` may have several holders: every
+// grid of it splits an axis among the ranks (points x levels).
+bool domain_points_shared(const output::ContextPlan& plan, int index);
+
 // After the exchange of plan domain `index` (its type, sizes, nvertex,
 // clients' extents and needs_fill set): its points and coordinates from
 // every model rank's part, in rank order, and the checks that need them
@@ -250,5 +254,21 @@ class PlanBuilder {
 // client's own points. Returns an error message, or "".
 std::string assemble_gathered_domain(output::ContextPlan& plan, int index, const std::vector<output::ClientPart>& parts,
                                      bool keep_client_points);
+// The same a part at a time, in client order (close of definition receives
+// the parts one by one: rank 0 never holds them all at once).
+class GatheredDomain {
+ public:
+  GatheredDomain(output::ContextPlan& plan, int index, std::size_t nparts, bool all_dense, bool keep_client_points);
+  void add(std::size_t client, const output::ClientPart& p);
+  std::string finish();  // "" or the first error
+
+ private:
+  output::ContextPlan& plan_;
+  int index_;
+  bool keep_, split_axes_ = false;
+  output::DomainAssembler assembler_;
+  std::string error_;
+  std::vector<std::vector<int>> holders_;  // split axes: the clients holding each point
+};
 
 }  // namespace foehn::client

@@ -200,6 +200,21 @@ std::string reduced_rows(const DomainInfo& d, ReducedRows& rows) {
 }
 
 std::string assemble_domain(DomainInfo& d, const std::vector<ClientPart>& parts, bool shared) {
+  const bool all_dense = std::all_of(parts.begin(), parts.end(), [](const ClientPart& p) { return p.dense; });
+  DomainAssembler assembler(d, parts.size(), all_dense, shared);
+  for (std::size_t r = 0; r < parts.size(); ++r)
+    if (std::string e = assembler.add(r, parts[r]); !e.empty()) return e;
+  return assembler.finish();
+}
+
+namespace {
+std::string point_name(const DomainInfo& d, std::int64_t g) {
+  return "the point (i " + std::to_string(g % d.ni_glo) + ", j " + std::to_string(g / d.ni_glo) + ")";
+}
+}  // namespace
+
+DomainAssembler::DomainAssembler(DomainInfo& d, std::size_t nparts, bool all_dense, bool shared)
+    : d_(d), all_dense_(all_dense), shared_(shared), owner_(static_cast<std::size_t>(d.size()), -1) {
   const bool rect = d.type == "rectilinear";
   const std::int64_t nv = d.nvertex;
   const auto nlon = static_cast<std::size_t>(rect ? d.ni_glo : d.size());
@@ -208,11 +223,13 @@ std::string assemble_domain(DomainInfo& d, const std::vector<ClientPart>& parts,
   d.lat.assign(nlat, std::nan(""));
   d.bounds_lon.assign(nv ? nlon * nv : 0, std::nan(""));
   d.bounds_lat.assign(nv ? nlat * nv : 0, std::nan(""));
-  const bool all_dense = std::all_of(parts.begin(), parts.end(), [](const ClientPart& p) { return p.dense; });
-  d.points.assign(all_dense ? 0 : parts.size(), {});
-  auto where = [&](std::int64_t g) {
-    return "the point (i " + std::to_string(g % d.ni_glo) + ", j " + std::to_string(g / d.ni_glo) + ")";
-  };
+  d.points.assign(all_dense ? 0 : nparts, {});
+}
+
+std::string DomainAssembler::add(std::size_t r, const ClientPart& p) {
+  DomainInfo& d = d_;
+  const bool rect = d.type == "rectilinear";
+  const std::int64_t nv = d.nvertex;
   // Coordinates value by value: k-th value of a part goes to global entry at(k).
   auto place = [&](std::vector<double>& dst, std::vector<double>& bdst, const double* src, const double* bsrc,
                    std::int64_t n, auto at) {
@@ -222,46 +239,50 @@ std::string assemble_domain(DomainInfo& d, const std::vector<ClientPart>& parts,
       for (std::int64_t v = 0; v < nv; ++v) bdst[g * nv + v] = bsrc[k * nv + v];
     }
   };
-  std::vector<int> owner(static_cast<std::size_t>(d.size()), -1);
-  for (std::size_t r = 0; r < parts.size(); ++r) {
-    const ClientPart& p = parts[r];
-    std::vector<std::int64_t> owned;
-    if (p.by_index) {
-      owned.assign(p.owned, p.owned + p.n_owned);
-    } else {
-      for (std::int64_t j = p.extent.jbegin; j < p.extent.jbegin + p.extent.nj; ++j)
-        for (std::int64_t i = p.extent.ibegin; i < p.extent.ibegin + p.extent.ni; ++i)
-          owned.push_back(j * d.ni_glo + i);
-    }
-    for (const std::int64_t g : owned) {
-      int& o = owner[static_cast<std::size_t>(g)];
-      if (o >= 0 && !shared)
-        return "domain '" + d.id + "': " + where(g) + " is held by model ranks " + std::to_string(o) + " and " +
-               std::to_string(r) + "; every point needs one owner (halo points belong in the data layout)";
-      o = static_cast<int>(r);
-    }
-    if (rect) {  // a longitude per column, a latitude per row (per point for index lists)
-      place(d.lon, d.bounds_lon, p.lon, p.bounds_lon, p.n_lon,
-            [&](std::int64_t k) { return p.by_index ? owned[k] % d.ni_glo : p.extent.ibegin + k; });
-      place(d.lat, d.bounds_lat, p.lat, p.bounds_lat, p.n_lat,
-            [&](std::int64_t k) { return p.by_index ? owned[k] / d.ni_glo : p.extent.jbegin + k; });
-    } else {
-      place(d.lon, d.bounds_lon, p.lon, p.bounds_lon, p.n_lon, [&](std::int64_t k) { return owned[k]; });
-      place(d.lat, d.bounds_lat, p.lat, p.bounds_lat, p.n_lat, [&](std::int64_t k) { return owned[k]; });
-    }
-    if (all_dense) continue;
-    ClientPoints& cp = d.points[r];
-    cp.dense = p.dense;
-    cp.sent.assign(p.sent, p.sent + p.n_sent);
-    if (p.by_index) cp.owned = std::move(owned);
+  std::vector<std::int64_t> owned;
+  if (p.by_index) {
+    owned.assign(p.owned, p.owned + p.n_owned);
+  } else {
+    for (std::int64_t j = p.extent.jbegin; j < p.extent.jbegin + p.extent.nj; ++j)
+      for (std::int64_t i = p.extent.ibegin; i < p.extent.ibegin + p.extent.ni; ++i) owned.push_back(j * d.ni_glo + i);
   }
+  for (const std::int64_t g : owned) {
+    int& o = owner_[static_cast<std::size_t>(g)];
+    if (o >= 0 && !shared_)
+      return "domain '" + d.id + "': " + point_name(d, g) + " is held by model ranks " + std::to_string(o) + " and " +
+             std::to_string(r) + "; every point needs one owner (halo points belong in the data layout)";
+    o = static_cast<int>(r);
+  }
+  if (rect) {  // a longitude per column, a latitude per row (per point for index lists)
+    place(d.lon, d.bounds_lon, p.lon, p.bounds_lon, p.n_lon,
+          [&](std::int64_t k) { return p.by_index ? owned[k] % d.ni_glo : p.extent.ibegin + k; });
+    place(d.lat, d.bounds_lat, p.lat, p.bounds_lat, p.n_lat,
+          [&](std::int64_t k) { return p.by_index ? owned[k] / d.ni_glo : p.extent.jbegin + k; });
+  } else {
+    place(d.lon, d.bounds_lon, p.lon, p.bounds_lon, p.n_lon, [&](std::int64_t k) { return owned[k]; });
+    place(d.lat, d.bounds_lat, p.lat, p.bounds_lat, p.n_lat, [&](std::int64_t k) { return owned[k]; });
+  }
+  if (all_dense_) return "";
+  ClientPoints& cp = d.points[r];
+  cp.dense = p.dense;
+  cp.sent.assign(p.sent, p.sent + p.n_sent);
+  if (p.by_index) cp.owned = std::move(owned);
+  return "";
+}
+
+std::string DomainAssembler::finish() {
+  DomainInfo& d = d_;
+  const auto hole = std::find(owner_.begin(), owner_.end(), -1);
+  const bool holes = hole != owner_.end();
+  const std::int64_t first_hole = hole - owner_.begin();
+  std::vector<int>().swap(owner_);
   if (d.type == "healpix") {  // regional subsets: cells no rank holds are fill; the geometry is foehn's
-    if (std::find(owner.begin(), owner.end(), -1) != owner.end()) d.needs_fill = true;
+    if (holes) d.needs_fill = true;
     healpix_geometry(d);
     return "";
   }
-  if (auto hole = std::find(owner.begin(), owner.end(), -1); hole != owner.end())
-    return "domain '" + d.id + "': no model rank holds " + where(hole - owner.begin()) +
+  if (holes)
+    return "domain '" + d.id + "': no model rank holds " + point_name(d, first_hole) +
            "; every point needs one owner (a mask marks points without data)";
   return "";
 }

@@ -271,6 +271,19 @@ struct ClientPart {
 // shared: points may be held by several clients (grids that split an axis
 // among them; check_shared_points checks those grids).
 std::string assemble_domain(DomainInfo& d, const std::vector<ClientPart>& parts, bool shared = false);
+// assemble_domain a part at a time, in client order, so that the parts need
+// not all be held at once (close of definition receives them one by one).
+// all_dense: every client's part is dense (then d.points stays empty).
+class DomainAssembler {
+ public:
+  DomainAssembler(DomainInfo& d, std::size_t nparts, bool all_dense, bool shared);
+  std::string add(std::size_t client, const ClientPart& p);  // "" or the clash
+  std::string finish();                                      // "" or the hole
+ private:
+  DomainInfo& d_;
+  bool all_dense_, shared_;
+  std::vector<int> owner_;  // by global point: its client, -1: none yet
+};
 // A healpix domain's centres and corners (4, counterclockwise from the
 // north), computed for every cell of its level and scheme.
 void healpix_geometry(DomainInfo& d);
