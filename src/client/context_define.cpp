@@ -38,7 +38,6 @@ bool resets_model_description(const config::DomainDef& d) {
   return false;
 }
 
-
 std::string location_prefix(const config::Location& where) { return where.file.empty() ? "" : where.str() + ": "; }
 
 template <class T>
@@ -153,9 +152,9 @@ void Context::set_domain_type(const std::string& id, const char* type, std::int6
   if (!d) fail(FOEHN_ERR_ARGUMENT, "domain '" + id + "' is not defined in context '" + id_ + "' of the XML");
   const std::string t = type ? type : "";
   if (!t.empty() && t != "rectilinear" && t != "curvilinear" && t != "gaussian" && t != "unstructured")
-    fail(FOEHN_ERR_ARGUMENT,
-         "domain '" + id + "': unknown type '" + t + "' (rectilinear, curvilinear, gaussian or unstructured; " +
-             "healpix domains are described by foehn_set_domain_healpix)");
+    fail(FOEHN_ERR_ARGUMENT, "domain '" + id + "': unknown type '" + t +
+                                 "' (rectilinear, curvilinear, gaussian or unstructured; " +
+                                 "healpix domains are described by foehn_set_domain_healpix)");
   // The XML's type when it gives one (the reader defaults it to rectilinear
   // otherwise, and then the model's type wins, as in XIOS).
   const bool xml_type = d->origins.count("type") > 0;
@@ -474,10 +473,10 @@ void Context::exchange_domains() {
     // rank: a bad decomposition is refused before anything is gathered.
     const int index = static_cast<int>(&info - built_.plan.domains.data());
     if (agree)
-      if (std::string e = check_ownership(comm_,
-                                          {info.id, info.ni_glo, info.size(), domain_points_shared(built_.plan, index),
-                                           info.type == "healpix"},
-                                          s.owned);
+      if (std::string e = check_ownership(
+              comm_,
+              {info.id, info.ni_glo, info.size(), domain_points_shared(built_.plan, index), info.type == "healpix"},
+              s.owned);
           !e.empty()) {
         domain_error_ = e;
         continue;
@@ -522,22 +521,22 @@ void Context::exchange_domains() {
       move(owned, owned_r, owned_n[r], 1), move(sent_of, sent_r, sent_n[r], 2);
       move(lon, lon_r, lon_n[r], 3), move(lat, lat_r, lat_n[r], 4);
       move(blon, blon_r, blon_n[r], 5), move(blat, blat_r, blat_n[r], 6);
-      if (!keep) continue;
-      output::ClientPart p;
-      p.extent = info.clients[r];
-      p.by_index = at(r, kByIndex), p.dense = at(r, kDense);
-      p.owned = owned.data(), p.n_owned = owned_n[r];
-      p.sent = sent_of.data(), p.n_sent = sent_n[r];
-      p.lon = lon.data(), p.n_lon = lon_n[r];
-      p.lat = lat.data(), p.n_lat = lat_n[r];
-      p.bounds_lon = blon.data(), p.bounds_lat = blat.data();
-      gathered->add(static_cast<std::size_t>(r), p);
+      if (keep) {
+        output::ClientPart p;
+        p.extent = info.clients[r];
+        p.by_index = at(r, kByIndex), p.dense = at(r, kDense);
+        p.owned = owned.data(), p.n_owned = owned_n[r];
+        p.sent = sent_of.data(), p.n_sent = sent_n[r];
+        p.lon = lon.data(), p.n_lon = lon_n[r];
+        p.lat = lat.data(), p.n_lat = lat_n[r];
+        p.bounds_lon = blon.data(), p.bounds_lat = blat.data();
+        gathered->add(static_cast<std::size_t>(r), p);
+      }
       // The model's coordinates are in the plan now (at O1280 with bounds a
       // rank's share is hundreds of MB): release them before the plan grows.
       if (own)
         for (auto* v : {&s.lon, &s.lat, &s.bounds_lon, &s.bounds_lat}) std::vector<double>().swap(*v);
     }
-    for (auto* v : {&s.lon, &s.lat, &s.bounds_lon, &s.bounds_lat}) std::vector<double>().swap(*v);
     if (gathered)
       if (std::string e = gathered->finish(); !e.empty()) domain_error_ = e;
   }

@@ -7,6 +7,8 @@
 #include <numeric>
 #include <utility>
 
+#include "output/output_plan.h"
+
 namespace foehn::client {
 
 std::string check_ownership(MPI_Comm comm, const OwnershipRules& rules, const std::vector<std::int64_t>& owned) {
@@ -65,15 +67,8 @@ std::string check_ownership(MPI_Comm comm, const OwnershipRules& rules, const st
     if (std::make_pair(a[0], a[1]) < std::make_pair(clash[0], clash[1])) clash = {a[0], a[1], a[2], a[3], kNone};
     hole = std::min(hole, a[4]);
   }
-  auto where = [&](std::int64_t g) {
-    return "the point (i " + std::to_string(g % rules.ni_glo) + ", j " + std::to_string(g / rules.ni_glo) + ")";
-  };
-  if (clash[0] != kNone)
-    return "domain '" + rules.domain + "': " + where(clash[2]) + " is held by model ranks " + std::to_string(clash[3]) +
-           " and " + std::to_string(clash[0]) + "; every point needs one owner (halo points belong in the data layout)";
-  if (hole != kNone && !rules.holes_allowed)
-    return "domain '" + rules.domain + "': no model rank holds " + where(hole) +
-           "; every point needs one owner (a mask marks points without data)";
+  if (clash[0] != kNone) return output::clash_message(rules.domain, rules.ni_glo, clash[2], clash[3], clash[0]);
+  if (hole != kNone && !rules.holes_allowed) return output::hole_message(rules.domain, rules.ni_glo, hole);
   return "";
 }
 

@@ -208,10 +208,21 @@ std::string assemble_domain(DomainInfo& d, const std::vector<ClientPart>& parts,
 }
 
 namespace {
-std::string point_name(const DomainInfo& d, std::int64_t g) {
-  return "the point (i " + std::to_string(g % d.ni_glo) + ", j " + std::to_string(g / d.ni_glo) + ")";
+std::string point_name(std::int64_t ni_glo, std::int64_t g) {
+  return "the point (i " + std::to_string(g % ni_glo) + ", j " + std::to_string(g / ni_glo) + ")";
 }
 }  // namespace
+
+std::string clash_message(const std::string& domain, std::int64_t ni_glo, std::int64_t g, std::int64_t first,
+                          std::int64_t second) {
+  return "domain '" + domain + "': " + point_name(ni_glo, g) + " is held by model ranks " + std::to_string(first) +
+         " and " + std::to_string(second) + "; every point needs one owner (halo points belong in the data layout)";
+}
+
+std::string hole_message(const std::string& domain, std::int64_t ni_glo, std::int64_t g) {
+  return "domain '" + domain + "': no model rank holds " + point_name(ni_glo, g) +
+         "; every point needs one owner (a mask marks points without data)";
+}
 
 DomainAssembler::DomainAssembler(DomainInfo& d, std::size_t nparts, bool all_dense, bool shared)
     : d_(d), all_dense_(all_dense), shared_(shared), owner_(static_cast<std::size_t>(d.size()), -1) {
@@ -248,9 +259,7 @@ std::string DomainAssembler::add(std::size_t r, const ClientPart& p) {
   }
   for (const std::int64_t g : owned) {
     int& o = owner_[static_cast<std::size_t>(g)];
-    if (o >= 0 && !shared_)
-      return "domain '" + d.id + "': " + point_name(d, g) + " is held by model ranks " + std::to_string(o) + " and " +
-             std::to_string(r) + "; every point needs one owner (halo points belong in the data layout)";
+    if (o >= 0 && !shared_) return clash_message(d.id, d.ni_glo, g, o, static_cast<std::int64_t>(r));
     o = static_cast<int>(r);
   }
   if (rect) {  // a longitude per column, a latitude per row (per point for index lists)
@@ -281,9 +290,7 @@ std::string DomainAssembler::finish() {
     healpix_geometry(d);
     return "";
   }
-  if (holes)
-    return "domain '" + d.id + "': no model rank holds " + point_name(d, first_hole) +
-           "; every point needs one owner (a mask marks points without data)";
+  if (holes) return hole_message(d.id, d.ni_glo, first_hole);
   return "";
 }
 

@@ -271,6 +271,11 @@ struct ClientPart {
 // shared: points may be held by several clients (grids that split an axis
 // among them; check_shared_points checks those grids).
 std::string assemble_domain(DomainInfo& d, const std::vector<ClientPart>& parts, bool shared = false);
+// Its two errors: point g held by two clients (first, then second), and
+// point g held by none (also client::check_ownership's).
+std::string clash_message(const std::string& domain, std::int64_t ni_glo, std::int64_t g, std::int64_t first,
+                          std::int64_t second);
+std::string hole_message(const std::string& domain, std::int64_t ni_glo, std::int64_t g);
 // assemble_domain a part at a time, in client order, so that the parts need
 // not all be held at once (close of definition receives them one by one).
 // all_dense: every client's part is dense (then d.points stays empty).

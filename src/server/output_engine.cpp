@@ -73,7 +73,10 @@ OutputEngine::OutputEngine(output::ContextPlan plan, WriterRole role)
   MPI_Comm_size(role_.comm, &writers_);
   if (!plan_.server_state.empty() && role_.pool < 0) restore_state();  // level 2 reduces nothing
   bool shared = false;
-  for (const auto& f : plan_.files) shared = shared || writes_together(f);
+  for (const auto& f : plan_.files) {
+    shared = shared || writes_together(f);
+    files_on_disk_ += writes_together(f) ? 1 : writers_;  // a shared file once, an own file per writer
+  }
   agree_ = shared && writers_ > 1 && !role_.forward;
   broken_.assign(plan_.files.size(), 0);
   files_.resize(plan_.files.size());
@@ -115,8 +118,7 @@ void OutputEngine::open_file(int file) {
   target.comm = writes_together(f) ? role_.comm : MPI_COMM_SELF;
   target.part = file_part(plan_, f, role_);
   target.alone = role_.count == 1;
-  for (const auto& g : plan_.files) target.sharers += writes_together(g) ? 1 : writers_;
-  target.sharers -= 1;
+  target.sharers = files_on_disk_;
   int writers = 1, rank = 0;
   MPI_Comm_size(target.comm, &writers);
   MPI_Comm_rank(target.comm, &rank);
@@ -140,9 +142,8 @@ void OutputEngine::open_file(int file) {
   // Parts written by another number of writers are rewritten for these first.
   // Collective: only while every writer constructs the engine.
   if (!target.part.whole && traits.extension == ".nc" && constructing_ && (f.resume_file_records >= 0 || f.append))
-    repartition_parts(plan_, file, name, target, role_.comm, role_.pool < 0, [this](const output::VariableInfo& v) {
-      return writer_block(plan_, v, role_);
-    });
+    repartition_parts(plan_, file, name, target, role_.comm, role_.pool < 0,
+                      [this](const output::VariableInfo& v) { return writer_block(plan_, v, role_); });
   else if (!target.part.whole && traits.extension == ".grib2" && constructing_ &&
            (f.resume_file_records >= 0 || f.resume_records >= 0 || f.append))
     repartition_grib_parts(plan_, file, name, target, role_.comm, role_.pool < 0);

@@ -50,7 +50,7 @@ struct WriterRole {
   // (output_engine_state.cpp): null means `comm`; level 1 of two levels
   // has its own, its `comm` being SELF (it writes no file).
   MPI_Comm state_comm = MPI_COMM_NULL;
-  bool discard = false;           // benchmarks: assemble records, write no data
+  bool discard = false;  // benchmarks: assemble records, write no data
   // Two-level servers. Level 1 (forward set): each assembled block goes to
   // `forward` instead of a file. Level 2 (pool >= 0): blocks arrive whole
   // from level 1 (on_block); only the files with file_pool[f] == pool are
@@ -193,8 +193,8 @@ class OutputEngine {
   std::map<std::pair<int, std::int64_t>, std::int64_t> kept_windows_;
   bool checkpoint_ready() const;  // the front marker's samples are all here
   void save_state(const Checkpoint& c);
-  MPI_Comm state_comm() const;  // the servers that save and restore together
-  void restore_state();                       // from plan_.server_state, at construction
+  MPI_Comm state_comm() const;                               // the servers that save and restore together
+  void restore_state();                                      // from plan_.server_state, at construction
   std::vector<std::int64_t> global_of_block(int var) const;  // C order over the variable's shape
   std::int64_t record_base(int var) const;                   // records of its file before this run (an exact restart)
   struct Announce {
@@ -279,15 +279,16 @@ class OutputEngine {
   // at the next record's start (start_and_agree) or at close (agree_at_close)
   // every writer hears of it, and all close their files together.
   bool agree_ = false;
-  std::string deferred_;                 // the first such error here, not yet agreed
-  std::vector<char> broken_;             // by file: a write failed here (own files: no more writes)
-  bool shared(int file) const;           // written by several writers together
+  std::string deferred_;                            // the first such error here, not yet agreed
+  std::vector<char> broken_;                        // by file: a write failed here (own files: no more writes)
+  bool shared(int file) const;                      // written by several writers together
   void defer(int file, const formats::IoError& e);  // or throws, without shared files
-  std::string agreed(std::string error) const;  // collective: the first writer's error, or empty
+  std::string agreed(std::string error) const;      // collective: the first writer's error, or empty
   void agree_at_close();
   std::string close_files(std::string* closed, std::string* damaged);  // the errors, if any
   bool constructing_ = true;              // open_file called by the constructor (on every writer at once)
   int writers_ = 1;                       // ranks of role_.comm: the writers of each shared file
+  int files_on_disk_ = 0;                 // the context's files filling the disk at once (WriterTarget::sharers)
   MPI_Request peers_ = MPI_REQUEST_NULL;  // the barrier before the front record of a shared file
   std::size_t closed_clients_ = 0;
   std::vector<std::string> warnings_;
