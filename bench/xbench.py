@@ -26,17 +26,12 @@ import subprocess
 import sys
 import time
 
+from miniapp_runs import MPI_ENV
+
 HERE = pathlib.Path(__file__).resolve().parent
 ROOT = HERE.parent
 MODES = ("none", "instant", "average")
 TARGETS = {"instant_ratio": 1.15, "average_ratio": 1.25, "average_growth_records": 1.2, "server_rss_mib": 600}
-MPI_ENV = {
-    "OMPI_ALLOW_RUN_AS_ROOT": "1",
-    "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1",
-    "OMPI_MCA_rmaps_base_oversubscribe": "1",
-    "OMPI_MCA_mpi_yield_when_idle": "1",
-    "HDF5_USE_FILE_LOCKING": "FALSE",
-}
 LINE = re.compile(r"xbench: mode=(\w+) (.*)")
 
 
