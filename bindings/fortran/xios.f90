@@ -57,6 +57,15 @@ module xios
             xios_duration_convert_from_string
   ! foehn's extension, not in XIOS: exact restarts (docs/restart.md).
   public :: xios_checkpoint
+  public :: xios_timer_resume, xios_timer_suspend, xios_timer_reset, xios_timer_get_time, xios_oasis_enddef
+
+  ! XIOS's named timers (xios_timers.inc): totals of wall-clock intervals.
+  type :: named_timer
+    character(:), allocatable :: name
+    real(real64) :: cumulated = 0, since = 0
+    logical :: running = .false.
+  end type named_timer
+  type(named_timer), allocatable, save :: timers(:)
   ! xios_set/get/is_defined_<kind>_attr, generated from src/config/xios_attributes.tsv.
   include "xios_attr_public.inc"
   public :: operator(+), operator(-), operator(*), operator(==), operator(/=), operator(<), operator(<=), &
@@ -506,6 +515,7 @@ contains
   include "xios_handles.inc"
   include "xios_tree.inc"
   include "xios_calendar.inc"
+  include "xios_timers.inc"
 
   ! ---------------------------------------------------------------- helpers
 
