@@ -150,7 +150,7 @@ void check_file(int steps) {
   check<double>(nc, "gmean", records, 1, [](int s, int) { return gmean_value(s); });
   check<double>(nc, "gmean_mean", records, 1, [](int s, int) { return 0.5 * (gmean_value(s - 1) + gmean_value(s)); });
   check<double>(nc, "depth", 1, kDepth, [](int, int d) { return 10.0 * d + 5.0; });
-  check<double>(nc, "depth_bnds", 1, 2 * kDepth, [](int, int k) { return 10.0 * (k / 2) + 10.0 * (k % 2); });
+  check<double>(nc, "depth_bounds", 1, 2 * kDepth, [](int, int k) { return 10.0 * (k / 2) + 10.0 * (k % 2); });
   check<double>(nc, "bin", 1, kBin, [](int, int k) { return 200.0 + 10.0 * k; });
   check<double>(nc, "height", 1, 1, [](int, int) { return 2.0; });
   check<float>(nc, "tc", records, kLev * kCols, [](int s, int k) { return tc_value(s, k % kCols, k / kCols); });

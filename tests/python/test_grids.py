@@ -103,13 +103,16 @@ def test_values_and_coordinates_exact(tmp_path, mpmd, name, clients, servers):
         ds["ps"].set_auto_mask(True)
         assert np.ma.getmaskarray(ds["ps"][0]).sum() == miss.sum()
         lon, lat = coordinates(kind, ni, nj)
-        np.testing.assert_allclose(ds["lon"][:].ravel(), lon, rtol=0, atol=1e-12)
-        np.testing.assert_allclose(ds["lat"][:].ravel(), lat, rtol=0, atol=1e-12)
+        # XIOS's names: nav_lon/nav_lat for curvilinear domains, bounds_<coordinate>.
+        lon_name, lat_name = ("nav_lon", "nav_lat") if kind == "curvilinear" else ("lon", "lat")
+        np.testing.assert_allclose(ds[lon_name][:].ravel(), lon, rtol=0, atol=1e-12)
+        np.testing.assert_allclose(ds[lat_name][:].ravel(), lat, rtol=0, atol=1e-12)
         nvertex = {"rectilinear": 2, "curvilinear": 4, "gaussian": 4, "unstructured": 3}[kind]
-        assert ds["lat_bnds"].shape[-1] == nvertex and ds["lon_bnds"].shape[-1] == nvertex
+        assert ds[lat_name].bounds == "bounds_" + lat_name and ds[lon_name].bounds == "bounds_" + lon_name
+        assert ds["bounds_" + lat_name].shape[-1] == nvertex and ds["bounds_" + lon_name].shape[-1] == nvertex
         if kind != "rectilinear":
-            assert ds["ta"].coordinates.endswith("lat lon")
-            bl, bt = ds["lon_bnds"][:].reshape(-1, nvertex), ds["lat_bnds"][:].reshape(-1, nvertex)
+            assert ds["ta"].coordinates.endswith(f"{lat_name} {lon_name}")
+            bl, bt = ds["bounds_" + lon_name][:].reshape(-1, nvertex), ds["bounds_" + lat_name][:].reshape(-1, nvertex)
             assert np.all(bt.min(axis=1) <= lat + 1e-12) and np.all(bt.max(axis=1) >= lat - 1e-12)
             if kind != "unstructured":  # cells span their centre in longitude too
                 assert np.all(bl.min(axis=1) <= lon + 1e-12) and np.all(bl.max(axis=1) >= lon - 1e-12)
@@ -180,7 +183,7 @@ def test_ugrid_mesh_topology(tmp_path, mpmd, clients, servers):
         assert faces.cf_role == "face_node_connectivity" and faces.start_index == 0
         faces = faces[:]
         nodes_lon, nodes_lat = ds["mesh_node_lon"][:], ds["mesh_node_lat"][:]
-        blon, blat = ds["lon_bnds"][:], ds["lat_bnds"][:]
+        blon, blat = ds["bounds_lon"][:], ds["bounds_lat"][:]
         np.testing.assert_array_equal(nodes_lon[faces], blon)
         np.testing.assert_array_equal(nodes_lat[faces], blat)
         corners = np.unique(np.stack([blon.ravel(), blat.ravel()], 1), axis=0)
@@ -230,7 +233,7 @@ def test_cdi_convention_reduced_gaussian(tmp_path, mpmd):
         # Nothing lost: the cells, with bounds, as in the default file.
         np.testing.assert_allclose(ds["lat"][:], lat, rtol=0, atol=1e-12)
         np.testing.assert_allclose(ds["lon"][:], lon, rtol=0, atol=1e-12)
-        assert ds["lat_bnds"].shape == ds["lon_bnds"].shape == (544, 4)
+        assert ds["bounds_lat"].shape == ds["bounds_lon"].shape == (544, 4)
         for r, step in enumerate([2, 4]):
             ps, _, ta, ua, _ = expected(name, step)
             np.testing.assert_array_equal(raw(ds["ps"])[r], ps)

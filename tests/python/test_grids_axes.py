@@ -52,22 +52,23 @@ def test_axes_and_scalars_exact(tmp_path, mpmd, clients, servers):
             np.testing.assert_array_equal(ds["gmean_mean"][r], 0.5 * (now["gmean"] + before["gmean"]))
         assert ds["prof"].dimensions == ("time_counter", "depth", "band")
         assert ds["gmean"].dimensions == ("time_counter",)
-        assert ds["tp"].dimensions == ("time_counter", "plev", "cell")
+        # Two domains in the file: each takes its id as a suffix, as in XIOS.
+        assert ds["tp"].dimensions == ("time_counter", "plev", "cell_dom")
         assert ds["tc"].dimensions == ("time_counter", "lev", "cell_col")
         np.testing.assert_array_equal(ds["lev"][:], np.arange(1.0, LEV + 1))
         # Axis values, bounds and metadata, whichever rank or the XML gave them.
         np.testing.assert_array_equal(ds["depth"][:], 10.0 * np.arange(DEPTH) + 5.0)
-        np.testing.assert_array_equal(ds["depth_bnds"][:], np.stack([10.0 * np.arange(DEPTH), 10.0 * np.arange(DEPTH) + 10.0], 1))
-        assert (ds["depth"].units, ds["depth"].positive, ds["depth"].axis, ds["depth"].bounds) == ("m", "down", "Z", "depth_bnds")
+        np.testing.assert_array_equal(ds["depth_bounds"][:], np.stack([10.0 * np.arange(DEPTH), 10.0 * np.arange(DEPTH) + 10.0], 1))
+        assert (ds["depth"].units, ds["depth"].positive, ds["depth"].axis, ds["depth"].bounds) == ("m", "down", "Z", "depth_bounds")
         np.testing.assert_array_equal(ds["bin"][:], 200.0 + 10.0 * np.arange(BIN))
         assert ds["bin"].axis == "X" and "bounds" not in ds["bin"].ncattrs()
-        np.testing.assert_array_equal(ds["band_bnds"][:], np.stack([np.arange(BAND) + 0.5, np.arange(BAND) + 1.5], 1))
-        np.testing.assert_array_equal(ds["plev_bnds"][:], [[100000, 70000], [70000, 37500], [37500, 10000]])
+        np.testing.assert_array_equal(ds["band_bounds"][:], np.stack([np.arange(BAND) + 0.5, np.arange(BAND) + 1.5], 1))
+        np.testing.assert_array_equal(ds["plev_bounds"][:], [[100000, 70000], [70000, 37500], [37500, 10000]])
         # The scalar: a 0-d coordinate with the model's value, named by `coordinates`.
         height = ds["height"]
         assert height.dimensions == () and height[...] == 2.0
         assert (height.units, height.positive, height.standard_name) == ("m", "up", "height")
-        assert ds["t2m"].coordinates.split() == ["time_instant", "lat", "lon", "height"]
+        assert ds["t2m"].coordinates.split() == ["time_instant", "lat_dom", "lon_dom", "height"]
         assert "coordinates" not in ds["gmean"].ncattrs() or "globe" not in ds["gmean"].coordinates
 
 

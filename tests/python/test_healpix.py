@@ -64,7 +64,7 @@ def test_geometry_matches_healpy(runs, level, scheme):
         assert np.abs(dlon).max() < 1e-11
         # corners: healpy's (cell, xyz, corner), north, west, south, east
         corners = healpy.boundaries(nside, cells, step=1, nest=nest)
-        ours = unit_vectors(ds["lon_bnds"].values, ds["lat_bnds"].values)  # (cell, corner, xyz)
+        ours = unit_vectors(ds["bounds_lon"].values, ds["bounds_lat"].values)  # (cell, corner, xyz)
         np.testing.assert_allclose(ours, np.transpose(corners, (0, 2, 1)), rtol=0, atol=1e-13)
         np.testing.assert_array_equal(ds["cell"].values, cells)
         np.testing.assert_array_equal(ds[f"g_{level}_{scheme}"].values[0], cells)
@@ -75,12 +75,13 @@ def test_values_and_cf_healpix_metadata(runs, config):
     g = np.arange(12 * 4**LEVEL)
     with xr.open_dataset(runs[config] / "hp_one.nc", decode_times=False) as ds:
         assert ds.attrs["Conventions"].startswith("CF-1.13")
-        crs = ds["crs"].attrs
+        # Two domains (hp, reg) in the file: every name takes its domain's id, as in XIOS.
+        crs = ds["crs_hp"].attrs
         assert crs["grid_mapping_name"] == "healpix" and crs["indexing_scheme"] == "nested"
         assert crs["refinement_level"] == LEVEL and crs["healpix_nside"] == 2**LEVEL and crs["healpix_order"] == "nest"
-        assert ds["tas"].dims == ("time_counter", "cell") and ds["ta"].dims == ("time_counter", "lev", "cell")
-        assert ds["tas"].attrs["grid_mapping"] == "crs" and ds["cell"].attrs["standard_name"] == "healpix_index"
-        np.testing.assert_array_equal(ds["cell"].values, g)
+        assert ds["tas"].dims == ("time_counter", "cell_hp") and ds["ta"].dims == ("time_counter", "lev", "cell_hp")
+        assert ds["tas"].attrs["grid_mapping"] == "crs_hp" and ds["cell_hp"].attrs["standard_name"] == "healpix_index"
+        np.testing.assert_array_equal(ds["cell_hp"].values, g)
         reg = np.zeros(12 * 4**REG_LEVEL, bool)
         reg[regional_cells()] = True
         reg_crs = ds[ds["reg_tas"].attrs["grid_mapping"]].attrs
@@ -97,7 +98,7 @@ def test_every_configuration_writes_the_same_bytes(runs):
     def data(path):
         with netCDF4.Dataset(path) as nc:
             nc.set_auto_maskandscale(False)
-            return {name: nc[name][:].tobytes() for name in ("tas", "ta", "reg_tas", "cell", "lat", "lon_bnds", "crs")}
+            return {name: nc[name][:].tobytes() for name in ("tas", "ta", "reg_tas", "cell_hp", "lat_hp", "bounds_lon_hp", "crs_hp")}
     first = data(runs[RUNS[0]] / "hp_one.nc")
     for config in RUNS[1:]:
         assert data(runs[config] / "hp_one.nc") == first, config
@@ -170,9 +171,9 @@ def test_zarr_store_equals_the_netcdf_file(runs, config):
                 assert crs["grid_mapping_name"] == "healpix" and crs["refinement_level"] == level
                 assert crs["healpix_nside"] == 2**level and crs["healpix_order"] == "nest"
                 np.testing.assert_array_equal(z["cell"].values, np.arange(12 * 4**level))
-                suffix = "" if level == LEVEL else f"_hp_z{level}"
+                suffix = "_hp" if level == LEVEL else f"_hp_z{level}"  # the netCDF file holds several domains
                 np.testing.assert_array_equal(z["lat"].values, nc[f"lat{suffix}"].values)
-                np.testing.assert_array_equal(z["lon_bnds"].values, nc[f"lon{suffix}_bnds"].values)
+                np.testing.assert_array_equal(z["lon_bnds"].values, nc[f"bounds_lon{suffix}"].values)
         # outside the pyramid: the root group (the regional field: its chunk has pieces from both writers)
         with xr.open_zarr(store, decode_times=False) as z:
             np.testing.assert_array_equal(z["reg_tas"].values, nc["reg_tas"].values)
@@ -242,8 +243,8 @@ def test_fortran_binding(tmp_path, clients, servers):
     g, greg = np.arange(12 * 4**2), np.arange(12 * 4**1)
     with xr.open_dataset(tmp_path / "hp_fortran.nc", decode_times=False) as ds:
         lon, lat = healpy.pix2ang(4, g, nest=True, lonlat=True)
-        np.testing.assert_allclose(ds["lat"].values, lat, rtol=0, atol=1e-11)
-        assert np.abs((ds["lon"].values - lon + 180.0) % 360.0 - 180.0).max() < 1e-11
+        np.testing.assert_allclose(ds["lat_hp"].values, lat, rtol=0, atol=1e-11)  # two domains: suffixes
+        assert np.abs((ds["lon_hp"].values - lon + 180.0) % 360.0 - 180.0).max() < 1e-11
         assert ds[ds["reg_tas"].attrs["grid_mapping"]].attrs["indexing_scheme"] == "ring"
         for r, step in enumerate(range(1, 4)):
             np.testing.assert_array_equal(ds["tas"].values[r], 1000.0 * step + 0.5 * g)

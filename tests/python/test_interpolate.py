@@ -88,9 +88,10 @@ def test_target_coordinates(outputs):
     """The generated 2-degree grid (XIOS's defaults: cells from 0 and -90)
     and the shifted one of the nearest-neighbour target, with bounds."""
     with netCDF4.Dataset(outputs[(2, 0)] / "interp_out.nc") as ds:
-        np.testing.assert_allclose(ds["lon"][:], 1.0 + 2.0 * np.arange(180), atol=1e-12)
-        np.testing.assert_allclose(ds["lat"][:], -89.0 + 2.0 * np.arange(90), atol=1e-12)
-        np.testing.assert_allclose(ds["lat_bnds"][:], np.stack([-90.0 + 2 * np.arange(90), -88.0 + 2 * np.arange(90)], 1),
+        # Several domains in the file: each name has its domain's suffix, as in XIOS.
+        np.testing.assert_allclose(ds["lon_r2"][:], 1.0 + 2.0 * np.arange(180), atol=1e-12)
+        np.testing.assert_allclose(ds["lat_r2"][:], -89.0 + 2.0 * np.arange(90), atol=1e-12)
+        np.testing.assert_allclose(ds["bounds_lat_r2"][:], np.stack([-90.0 + 2 * np.arange(90), -88.0 + 2 * np.arange(90)], 1),
                                    atol=1e-12)
         np.testing.assert_allclose(ds["lon_r2_nn"][:], 0.3 + 2.0 * np.arange(180), atol=1e-12)
         np.testing.assert_allclose(ds["lat_r2_nn"][:], -89.3 + 2.0 * np.arange(90), atol=1e-12)

@@ -333,7 +333,7 @@ def test_python_axis_parts_and_scalars(tmp_path, mpmd, servers):
             np.testing.assert_array_equal(ds["gmean"].values[r], now["gmean"][0])
         assert ds["gmean"].dims == ("time_counter",)
         np.testing.assert_array_equal(ds["depth"].values, 10.0 * depth + 5.0)
-        np.testing.assert_array_equal(ds["depth_bnds"].values, np.stack([10.0 * depth, 10.0 * depth + 10.0], 1))
+        np.testing.assert_array_equal(ds["depth_bounds"].values, np.stack([10.0 * depth, 10.0 * depth + 10.0], 1))
         np.testing.assert_array_equal(ds["bin"].values, 200.0 + 10.0 * np.arange(AXES["bin"]))
         # the scalar: the value set from Python (the XML says 10), named by t2m's coordinates
         assert ds["height"].values == 2.0 and ds["height"].attrs["units"] == "m"

@@ -96,8 +96,9 @@ def test_compressed_curvilinear_values(outputs):
         # Step 0 was written before the first update: no record of the start date.
         np.testing.assert_array_equal(ds["time_counter"][:], 3600.0 * np.arange(1, NSTEPS + 1))
         j, i = np.meshgrid(np.arange(NJ), np.arange(NI), indexing="ij")
-        np.testing.assert_array_equal(ds["lon"][:], 10.0 * i + 0.5 * j)
-        np.testing.assert_array_equal(ds["lat"][:], -60.0 + 15.0 * j + 0.1 * i)
+        np.testing.assert_array_equal(ds["nav_lon"][:], 10.0 * i + 0.5 * j)  # XIOS's curvilinear names
+        np.testing.assert_array_equal(ds["nav_lat"][:], -60.0 + 15.0 * j + 0.1 * i)
+        assert ds["ps"].coordinates.split()[-2:] == ["nav_lat", "nav_lon"]
         for r in range(NSTEPS):
             ps, ta, wet = expected(r + 1)
             got = ds["ps"][r]

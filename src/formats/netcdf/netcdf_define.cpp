@@ -5,6 +5,7 @@
 #include <netcdf.h>
 
 #include <algorithm>
+#include <set>
 #include <sstream>
 #include <string>
 
@@ -125,7 +126,12 @@ void NetcdfWriter::define_time(const ContextPlan& plan) {
 // Dimensions and coordinate variables of the domains and axes this file
 // uses, in the order its variables first use them.
 void NetcdfWriter::define_grid(const ContextPlan& plan, const FileInfo& f) {
-  bool first_domain = true;
+  // As XIOS: when the file holds more than one domain, every domain's names
+  // take the suffix _<name or id>; with one domain, none.
+  std::set<int> domains;
+  for (int vi : f.variables)
+    for (const Dim& d : plan.variables[vi].dims)
+      if (d.kind != Dim::axis) domains.insert(d.index);
   domain_vars_.assign(plan.domains.size(), {});
   for (int vi : f.variables)
     for (const Dim& d : plan.variables[vi].dims) {
@@ -133,8 +139,8 @@ void NetcdfWriter::define_grid(const ContextPlan& plan, const FileInfo& f) {
       if (d.kind == Dim::axis) {
         define_axis(plan, d.index);
       } else {
-        define_domain(plan, d.index, first_domain ? "" : "_" + plan.domains[d.index].id);
-        first_domain = false;
+        const DomainInfo& dom = plan.domains[d.index];
+        define_domain(plan, d.index, domains.size() == 1 ? "" : "_" + (dom.name.empty() ? dom.id : dom.name));
       }
     }
 }
@@ -154,7 +160,7 @@ void NetcdfWriter::define_axis(const ContextPlan& plan, int index) {
   ds_.put_text(var, "positive", a.positive);
   for (const auto& at : a.attributes) put_attribute(ds_, var, at, NC_DOUBLE);
   if (!a.bounds.empty()) {  // CF bounds: (axis, 2), lower then upper
-    const std::string bounds = a.bounds_name.empty() ? name + "_bnds" : a.bounds_name;
+    const std::string bounds = a.bounds_name.empty() ? name + "_bounds" : a.bounds_name;  // XIOS's name
     int nb = ds_.find_dim("axis_nbounds").value_or(-1);
     if (nb < 0) nb = ds_.def_dim("axis_nbounds", 2);
     const int bvar = ds_.def_var(bounds, NC_DOUBLE, {id, nb});
@@ -172,14 +178,17 @@ void NetcdfWriter::define_domain(const ContextPlan& plan, int index, const std::
   DomainVars& names = domain_vars_[index];
   names.used = true;
   // XIOS's names: lon_name and lat_name (rectilinear: else dim_i_name and
-  // dim_j_name), else lat and lon; dimensions dim_j_name and dim_i_name,
-  // else lat/lon (rectilinear), y/x (curvilinear), cell (1-D); each with
-  // the domain's suffix.
+  // dim_j_name), else nav_lon/nav_lat (curvilinear) or lon/lat; dimensions
+  // dim_j_name and dim_i_name, else lat/lon (rectilinear), y/x
+  // (curvilinear), cell (1-D); each with the domain's suffix.
+  const bool curvilinear = dom.type == "curvilinear";
   const std::string lon = !dom.lon_name.empty()             ? dom.lon_name
                           : rect && !dom.dim_i_name.empty() ? dom.dim_i_name
+                          : curvilinear                     ? "nav_lon"
                                                             : "lon";
   const std::string lat = !dom.lat_name.empty()             ? dom.lat_name
                           : rect && !dom.dim_j_name.empty() ? dom.dim_j_name
+                          : curvilinear                     ? "nav_lat"
                                                             : "lat";
   names.lat = lat + suffix;
   names.lon = lon + suffix;
@@ -195,9 +204,10 @@ void NetcdfWriter::define_domain(const ContextPlan& plan, int index, const std::
     const std::string nv = rect ? "axis_nbounds" : "nvertex" + suffix;
     nbounds = ds_.find_dim(nv).value_or(-1);
     if (nbounds < 0) nbounds = ds_.def_dim(nv, dom.nvertex);
-    // bounds_lat_name and bounds_lon_name as given (XIOS adds no suffix).
-    names.lat_bounds = dom.bounds_lat_name.empty() ? names.lat + "_bnds" : dom.bounds_lat_name;
-    names.lon_bounds = dom.bounds_lon_name.empty() ? names.lon + "_bnds" : dom.bounds_lon_name;
+    // XIOS's bounds_<coordinate>; bounds_lat_name and bounds_lon_name as
+    // given (XIOS adds no suffix).
+    names.lat_bounds = dom.bounds_lat_name.empty() ? "bounds_" + names.lat : dom.bounds_lat_name;
+    names.lon_bounds = dom.bounds_lon_name.empty() ? "bounds_" + names.lon : dom.bounds_lon_name;
   }
   // Coordinates: 1-D coordinate variables (rectilinear), else auxiliary
   // coordinates over the domain's dimensions, named by `coordinates`.

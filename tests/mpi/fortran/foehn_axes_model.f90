@@ -149,7 +149,7 @@ contains
     call expect(same(v, [(gmean_value(2 * r), r = 1, 2)]), "gmean: model rank 0's value")
     call read_var(f, "depth", v)
     call expect(same(v, [(10.0_real64 * d + 5.0_real64, d = 0, ndepth - 1)]), "depth values from the ranks' parts")
-    call read_var(f, "depth_bnds", v)
+    call read_var(f, "depth_bounds", v)
     call expect(same(v, [((10.0_real64 * (d + k), k = 0, 1), d = 0, ndepth - 1)]), "depth bounds")
     call read_var(f, "bin", v)
     call expect(same(v, [(200.0_real64 + 10.0_real64 * b, b = 0, nbin - 1)]), "bin values from the XML")
