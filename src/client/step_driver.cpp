@@ -13,6 +13,7 @@
 #include "client/agree.h"
 #include "client/errors.h"
 #include "client/step_driver.h"
+#include "transform/transform.h"
 #include "transport/event.h"
 
 namespace foehn::client {
@@ -434,6 +435,37 @@ bool StepDriver::is_used(int handle) const {
   return fields_[handle].source >= 0 || !fields_[handle].outputs.empty();
 }
 
+bool StepDriver::inside_cycle(const OutputVar& out) const {
+  const filters::Node& node = graph_.node(out.node);
+  if (node.inputs.empty() || node.stage.op() != filters::TemporalOp::instant || !files_[out.file].sampler.due)
+    return false;
+  const filters::Node& input = graph_.node(node.inputs[0]);
+  return input.kind == filters::NodeKind::transform && input.transform &&
+         input.transform->op == transform::Operation::split;
+}
+
+// Without it the writers would wait for the record until the context
+// closes (and a checkpoint, whose marker follows it, for ever).
+void StepDriver::send_no_value(OutputVar& out) {
+  const std::int64_t record = files_[out.file].record;
+  if (out.last_record == record) return;
+  out.last_record = record;
+  EventHeader h{EventType::data, key_, static_cast<std::uint32_t>(out.plan_index), static_cast<std::uint16_t>(out.elem),
+                transport::kNoValue, record, 0, 0, 0, 0};
+  if (attached_) {
+    attached_->on_data(rank_, h, nullptr);
+    return;
+  }
+  if (rank_ != 0) return;  // one word for every server
+  for (size_t s = 0; s < channels_.size(); ++s) {
+    if (!channels_[s].make_space(0)) {
+      channels_[s].send_current();
+      make_room(static_cast<int>(s));
+    }
+    channels_[s].append(h, 0);
+  }
+}
+
 void StepDriver::finish_record(OutputVar& out) {
   const FileSchedule& fs = files_[out.file];
   out.window_samples = 0;
@@ -483,7 +515,10 @@ void StepDriver::end_step() {
     for (OutputVar& out : outputs_) {
       const std::vector<int>& in = graph_.node(out.node).inputs;
       bool all_finite = false;  // no count of the model's values here
-      if (!in.empty() && graph_.has_values(in[0], step_)) feed(out, graph_.values(in[0]), all_finite);
+      if (!in.empty() && graph_.has_values(in[0], step_))
+        feed(out, graph_.values(in[0]), all_finite);
+      else if (inside_cycle(out))
+        send_no_value(out);
     }
   }
   for (OutputVar& out : outputs_)

@@ -175,6 +175,7 @@ class OutputEngine {
     int finished_clients = 0;      // clients that sent their last sample (when reducing)
     filters::TemporalStage stage;  // when reducing: the samples' weights come with them
     bool complete = false;
+    bool no_value = false;  // transport::kNoValue: written as fill values
   };
   static constexpr int kSyncMarker = -1;  // an Announce's file: on_sync
   // A checkpoint's open windows reduced here: the samples each record
@@ -223,6 +224,7 @@ class OutputEngine {
   void build_plans(int var, VarState& s, std::vector<WriterPoints>& found);  // scatter plans, fill, pieces
   void build_axis_plans(int var, VarState& s);                               // the same for grids of decomposed axes
   void write_block(int var, std::int64_t record, const std::byte* data);
+  void no_value(const transport::EventHeader& h);  // a kNoValue event: the record becomes fill values
   // split_freq and sync_freq of one file.
   struct FilePeriods {
     std::optional<calendar::SplitPeriods> split;

@@ -70,6 +70,10 @@ enum EventFlags : std::uint16_t {
   // can receive straight into the record it assembles: one copy per byte
   // on the server instead of two (docs/transport.md, "Direct payloads").
   kDirect = 4,
+  // With count 0: the record of this variable has no value at all, from
+  // any client (an instant output inside a temporal_splitting cycle): the
+  // writers write it as fill values at once instead of waiting for data.
+  kNoValue = 8,
 };
 
 struct EventHeader {
