@@ -224,7 +224,9 @@ class OutputEngine {
   void build_plans(int var, VarState& s, std::vector<WriterPoints>& found);  // scatter plans, fill, pieces
   void build_axis_plans(int var, VarState& s);                               // the same for grids of decomposed axes
   void write_block(int var, std::int64_t record, const std::byte* data);
-  void no_value(const transport::EventHeader& h);  // a kNoValue event: the record becomes fill values
+  void no_value(const transport::EventHeader& h);
+  void store_uniform_weights_once(const std::vector<const filters::Accumulator*>& held, std::vector<int>& per_point,
+                                  std::vector<double>& weight_all) const;  // a kNoValue event: the record becomes fill values
   // split_freq and sync_freq of one file.
   struct FilePeriods {
     std::optional<calendar::SplitPeriods> split;

@@ -18,6 +18,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <stdexcept>
 
 #include "restart/by_global_index.h"
@@ -110,6 +111,33 @@ std::int64_t points_of(const output::ContextPlan& plan, int var) {
 
 }  // namespace
 
+// The servers add each sample's pieces as they arrive, so their windows
+// keep a weight per point even when every point has the same (no missing
+// value): stored as it is, the state would be twice the values. A window
+// whose held weights are all one number on every server is stored as that
+// number (restore takes it back the same way).
+void OutputEngine::store_uniform_weights_once(const std::vector<const filters::Accumulator*>& held,
+                                              std::vector<int>& per_point, std::vector<double>& weight_all) const {
+  const std::size_t n = held.size();
+  // Per window: the smallest and the largest weight held here, negated for
+  // the largest so that one MPI_MIN reduction gives both.
+  std::vector<double> bounds(2 * n, std::numeric_limits<double>::infinity());
+  for (std::size_t i = 0; i < n; ++i) {
+    if (!per_point[i] || !held[i]) continue;
+    const filters::Accumulator& acc = *held[i];
+    const std::size_t points = acc.per_point_weights() ? acc.size() : 1;
+    for (std::size_t k = 0; k < points; ++k) {
+      const double w = acc.per_point_weights() ? acc.weight_of(k) : acc.weight_all();
+      bounds[2 * i] = std::min(bounds[2 * i], w);
+      bounds[2 * i + 1] = std::min(bounds[2 * i + 1], -w);
+    }
+  }
+  MPI_Allreduce(MPI_IN_PLACE, bounds.data(), static_cast<int>(2 * n), MPI_DOUBLE, MPI_MIN, state_comm());
+  for (std::size_t i = 0; i < n; ++i)
+    if (per_point[i] && std::isfinite(bounds[2 * i]) && bounds[2 * i] == -bounds[2 * i + 1])
+      per_point[i] = 0, weight_all[i] = bounds[2 * i];
+}
+
 void OutputEngine::save_state(const Checkpoint& c) {
   const std::size_t n = c.windows.size();
   std::vector<std::int64_t> table(n * kRecordColumns);
@@ -131,6 +159,7 @@ void OutputEngine::save_state(const Checkpoint& c) {
   // A server without points of a window has no weight: the others' is the one.
   MPI_Allreduce(MPI_IN_PLACE, weight_all.data(), static_cast<int>(n), MPI_DOUBLE, MPI_MAX, state_comm());
   MPI_Allreduce(MPI_IN_PLACE, per_point.data(), static_cast<int>(n), MPI_INT, MPI_MAX, state_comm());
+  store_uniform_weights_once(held, per_point, weight_all);
   for (std::size_t i = 0; i < n; ++i) table[i * kRecordColumns + 3] = per_point[i];
   const std::string where = "checkpoint of context '" + plan_.context_id + "', servers' state " + c.path + ": ";
   try {

@@ -78,7 +78,13 @@ def test_cut_runs_write_the_unbroken_files(tmp_path, mpmd, unbroken, cuts, count
         assert run.returncode == 0, f"segment {k + 1}: " + run.stderr
         if last < STEPS:  # the servers' state beside the clients'
             tag = start_date(last + 1).replace("-", "").replace(" ", "T").replace(":", "")
-            assert (tmp_path / "restart" / tag / "rst.servers.nc").exists()
+            state = tmp_path / "restart" / tag / "rst.servers.nc"
+            assert state.exists()
+            # Per-point weights only for windows whose points differ (q's missing
+            # values); the others' weight is one number (window_weights).
+            with netCDF4.Dataset(state) as st:
+                weights = [v for v in st.variables if v.endswith("_weight")]
+                assert 0 < len(weights) < len([v for v in st.variables if v.endswith("_value")]), list(st.variables)
         if k > 0:
             assert f"resumes from the state of {start_date(first)}" in run.stderr
     assert_identical(tmp_path, unbroken)
