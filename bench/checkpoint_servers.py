@@ -17,8 +17,8 @@ for the servers to take in the step's samples still in flight (state:
 311 MB sent at step 3; sync: none, instants are sent at output steps),
 the second, nothing in flight, is the checkpoint's own cost.
 and the model rank then writing the bytes the servers' windows hold
-plainly (values and per-point weights, 2 x 311 MB; numpy tofile, one
-file): one pass over them on this disk.
+plainly (their values, 311 MB; numpy tofile, one file): one pass over
+the bytes the state holds on this disk.
 The servers' state size (apparent, and the blocks allocated) is set
 against the accumulators' value bytes (8 per point), and the values and
 per-point weights it holds are counted (a server adds a sample's pieces as
@@ -80,8 +80,8 @@ def model(ni, nj, nlev, nfields, out_json):
     ctx.checkpoint()
     checkpoint_s = time.perf_counter() - t0
     t0 = time.perf_counter()
-    with open("plain.bin", "wb") as out:  # the servers' values and per-point weights, one plain pass
-        for f in range(2 * nfields):
+    with open("plain.bin", "wb") as out:  # the windows' values (what the state holds without missing values)
+        for f in range(nfields):
             data.tofile(out)
     plain_s = time.perf_counter() - t0
     ctx.close()

@@ -35,6 +35,7 @@ class ByGlobalIndex {
   // decomposition that matches the slabs): then no exchange is needed and
   // the slab is written straight from the local values. Else nullptr.
   const double* slab_in_place(const double* local) const { return in_place_ ? local + local_displs_[rank_] : nullptr; }
+  bool in_place() const { return in_place_; }  // the same on every rank
 
  private:
   MPI_Comm comm_;

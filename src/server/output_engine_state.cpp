@@ -19,6 +19,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <optional>
 #include <stdexcept>
 
 #include "restart/by_global_index.h"
@@ -178,15 +179,38 @@ void OutputEngine::save_state(const Checkpoint& c) {
     st.end_define();
     st.put_table("windows", table);
     st.put_table("window_weights", weight_all);
+    // Windows on one grid (the usual case: many fields of one grid) share
+    // one exchange plan, built once: what a variable's global indices are
+    // depends on its block and shape alone. The plan is collective, so the
+    // servers agree to reuse it.
     std::vector<double> slab, weights;
+    std::optional<restart::ByGlobalIndex> by;
+    std::vector<std::int64_t> key, last_key;
     for (std::size_t i = 0; i < n; ++i) {
       const int var = c.windows[i].var;
-      const restart::ByGlobalIndex by(state_comm(), held[i] ? global_of_block(var) : std::vector<std::int64_t>{},
-                                      points_of(plan_, var));
+      const grid::Box& b = vars_[var].block;
+      key = plan_.shape(plan_.variables[var]);
+      key.insert(key.end(), b.start.begin(), b.start.end());
+      key.insert(key.end(), b.count.begin(), b.count.end());
+      key.push_back(held[i] ? 1 : 0);
+      int same = by && key == last_key;
+      MPI_Allreduce(MPI_IN_PLACE, &same, 1, MPI_INT, MPI_LAND, state_comm());
+      if (!same)
+        by.emplace(state_comm(), held[i] ? global_of_block(var) : std::vector<std::int64_t>{}, points_of(plan_, var));
+      std::swap(key, last_key);
       auto put = [&](const char* what, const double* values) {
-        slab.assign(static_cast<std::size_t>(by.slab_count()), std::nan(""));  // points no server holds
-        by.to_slab(values, slab.data());
-        st.put_slab(var_points(var, what), by.slab_begin(), by.slab_count(), slab.data());
+        // One server holding every point in order: the values are the slab
+        // (a server without values then has an empty slab).
+        const double* out = by->in_place() ? (values ? by->slab_in_place(values) : values) : nullptr;
+        if (!by->in_place()) {
+          if (by->fills_slab())
+            slab.resize(static_cast<std::size_t>(by->slab_count()));
+          else
+            slab.assign(static_cast<std::size_t>(by->slab_count()), std::nan(""));  // points no server holds
+          by->to_slab(values, slab.data());
+          out = slab.data();
+        }
+        st.put_slab(var_points(var, what), by->slab_begin(), by->slab_count(), out);
       };
       put("value", held[i] ? held[i]->values() : nullptr);
       if (!per_point[i]) continue;
