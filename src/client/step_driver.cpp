@@ -483,13 +483,47 @@ void StepDriver::end_step() {
     for (OutputVar& out : outputs_) {
       const std::vector<int>& in = graph_.node(out.node).inputs;
       bool all_finite = false;  // no count of the model's values here
-      if (!in.empty() && graph_.has_values(in[0], step_)) feed(out, graph_.values(in[0]), all_finite);
+      if (!in.empty() && graph_.has_values(in[0], step_))
+        feed(out, graph_.values(in[0]), all_finite);
+      else
+        send_no_value(out, in.empty());
     }
   }
   for (OutputVar& out : outputs_)
     if (graph_.node(out.node).stage.reduces() && files_[out.file].sampler.due) finish_record(out);
   for (const Announce& a : announces_) send_event_to_all(EventType::announce, a.file, a.record, a.time, a.time_start);
   announces_.clear();
+}
+
+// An instant output due now that got no value (a temporal_splitting
+// inside its cycle, or a field the model did not write: `unwritten`): the
+// servers are told, so that the record does not wait for values until the
+// end of the run, holding back every record and checkpoint behind it.
+// Attached writers fill it at close.
+void StepDriver::send_no_value(OutputVar& out, bool unwritten) {
+  const FileSchedule& fs = files_[out.file];
+  filters::TemporalStage& stage = graph_.node(out.node).stage;
+  if (attached_ || out.on_server || stage.op() != filters::TemporalOp::instant) return;
+  if (!stage.wants(fs.sampler.due, false) || out.last_record == fs.record) return;
+  out.last_record = fs.record;
+  for (size_t s = 0; s < channels_.size(); ++s) {
+    if (!out.dest[s].total) continue;
+    if (!channels_[s].make_space(0)) {
+      channels_[s].send_current();
+      make_room(static_cast<int>(s));
+    }
+    EventHeader h{EventType::data,
+                  key_,
+                  static_cast<std::uint32_t>(out.plan_index),
+                  static_cast<std::uint16_t>(out.elem),
+                  transport::kNoValue,
+                  fs.record,
+                  unwritten ? 1 : 0,  // the server warns
+                  0,
+                  0,
+                  0};
+    channels_[s].append(h, 0);
+  }
 }
 
 void StepDriver::send_event_to_all(EventType type, std::uint32_t item, std::int64_t record, double time,

@@ -176,6 +176,7 @@ class StepDriver {
             Convert convert);
   template <class T, class U, class Convert>
   void pack_attached(OutputVar& out, const T* data, std::int64_t record, Convert convert);
+  void send_no_value(OutputVar& out, bool unwritten);
   void send_event_to_all(transport::EventType type, std::uint32_t item, std::int64_t record, double time,
                          double time_start);
   void make_room(int server);
