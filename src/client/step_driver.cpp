@@ -13,7 +13,6 @@
 #include "client/agree.h"
 #include "client/errors.h"
 #include "client/step_driver.h"
-#include "transform/transform.h"
 #include "transport/event.h"
 
 namespace foehn::client {
@@ -435,37 +434,6 @@ bool StepDriver::is_used(int handle) const {
   return fields_[handle].source >= 0 || !fields_[handle].outputs.empty();
 }
 
-bool StepDriver::inside_cycle(const OutputVar& out) const {
-  const filters::Node& node = graph_.node(out.node);
-  if (node.inputs.empty() || node.stage.op() != filters::TemporalOp::instant || !files_[out.file].sampler.due)
-    return false;
-  const filters::Node& input = graph_.node(node.inputs[0]);
-  return input.kind == filters::NodeKind::transform && input.transform &&
-         input.transform->op == transform::Operation::split;
-}
-
-// Without it the writers would wait for the record until the context
-// closes (and a checkpoint, whose marker follows it, for ever).
-void StepDriver::send_no_value(OutputVar& out) {
-  const std::int64_t record = files_[out.file].record;
-  if (out.last_record == record) return;
-  out.last_record = record;
-  EventHeader h{EventType::data, key_, static_cast<std::uint32_t>(out.plan_index), static_cast<std::uint16_t>(out.elem),
-                transport::kNoValue, record, 0, 0, 0, 0};
-  if (attached_) {
-    attached_->on_data(rank_, h, nullptr);
-    return;
-  }
-  if (rank_ != 0) return;  // one word for every server
-  for (size_t s = 0; s < channels_.size(); ++s) {
-    if (!channels_[s].make_space(0)) {
-      channels_[s].send_current();
-      make_room(static_cast<int>(s));
-    }
-    channels_[s].append(h, 0);
-  }
-}
-
 void StepDriver::finish_record(OutputVar& out) {
   const FileSchedule& fs = files_[out.file];
   out.window_samples = 0;
@@ -517,14 +485,45 @@ void StepDriver::end_step() {
       bool all_finite = false;  // no count of the model's values here
       if (!in.empty() && graph_.has_values(in[0], step_))
         feed(out, graph_.values(in[0]), all_finite);
-      else if (inside_cycle(out))
-        send_no_value(out);
+      else
+        send_no_value(out, in.empty());
     }
   }
   for (OutputVar& out : outputs_)
     if (graph_.node(out.node).stage.reduces() && files_[out.file].sampler.due) finish_record(out);
   for (const Announce& a : announces_) send_event_to_all(EventType::announce, a.file, a.record, a.time, a.time_start);
   announces_.clear();
+}
+
+// An instant output due now that got no value (a temporal_splitting
+// inside its cycle, or a field the model did not write: `unwritten`): the
+// servers are told, so that the record does not wait for values until the
+// end of the run, holding back every record and checkpoint behind it.
+// Attached writers fill it at close.
+void StepDriver::send_no_value(OutputVar& out, bool unwritten) {
+  const FileSchedule& fs = files_[out.file];
+  filters::TemporalStage& stage = graph_.node(out.node).stage;
+  if (attached_ || out.on_server || stage.op() != filters::TemporalOp::instant) return;
+  if (!stage.wants(fs.sampler.due, false) || out.last_record == fs.record) return;
+  out.last_record = fs.record;
+  for (size_t s = 0; s < channels_.size(); ++s) {
+    if (!out.dest[s].total) continue;
+    if (!channels_[s].make_space(0)) {
+      channels_[s].send_current();
+      make_room(static_cast<int>(s));
+    }
+    EventHeader h{EventType::data,
+                  key_,
+                  static_cast<std::uint32_t>(out.plan_index),
+                  static_cast<std::uint16_t>(out.elem),
+                  transport::kNoValue,
+                  fs.record,
+                  unwritten ? 1 : 0,  // the server warns
+                  0,
+                  0,
+                  0};
+    channels_[s].append(h, 0);
+  }
 }
 
 void StepDriver::send_event_to_all(EventType type, std::uint32_t item, std::int64_t record, double time,

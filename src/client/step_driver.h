@@ -168,10 +168,6 @@ class StepDriver {
   template <class T>
   void send_sample(OutputVar& out, const T* data, std::int64_t record, double weight);
   void finish_record(OutputVar& out);
-  // An instant output due now whose temporal_splitting input is inside its
-  // cycle: its record has no value; the writers are told (transport::kNoValue).
-  bool inside_cycle(const OutputVar& out) const;
-  void send_no_value(OutputVar& out);
   std::int64_t current_record(const OutputVar& out) const;
   // Whether the output's stage takes this step's value (after the start date).
   bool takes_value_now(const OutputVar& out) const;
@@ -180,6 +176,7 @@ class StepDriver {
             Convert convert);
   template <class T, class U, class Convert>
   void pack_attached(OutputVar& out, const T* data, std::int64_t record, Convert convert);
+  void send_no_value(OutputVar& out, bool unwritten);
   void send_event_to_all(transport::EventType type, std::uint32_t item, std::int64_t record, double time,
                          double time_start);
   void make_room(int server);

@@ -321,22 +321,27 @@ OutputEngine::Pending& OutputEngine::checked_fragment(int client, const transpor
 void OutputEngine::values_arrived(int var, std::int64_t record, Pending& p, std::int64_t count) {
   const VarState& s = vars_[var];
   p.received += count;
-  if (p.received > s.expected)
+  if (p.received + p.missing > s.expected)
     throw std::runtime_error("variable '" + plan_.variables[var].name + "' record " + std::to_string(record) +
                              ": more values than expected (a field written twice in one step?)");
-  p.complete = p.received == s.expected;
+  p.complete = p.received + p.missing == s.expected;
+  p.no_value = p.missing > 0;
+  if (p.complete && p.unwritten)
+    warnings_.push_back("field '" + plan_.variables[var].field_id + "' record " + std::to_string(record) + ": " +
+                        std::to_string(p.received) + " of " + std::to_string(s.expected) +
+                        " values arrived (the model did not write it at that step); written as fill values");
   if (p.complete) advance(false);
 }
 
 void OutputEngine::on_data(int client, const transport::EventHeader& h, const std::byte* payload) {
-  if (h.flags & transport::kNoValue) {
-    no_value(h);
-    return;
-  }
   Pending& p = checked_fragment(client, h);
   const VarState& s = vars_[h.item];
   const ClientPlan& cp = s.clients[client];
-  if (h.flags & transport::kLastSample) {
+  if (h.flags & transport::kNoValue) {
+    p.unwritten = p.unwritten || h.offset == 1;
+    p.missing += cp.total;
+    values_arrived(static_cast<int>(h.item), h.record, p, 0);
+  } else if (h.flags & transport::kLastSample) {
     if (++p.finished_clients == s.contributors) finish_reduction(h.item, p);
     if (p.complete) advance(false);
   } else if (s.reduce_here) {
@@ -352,22 +357,6 @@ void OutputEngine::on_data(int client, const transport::EventHeader& h, const st
                      reinterpret_cast<std::uint32_t*>(p.data.data()));
     values_arrived(static_cast<int>(h.item), h.record, p, h.count);
   }
-}
-
-// Servers hear it from the first model rank alone; an attached writer from
-// its own rank. A part with no points here is ready anyway on a server.
-void OutputEngine::no_value(const transport::EventHeader& h) {
-  if (h.item >= vars_.size()) throw std::runtime_error("no value for unknown variable index " + std::to_string(h.item));
-  const VarState& s = vars_[h.item];
-  if (s.reduce_here)
-    throw std::runtime_error("variable '" + plan_.variables[h.item].name + "': no value for an operation done here");
-  if (s.expected == 0 && !role_.attached) return;
-  Pending& p = pending(static_cast<int>(h.item), h.record);
-  if (p.complete || p.received > 0)
-    throw std::runtime_error("variable '" + plan_.variables[h.item].name + "' record " + std::to_string(h.record) +
-                             ": told it has no value after values arrived");
-  p.no_value = p.complete = true;
-  advance(false);
 }
 
 std::byte* OutputEngine::direct_target(int client, const transport::EventHeader& h) {
@@ -444,8 +433,8 @@ void OutputEngine::write_record_of(int var, std::int64_t record, bool closing) {
   std::byte* data = nullptr;
   if (s.expected == 0) {
     data = fill_all();  // every point of this part is masked
-  } else if (it != pending_.end() && it->second.no_value) {
-    data = fill_all();  // a record with no value anywhere (transport::kNoValue)
+  } else if (it != pending_.end() && it->second.complete && it->second.no_value) {
+    data = fill_all();  // the transformed field has no value at this record
   } else if (it != pending_.end() && it->second.complete) {
     data = it->second.data.data();
   } else {

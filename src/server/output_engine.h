@@ -175,7 +175,9 @@ class OutputEngine {
     int finished_clients = 0;      // clients that sent their last sample (when reducing)
     filters::TemporalStage stage;  // when reducing: the samples' weights come with them
     bool complete = false;
-    bool no_value = false;  // transport::kNoValue: written as fill values
+    std::int64_t missing = 0;  // values of the clients that said kNoValue
+    bool no_value = false;     // some client said kNoValue: written as fill values
+    bool unwritten = false;    // one of them because the model did not write the field
   };
   static constexpr int kSyncMarker = -1;  // an Announce's file: on_sync
   // A checkpoint's open windows reduced here: the samples each record
@@ -224,9 +226,8 @@ class OutputEngine {
   void build_plans(int var, VarState& s, std::vector<WriterPoints>& found);  // scatter plans, fill, pieces
   void build_axis_plans(int var, VarState& s);                               // the same for grids of decomposed axes
   void write_block(int var, std::int64_t record, const std::byte* data);
-  void no_value(const transport::EventHeader& h);
   void store_uniform_weights_once(const std::vector<const filters::Accumulator*>& held, std::vector<int>& per_point,
-                                  std::vector<double>& weight_all) const;  // a kNoValue event: the record becomes fill values
+                                  std::vector<double>& weight_all) const;
   // split_freq and sync_freq of one file.
   struct FilePeriods {
     std::optional<calendar::SplitPeriods> split;

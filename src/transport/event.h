@@ -70,9 +70,10 @@ enum EventFlags : std::uint16_t {
   // can receive straight into the record it assembles: one copy per byte
   // on the server instead of two (docs/transport.md, "Direct payloads").
   kDirect = 4,
-  // With count 0: the record of this variable has no value at all, from
-  // any client (an instant output inside a temporal_splitting cycle): the
-  // writers write it as fill values at once instead of waiting for data.
+  // With count 0: this client's transformed field has no value in the
+  // record (a temporal_splitting's cycle not yet full): the record is
+  // written as fill values once every client has said so, and a
+  // checkpoint behind it goes on (issue 18).
   kNoValue = 8,
 };
 

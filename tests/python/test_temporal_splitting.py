@@ -7,8 +7,7 @@ at the n-th, 2n-th... step only. Checked against numpy: the 4-hour records
 (missing), the axis's values, the same bytes attached on 1 and 2 ranks
 and with 1+1 and 2+2 servers, and runs cut by a checkpoint inside a cycle
 (attached 1 -> 1, 1 -> 2, 2 -> 1; servers 1+1 -> 1+1, 1+1 -> 2+2,
-2+2 -> 1+1) bit for bit as the unbroken run; records inside a cycle are
-written at once, without a warning."""
+2+2 -> 1+1) bit for bit as the unbroken run."""
 import netCDF4
 import numpy as np
 import pytest
@@ -112,13 +111,13 @@ def raw(path):
         return {name: np.array(v[:]) for name, v in ds.variables.items()}
 
 
-# Attached and with servers. (With servers, a checkpoint used to wait for
-# ever here: the records inside a cycle had no value and the writers waited
-# for them until the context closed; now the model says so, kNoValue.)
+# With servers too: the 2 h record inside a cycle, whose split fields have
+# no value, used to stay ahead of the checkpoint's sync on the server until
+# the end of the run (a hang); the clients now say that it has no value.
 @pytest.mark.parametrize("cut,counts", [(6, [(1, 0), (1, 0)]), (3, [(1, 0), (2, 0)]), (7, [(2, 0), (1, 0)]),
                                         (6, [(1, 1), (1, 1)]), (3, [(1, 1), (2, 2)]), (7, [(2, 2), (1, 1)])],
-                         ids=["1-to-1-at-6", "1-to-2-at-3", "2-to-1-at-7", "1+1-to-1+1-at-6", "1+1-to-2+2-at-3",
-                              "2+2-to-1+1-at-7"])
+                         ids=["1-to-1-at-6", "1-to-2-at-3", "2-to-1-at-7",
+                              "1+1-to-1+1-at-6", "1+1-to-2+2-at-3", "2+2-to-1+1-at-7"])
 def test_cut_inside_a_cycle_writes_the_unbroken_files(tmp_path, mpmd, outputs, cut, counts):
     """A checkpoint inside a cycle (at 6: 2 of the second cycle's 4 steps;
     at 3: 3 of the first; at 7: 3 of the second) keeps the cycle's place
@@ -130,7 +129,7 @@ def test_cut_inside_a_cycle_writes_the_unbroken_files(tmp_path, mpmd, outputs, c
         xml = tmp_path / f"ts_{first}.xml"
         xml.write_text(restart_xml(first))
         args = [PYTHON, MODEL, xml.name, last, first] + ([cut] if k == 0 else [])
-        run = mpmd(tmp_path, clients, servers, args, timeout=120)
+        run = mpmd(tmp_path, clients, servers, args, timeout=60)
         assert run.returncode == 0, f"segment {k + 1}: " + run.stdout + run.stderr
         if k == 1:
             assert f"resumes from the state of 2000-01-01 {cut:02d}:00:00" in run.stderr
@@ -140,3 +139,21 @@ def test_cut_inside_a_cycle_writes_the_unbroken_files(tmp_path, mpmd, outputs, c
         for var, values_ in want.items():
             assert got[var].dtype == values_.dtype and got[var].shape == values_.shape, (name, var)
             assert got[var].tobytes() == values_.tobytes(), (name, var, got[var], values_)
+
+
+@pytest.mark.parametrize("servers", [1, 2])
+def test_checkpoint_behind_a_record_the_model_did_not_write(tmp_path, mpmd, servers):
+    """`a` not written at step 4 (its 4 h record's due step) and a checkpoint
+    at 5 with servers: the record is written as fill values at once with a
+    warning naming it, and the checkpoint behind it returns (it used to wait
+    for the values until the end of the run, that is for ever)."""
+    xml = tmp_path / "ts_1.xml"
+    xml.write_text(restart_xml(1))
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("SKIP_A", "4")
+        run = mpmd(tmp_path, servers, servers, [PYTHON, MODEL, xml.name, STEPS, 1, 5], timeout=60)
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "field 'a' record 0: 0 of" in run.stderr and "the model did not write it at that step" in run.stderr
+    a = raw(tmp_path / "ts_cycle.nc")["a"]
+    np.testing.assert_array_equal(a[0], np.full_like(a[0], netCDF4.default_fillvals["f8"]))
+    np.testing.assert_array_equal(a[1], a_values(8))
