@@ -503,8 +503,18 @@ void StepDriver::end_step() {
 void StepDriver::send_no_value(OutputVar& out, bool unwritten) {
   const FileSchedule& fs = files_[out.file];
   filters::TemporalStage& stage = graph_.node(out.node).stage;
-  if (attached_ || out.on_server || stage.op() != filters::TemporalOp::instant) return;
+  if (out.on_server || stage.op() != filters::TemporalOp::instant) return;
   if (!stage.wants(fs.sampler.due, false) || out.last_record == fs.record) return;
+  if (attached_) {
+    // A split field inside its cycle is written as fill at once; a field the
+    // model did not write keeps the attached path's warning at the record's end.
+    if (unwritten) return;
+    out.last_record = fs.record;
+    EventHeader h{EventType::data, key_, static_cast<std::uint32_t>(out.plan_index),
+                  static_cast<std::uint16_t>(out.elem), transport::kNoValue, fs.record, 0, 0, 0, 0};
+    attached_->on_data(rank_, h, nullptr);
+    return;
+  }
   out.last_record = fs.record;
   for (size_t s = 0; s < channels_.size(); ++s) {
     if (!out.dest[s].total) continue;
