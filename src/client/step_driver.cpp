@@ -438,24 +438,7 @@ void StepDriver::finish_record(OutputVar& out) {
   const FileSchedule& fs = files_[out.file];
   out.window_samples = 0;
   if (out.on_server) {
-    for (size_t s = 0; s < channels_.size(); ++s) {
-      if (!out.dest[s].total) continue;
-      if (!channels_[s].make_space(0)) {
-        channels_[s].send_current();
-        make_room(static_cast<int>(s));
-      }
-      EventHeader h{EventType::data,
-                    key_,
-                    static_cast<std::uint32_t>(out.plan_index),
-                    sizeof(double),
-                    transport::kLastSample,
-                    fs.record,
-                    0,
-                    0,
-                    0,
-                    0};
-      channels_[s].append(h, 0);
-    }
+    send_header_only(out, sizeof(double), transport::kLastSample, 0);
     return;
   }
   filters::TemporalStage& stage = graph_.node(out.node).stage;
@@ -516,21 +499,20 @@ void StepDriver::send_no_value(OutputVar& out, bool unwritten) {
     return;
   }
   out.last_record = fs.record;
+  send_header_only(out, static_cast<std::uint16_t>(out.elem), transport::kNoValue, unwritten ? 1 : 0);  // 1: the server warns
+}
+
+// A data event without values (kLastSample, kNoValue) to each server that
+// holds points of the output; `offset` carries the flag's detail.
+void StepDriver::send_header_only(OutputVar& out, std::uint16_t elem, std::uint16_t flags, std::int64_t offset) {
+  const std::int64_t record = files_[out.file].record;
   for (size_t s = 0; s < channels_.size(); ++s) {
     if (!out.dest[s].total) continue;
     if (!channels_[s].make_space(0)) {
       channels_[s].send_current();
       make_room(static_cast<int>(s));
     }
-    EventHeader h{EventType::data,
-                  key_,
-                  static_cast<std::uint32_t>(out.plan_index),
-                  static_cast<std::uint16_t>(out.elem),
-                  transport::kNoValue,
-                  fs.record,
-                  unwritten ? 1 : 0,  // the server warns
-                  0,
-                  0,
+    EventHeader h{EventType::data, key_, static_cast<std::uint32_t>(out.plan_index), elem, flags, record, offset, 0, 0,
                   0};
     channels_[s].append(h, 0);
   }

@@ -177,6 +177,7 @@ class StepDriver {
   template <class T, class U, class Convert>
   void pack_attached(OutputVar& out, const T* data, std::int64_t record, Convert convert);
   void send_no_value(OutputVar& out, bool unwritten);
+  void send_header_only(OutputVar& out, std::uint16_t elem, std::uint16_t flags, std::int64_t offset);
   void send_event_to_all(transport::EventType type, std::uint32_t item, std::int64_t record, double time,
                          double time_start);
   void make_room(int server);
