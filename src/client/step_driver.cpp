@@ -482,7 +482,8 @@ void StepDriver::end_step() {
 // inside its cycle, or a field the model did not write: `unwritten`): the
 // servers are told, so that the record does not wait for values until the
 // end of the run, holding back every record and checkpoint behind it.
-// Attached writers fill it at close.
+// Attached: a split field's record likewise; an unwritten field's is filled
+// at the record's end with the attached path's warning.
 void StepDriver::send_no_value(OutputVar& out, bool unwritten) {
   const FileSchedule& fs = files_[out.file];
   filters::TemporalStage& stage = graph_.node(out.node).stage;
