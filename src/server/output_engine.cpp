@@ -325,7 +325,6 @@ void OutputEngine::values_arrived(int var, std::int64_t record, Pending& p, std:
     throw std::runtime_error("variable '" + plan_.variables[var].name + "' record " + std::to_string(record) +
                              ": more values than expected (a field written twice in one step?)");
   p.complete = p.received + p.missing == s.expected;
-  p.no_value = p.missing > 0;
   if (p.complete && p.unwritten)
     warnings_.push_back("field '" + plan_.variables[var].field_id + "' record " + std::to_string(record) + ": " +
                         std::to_string(p.received) + " of " + std::to_string(s.expected) +
@@ -433,7 +432,7 @@ void OutputEngine::write_record_of(int var, std::int64_t record, bool closing) {
   std::byte* data = nullptr;
   if (s.expected == 0) {
     data = fill_all();  // every point of this part is masked
-  } else if (it != pending_.end() && it->second.complete && it->second.no_value) {
+  } else if (it != pending_.end() && it->second.complete && it->second.missing > 0) {
     data = fill_all();  // the transformed field has no value at this record
   } else if (it != pending_.end() && it->second.complete) {
     data = it->second.data.data();

@@ -175,8 +175,7 @@ class OutputEngine {
     int finished_clients = 0;      // clients that sent their last sample (when reducing)
     filters::TemporalStage stage;  // when reducing: the samples' weights come with them
     bool complete = false;
-    std::int64_t missing = 0;  // values of the clients that said kNoValue
-    bool no_value = false;     // some client said kNoValue: written as fill values
+    std::int64_t missing = 0;  // values of the clients that said kNoValue (> 0: written as fill values)
     bool unwritten = false;    // one of them because the model did not write the field
   };
   static constexpr int kSyncMarker = -1;  // an Announce's file: on_sync
