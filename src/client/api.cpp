@@ -50,6 +50,7 @@ struct Runtime {
   std::string code_id;
   foehn::transport::ClientCounters counters;
   double start_time = 0, inside_seconds = 0;
+  double call_started = 0;  // of the API call running: foehn_init's is start_time, so inside <= wall
   double step_seconds = 0;  // inside the per-step calls (time, activity, writes)
   int contexts_opened = 0, contexts_open = 0;
   std::vector<Context*> open;                // the open contexts, to drain before waiting for the servers
@@ -99,6 +100,7 @@ void raise_server_errors(const foehn::transport::World& w, double now) {
 template <class F>
 int api_call(F&& f, bool per_step = false) {
   const double t0 = MPI_Wtime();
+  runtime().call_started = t0;
   int status = FOEHN_OK;
   try {
     if (per_step && runtime().initialized) raise_server_errors(runtime().world, t0);
@@ -313,7 +315,7 @@ int foehn_init(const char* code_id, const char* config_path, MPI_Comm world, MPI
     MPI_Initialized(&mpi_up);
     if (!mpi_up) fail(FOEHN_ERR_STATE, "foehn_init: call MPI_Init first");
     if (!model_comm) fail(FOEHN_ERR_ARGUMENT, "foehn_init: model_comm is NULL");
-    r.start_time = MPI_Wtime();
+    r.start_time = r.call_started;
     r.code_id = code_id ? code_id : "";
     r.world = foehn::transport::join_world(world, r.code_id);
     r.initialized = true;
