@@ -362,6 +362,12 @@ std::string PlanBuilder::data_source(const config::FieldDef& f) const {
   return source;
 }
 
+// A file's field in messages: its id, else its name and file.
+std::string PlanBuilder::own_label(const config::FieldDef& f, const config::FileDef& file) {
+  if (!f.id.empty()) return f.id;
+  return (f.name.empty() ? f.field_ref : f.name) + " (in file " + file.id + ")";
+}
+
 void PlanBuilder::resolve_field(int file_index, const config::FieldDef& f, const config::FileDef& file) {
   const std::string source = data_source(f);
   refuse_unsupported_field(f, source);
@@ -432,8 +438,12 @@ void PlanBuilder::resolve_field(int file_index, const config::FieldDef& f, const
   const int oi = static_cast<int>(outputs_.size());
   int input = -1;  // the graph node that feeds the output; -1: its field's writes
   if (!f.expression.empty()) {
-    std::vector<std::string> path{source};
-    input = node_for_expression(source, f.expression, source, f, shape, path);
+    // An expression of its own (not the one inherited from its field_ref)
+    // may name the referenced field: that is that field's value, no cycle.
+    const config::FieldDef* target = f.field_ref.empty() ? nullptr : def_.find_field(f.field_ref);
+    const bool inherited = target && target->expression == f.expression;
+    std::vector<std::string> path{inherited ? source : own_label(f, file)};
+    input = node_for_expression(path.front(), f.expression, source, f, shape, path);
   } else {
     const config::FieldDef* def = def_.find_field(source);
     config::FieldDef own = def ? *def : f;  // the model writes the referenced field

@@ -312,6 +312,30 @@ TEST(ClientPlanBuilder, ErrorsAtTheirLine) {
       << sizes;
 }
 
+// XIOS's test_complete: a file's field refers to k and computes "k": its
+// own expression names the field k (k's value), which is no cycle; a field
+// whose expression names itself still is one.
+TEST(ClientPlanBuilder, AnExpressionNamingTheFieldRefIsNoCycle) {
+  const std::string fields = std::string(kFields) + R"(      <field id="k" grid_ref="g3">t + 273.15</field>
+      <field id="k2" field_ref="k"/>
+)";
+  const Built b = build(xml(fields, R"(      <file id="h" output_freq="6h">
+        <field field_ref="k" name="k3">k</field>
+        <field field_ref="k2" name="k_max" operation="maximum">@k</field>
+        <field field_ref="k"/>
+      </file>
+)"));
+  ASSERT_EQ(b.plan.plan.variables.size(), 3u);
+  EXPECT_EQ(b.plan.plan.variables[0].name, "k3");
+  const std::string self = error_of(xml(std::string(kFields) + R"(      <field id="s" grid_ref="g3">s + 1</field>
+)",
+                                        R"(      <file id="h" output_freq="6h">
+        <field field_ref="s"/>
+      </file>
+)"));
+  EXPECT_NE(self.find("cycle between fields: s -> s"), std::string::npos) << self;
+}
+
 TEST(ClientPlanBuilder, ADomainTheModelNeverDescribed) {
   const config::Simulation sim = config::parse_string(xml(kFields, R"(      <file id="h" output_freq="6h">
         <field field_ref="ps"/>
