@@ -54,7 +54,11 @@ TRANSFORMATIONS = {"zoom_domain": ("domain", "add_zoomdomaintodomain"),
                    "extract_domain_to_axis": ("axis", "add_extractdomaintoaxistoaxis"),
                    "reduce_axis_to_scalar": ("scalar", "add_reduceaxistoscalartoscalar"),
                    "reduce_domain_to_scalar": ("scalar", "add_reducedomaintoscalartoscalar"),
-                   "extract_axis_to_scalar": ("scalar", "add_extractaxistoscalartoscalar")}
+                   "extract_axis_to_scalar": ("scalar", "add_extractaxistoscalartoscalar"),
+                   # XIOS has no add routine for these (None): their handles come from XML ids.
+                   "reorder_domain": ("domain", None), "expand_domain": ("domain", "add_expanddomaintodomain"),
+                   "reduce_axis_to_axis": ("axis", None), "duplicate_scalar_to_axis": ("axis", None),
+                   "temporal_splitting": ("axis", None), "reduce_scalar_to_scalar": ("scalar", None)}
 FORTRAN_KINDS = ("domain", "axis", "scalar", "grid", "field", "file", "variable") + tuple(TRANSFORMATIONS)
 # XIOS's handle types (xios_<name>) and the foehn element kind each names.
 HANDLES = {"domain": "domain", "domaingroup": "domain_group", "axis": "axis", "axisgroup": "axis_group",
@@ -72,7 +76,7 @@ CHILDREN = {("fieldgroup", "field"): "add_field", ("fieldgroup", "fieldgroup"): 
             ("scalargroup", "scalar"): "add_scalar", ("scalargroup", "scalargroup"): "add_scalargroup",
             ("gridgroup", "grid"): "add_grid", ("gridgroup", "gridgroup"): "add_gridgroup",
             ("grid", "domain"): "add_domaintogrid", ("grid", "axis"): "add_axistogrid",
-            ("grid", "scalar"): "add_scalartogrid", **{(p, t): n for t, (p, n) in TRANSFORMATIONS.items()}}
+            ("grid", "scalar"): "add_scalartogrid", **{(p, t): n for t, (p, n) in TRANSFORMATIONS.items() if n}}
 # Group handles with attribute routines: the member kind whose attributes they take.
 GROUP_ATTRS = {"fieldgroup": "field", "filegroup": "file"}
 # XIOS's per-kind modules that models `use`; each re-exports module xios.

@@ -43,6 +43,12 @@ constexpr TransformationClass kTransformations[] = {
     {"reduce_axis_to_scalar", "reduce_axis", "scalar"},
     {"reduce_domain_to_scalar", "reduce_domain", "scalar"},
     {"extract_axis_to_scalar", "extract_axis", "scalar"},
+    {"reorder_domain", "reorder_domain", "domain"},
+    {"expand_domain", "expand_domain", "domain"},
+    {"reduce_axis_to_axis", "reduce_axis", "axis"},
+    {"duplicate_scalar_to_axis", "duplicate_scalar", "axis"},
+    {"temporal_splitting", "temporal_splitting", "axis"},
+    {"reduce_scalar_to_scalar", "reduce_scalar", "scalar"},
 };
 
 const TransformationClass* transformation_class(const std::string& kind) {

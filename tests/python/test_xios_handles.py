@@ -4,6 +4,8 @@ The model defines, from code only:
 - a zoom_domain (anonymous, attributes set through its handle) and an
   extract_domain (with an id, set by id) under two domains of the XML that
   refer to the model's domain, and two fields on them added to the file;
+- a reorder_domain of the XML (invert_lat set through its handle) and an
+  expand_domain added from code, and fields on them;
 - a grid g3 (an anonymous domain standing for globe, then the XML's axis lev)
   and a field ta on it.
 It sends tas = 100 step + 10 j + i on an 8 x 6 globe and ta = 1000 k + tas on
@@ -28,6 +30,8 @@ XML = f"""<simulation><context id="atm">
     <domain id="globe" type="rectilinear"/>
     <domain id="box" domain_ref="globe"/>
     <domain id="strip" domain_ref="globe"/>
+    <domain id="flipped" domain_ref="globe"><reorder_domain id="flip"/></domain>
+    <domain id="halo" domain_ref="globe"/>
   </domain_definition>
   <grid_definition/>
   <field_definition prec="8" operation="instant"><field id="tas" domain_ref="globe"/></field_definition>
@@ -72,6 +76,12 @@ def test_handles_transformations_grids_and_user_dates(tmp_path, mpmd, clients, s
         # zoom_domain ibegin=2 ni=4 jbegin=1 nj=3; extract_domain ibegin=0 ni=8 jbegin=4 nj=2
         np.testing.assert_array_equal(nc["tas_box"][:], tas[:, 1:4, 2:6])
         np.testing.assert_array_equal(nc["tas_strip"][:], tas[:, 4:6, :])
+        # reorder_domain invert_lat=.true. (set through the handle): rows reversed, with their latitudes;
+        # expand_domain: the written domain is the source's
+        np.testing.assert_array_equal(nc["tas_flip"][:], tas[:, ::-1, :])
+        lat_flip = nc[nc["tas_flip"].dimensions[1]][:]
+        np.testing.assert_array_equal(lat_flip, -75.0 + 30.0 * np.arange(6)[::-1])
+        np.testing.assert_array_equal(nc["tas_halo"][:], tas)
         # the grid built in code: (time, lev, lat, lon)
         ta = 1000.0 * np.arange(1, 4)[None, :, None, None] + tas[:, None, :, :]
         np.testing.assert_array_equal(nc["ta"][:], ta)

@@ -2,7 +2,9 @@
 ! tests/python/test_xios_handles.py, which checks the files with numpy):
 ! xios_add_child(domain_hdl, zoom_domain_hdl) with its attributes set
 ! through the handle, xios_add_zoomdomaintodomain's twin for
-! extract_domain with an id and xios_set_extract_domain_attr by id, fields
+! extract_domain with an id and xios_set_extract_domain_attr by id, a
+! reorder_domain of the XML through xios_get_reorder_domain_handle, an
+! expand_domain added with xios_add_expanddomaintodomain, fields
 ! added to the file from code with domain_ref to the transformed domains.
 ! The attributes are read back (get, is_defined) before close of definition.
 ! A grid built in code (xios_add_child(grid_hdl, domain_hdl / axis_hdl)) for
@@ -20,12 +22,18 @@ program xios_handles_model
   use xios
   use izoom_domain
   use iextract_domain_attr
+  use ireorder_domain
+  use iexpand_domain_attr
   implicit none
   integer, parameter :: ni = 8, nj_glo = 6, nsteps = 2
   integer :: comm, ierr, rank, nranks, jbegin, nj, i, j, step, value
   type(xios_domain) :: box, strip
   type(xios_zoom_domain) :: zoom
   type(xios_extract_domain) :: extract
+  type(xios_reorder_domain) :: reorder
+  type(xios_expand_domain) :: expand
+  type(xios_domain) :: halo
+  logical :: flag
   type(xios_file) :: out
   type(xios_field) :: field
   type(xios_fieldgroup) :: definitions
@@ -74,12 +82,27 @@ program xios_handles_model
   call check(defined(1), "is_defined_extract_domain_attr")
   call check(.not. xios_is_valid_extract_domain("nowhere"), "is_valid_extract_domain of an unknown id")
 
+  ! A reorder_domain of the XML, by its handle; an expand_domain added through the legacy name.
+  call xios_get_reorder_domain_handle("flip", reorder)
+  call xios_set_attr(reorder, invert_lat=.true.)
+  call xios_get_reorder_domain_attr("flip", invert_lat=flag)
+  call check(flag, "get_reorder_domain_attr invert_lat")
+  call xios_get_handle("halo", halo)
+  call xios_add_expanddomaintodomain(halo, expand, "one_more")
+  call xios_set_expand_domain_attr("one_more", order=1, type="node")
+  call xios_is_defined_attr(expand, order=defined(1), i_periodic=defined(2))
+  call check(defined(1) .and. .not. defined(2), "is_defined_expand_domain_attr")
+
   ! The fields of the transformed domains, added to the file from code.
   call xios_get_handle("out", out)
   call xios_add_child(out, field, "tas_box")
   call xios_set_attr(field, field_ref="tas", domain_ref="box", name="tas_box")
   call xios_add_fieldtofile(out, field)
   call xios_set_attr(field, field_ref="tas", domain_ref="strip", name="tas_strip")
+  call xios_add_child(out, field)
+  call xios_set_attr(field, field_ref="tas", domain_ref="flipped", name="tas_flip")
+  call xios_add_child(out, field)
+  call xios_set_attr(field, field_ref="tas", domain_ref="halo", name="tas_halo")
 
   ! A grid from code: an anonymous domain standing for globe, then the XML's axis lev by its id.
   call xios_get_handle("grid_definition", grids)
