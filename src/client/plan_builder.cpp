@@ -10,12 +10,14 @@
 #include <cmath>
 #include <filesystem>
 #include <set>
+#include <iostream>
 #include <sstream>
 
 #include "client/errors.h"
 #include "client/plan_compression.h"
 #include "client/plan_grib.h"
 #include "config/refusals.h"
+#include "config/values.h"
 
 namespace foehn::client {
 
@@ -79,12 +81,6 @@ config::Location output_freq_where(const config::FileDef& f) {
   return o != f.origins.end() && o->second.where->line > 0 ? *o->second.where : f.where;
 }
 
-// "a -> b -> c": a cycle of field references, for messages.
-std::string join(const std::vector<std::string>& path, const std::string& last) {
-  std::string s;
-  for (const auto& p : path) s += p + " -> ";
-  return s + last;
-}
 
 }  // namespace
 
@@ -362,15 +358,23 @@ std::string PlanBuilder::data_source(const config::FieldDef& f) const {
   return source;
 }
 
-// A file's field in messages: its id, else its name and file.
-std::string PlanBuilder::own_label(const config::FieldDef& f, const config::FileDef& file) {
-  if (!f.id.empty()) return f.id;
-  return (f.name.empty() ? f.field_ref : f.name) + " (in file " + file.id + ")";
+// XIOS writes a field with indexed_output="true" on a domain whose model
+// ranks leave points out compressed by gathering; foehn writes the whole
+// domain, fill where no value came (docs/xios-compatibility.md).
+void PlanBuilder::warn_uncompressed(const config::FieldDef& f, const std::string& source) const {
+  const auto it = f.extra.find("indexed_output");
+  if (it == f.extra.end() || !config::detail::parse_bool(it->second).value_or(false)) return;
+  int rank = 0;
+  if (placement_.comm != MPI_COMM_NULL) MPI_Comm_rank(placement_.comm, &rank);
+  if (rank == 0)
+    std::cerr << "foehn: warning: " << f.where.str() << ": field '" << source
+              << "': indexed_output is not done: the field is written uncompressed, fill where no value is sent\n";
 }
 
 void PlanBuilder::resolve_field(int file_index, const config::FieldDef& f, const config::FileDef& file) {
   const std::string source = data_source(f);
   refuse_unsupported_field(f, source);
+  warn_uncompressed(f, source);
   filters::TemporalOp op;
   try {
     op = filters::parse_temporal_op(f.operation);
@@ -634,70 +638,6 @@ void PlanBuilder::resolve_definitions() {
       field_index_.emplace(f.id, static_cast<int>(fields_.size()));
       fields_.push_back(Field{f.id, -1, "", {}, -1, std::numeric_limits<double>::quiet_NaN()});
     }
-}
-
-int PlanBuilder::node_for_field(const std::string& id, const config::Location& where, std::vector<std::string>& path) {
-  const config::FieldDef* def = def_.find_field(id);
-  if (!def) config_error(where, "unknown field '" + id + "' in the expression of field '" + path.back() + "'");
-  // A field without an expression that refers to another carries its data.
-  if (def->expression.empty() && !def->field_ref.empty()) return node_for_field(def->field_ref, where, path);
-  if (std::find(path.begin(), path.end(), id) != path.end())
-    config_error(where, "cycle between fields: " + join(path, id));
-  const GridShape shape = resolve_grid(*def, id);
-  if (!def->expression.empty()) {
-    if (auto it = expression_node_.find(id); it != expression_node_.end()) return it->second;
-    path.push_back(id);
-    const int s = node_for_expression(id, def->expression, id, *def, shape, path);
-    path.pop_back();
-    expression_node_[id] = s;
-    return s;
-  }
-  const int h = register_field(*def, shape);
-  if (fields_[h].source < 0) fields_[h].source = graph_.add_source(static_cast<std::size_t>(shape.local));
-  return fields_[h].source;
-}
-
-int PlanBuilder::node_for_expression(const std::string& owner, const std::string& text, const std::string& self,
-                                     const config::FieldDef& user, const GridShape& shape,
-                                     std::vector<std::string>& path) {
-  std::shared_ptr<const filters::Expression> expr;
-  try {
-    expr = std::make_shared<const filters::Expression>(filters::Expression::parse(text));
-  } catch (const filters::ExpressionError& e) {
-    config_error(user.where, "field '" + owner + "': expression '" + text + "': " + e.what());
-  }
-  std::vector<int> inputs;
-  for (const auto& in : expr->inputs()) {
-    int s = -1;
-    if (in.kind == filters::ExpressionInput::Kind::self) {
-      // `this`: the data the model writes for the field itself.
-      config::FieldDef own = user;
-      own.id = self;
-      const int h = register_field(own, shape);
-      if (fields_[h].source < 0) fields_[h].source = graph_.add_source(static_cast<std::size_t>(shape.local));
-      s = fields_[h].source;
-    } else {
-      s = node_for_field(in.id, user.where, path);
-      const GridShape other = resolve_grid(*def_.find_field(in.id), in.id);
-      if (other.local != shape.local || other.dims.size() != shape.dims.size())
-        config_error(user.where, "field '" + owner + "': '" + in.id + "' in its expression is on a grid of " +
-                                     other.text + " values per rank, the field on " + shape.text);
-    }
-    if (in.kind == filters::ExpressionInput::Kind::chained) {
-      // @id: id's own temporal operation over this field's freq_op.
-      const config::FieldDef* def = def_.find_field(in.id);
-      filters::TemporalOp op;
-      try {
-        op = filters::parse_temporal_op(def->operation);
-      } catch (const std::invalid_argument& e) { config_error(def->where, "field '" + in.id + "': " + e.what()); }
-      // Its samples are the values already in NaN form: no missing value.
-      filters::TemporalStage stage(op, static_cast<std::size_t>(shape.local), std::nan(""), start_);
-      s = graph_.add_chain(s, std::move(stage), make_schedule(user.freq_op, user.where, "freq_op"));
-      out_.chain_dims[s] = shape.dims;
-    }
-    inputs.push_back(s);
-  }
-  return graph_.add_expression(std::move(expr), std::move(inputs), static_cast<std::size_t>(shape.local));
 }
 
 void PlanBuilder::resolve_domain(const std::string& id, const config::DomainDef& def, DomainSetting& s) {

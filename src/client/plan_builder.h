@@ -191,6 +191,7 @@ class PlanBuilder {
   // A file of mode="read": its fields become reads (no output, no writer).
   void resolve_read_file(const config::FileDef& file, const std::string& file_id);
   std::string data_source(const config::FieldDef& f) const;
+  void warn_uncompressed(const config::FieldDef& f, const std::string& source) const;
   static std::string own_label(const config::FieldDef& f, const config::FileDef& file);
   GridShape resolve_grid(const config::FieldDef& f, const std::string& id);
   int register_field(const config::FieldDef& def, const GridShape& shape);

@@ -336,6 +336,22 @@ TEST(ClientPlanBuilder, AnExpressionNamingTheFieldRefIsNoCycle) {
   EXPECT_NE(self.find("cycle between fields: s -> s"), std::string::npos) << self;
 }
 
+// indexed_output="true" (XIOS's compressed output): accepted, written
+// uncompressed, with a warning at its line.
+TEST(ClientPlanBuilder, IndexedOutputIsWrittenUncompressedWithAWarning) {
+  testing::internal::CaptureStderr();
+  const Built b = build(xml(kFields, R"(      <file id="h" output_freq="6h">
+        <field field_ref="ps" indexed_output="true"/>
+        <field field_ref="t" indexed_output="false"/>
+      </file>
+)"));
+  const std::string err = testing::internal::GetCapturedStderr();
+  ASSERT_EQ(b.plan.plan.variables.size(), 2u);
+  EXPECT_EQ(b.plan.plan.variables[0].dims.size(), 2u);  // (lat, lon), no list dimension
+  EXPECT_NE(err.find("inline.xml:19: field 'ps': indexed_output is not done"), std::string::npos) << err;
+  EXPECT_EQ(err.find("field 't'"), std::string::npos) << err;
+}
+
 TEST(ClientPlanBuilder, ADomainTheModelNeverDescribed) {
   const config::Simulation sim = config::parse_string(xml(kFields, R"(      <file id="h" output_freq="6h">
         <field field_ref="ps"/>
