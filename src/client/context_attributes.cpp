@@ -401,7 +401,7 @@ void Context::set_attribute(const std::string& kind, const std::string& id, cons
   // A domain's netCDF names are read from `extra` too (plan_builder.cpp).
   const bool domain_naming =
       kind == "domain" && (name == "lon_name" || name == "lat_name" || name == "dim_i_name" || name == "dim_j_name" ||
-                           name == "bounds_lon_name" || name == "bounds_lat_name");
+                           name == "bounds_lon_name" || name == "bounds_lat_name" || name == "nvertex_name");
   if (!config::stored_only(kind, name) && !axis_formula && !domain_naming)
     fail(FOEHN_ERR_ARGUMENT,
          what + ": only attributes foehn keeps without acting on them can be set at run time on a " + kind +

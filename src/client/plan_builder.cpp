@@ -164,7 +164,8 @@ int PlanBuilder::plan_domain(const std::string& id, const config::Location& wher
                           {"bounds_lon_name", &info.bounds_lon_name},
                           {"bounds_lat_name", &info.bounds_lat_name},
                           {"dim_i_name", &info.dim_i_name},
-                          {"dim_j_name", &info.dim_j_name}})
+                          {"dim_j_name", &info.dim_j_name},
+                          {"nvertex_name", &info.nvertex_name}})
     if (auto it = d->extra.find(attr); it != d->extra.end()) *to = it->second;
   plan_.domains.push_back(std::move(info));
   plan_domain_ids_.push_back(id);

@@ -46,6 +46,7 @@ struct DomainInfo {
   // XIOS's naming attributes of the netCDF coordinates and dimensions
   // (empty: not given; formats/netcdf/netcdf_define.cpp applies XIOS's rules).
   std::string lon_name, lat_name, bounds_lon_name, bounds_lat_name, dim_i_name, dim_j_name;
+  std::string nvertex_name;  // 1-D domains: the corners' dimension, as given (XIOS: unstructured only)
   // Rectilinear: ni_glo longitudes and nj_glo latitudes; other types: one
   // of each per point, in global index order.
   std::vector<double> lon, lat;

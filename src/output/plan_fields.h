@@ -25,7 +25,7 @@ template <class Io>
 void fields(Io& io, DomainInfo& d) {
   io(d.id, d.name, d.long_name, d.ni_glo, d.nj_glo, d.lon, d.lat, d.clients, d.type, d.nvertex, d.bounds_lon,
      d.bounds_lat, d.needs_fill, d.points, d.healpix_level, d.healpix_nested, d.lon_name, d.lat_name, d.bounds_lon_name,
-     d.bounds_lat_name, d.dim_i_name, d.dim_j_name);
+     d.bounds_lat_name, d.dim_i_name, d.dim_j_name, d.nvertex_name);
 }
 
 template <class Io>

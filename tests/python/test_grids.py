@@ -110,6 +110,9 @@ def test_values_and_coordinates_exact(tmp_path, mpmd, name, clients, servers):
         nvertex = {"rectilinear": 2, "curvilinear": 4, "gaussian": 4, "unstructured": 3}[kind]
         assert ds[lat_name].bounds == "bounds_" + lat_name and ds[lon_name].bounds == "bounds_" + lon_name
         assert ds["bounds_" + lat_name].shape[-1] == nvertex and ds["bounds_" + lon_name].shape[-1] == nvertex
+        # grids.xml names the unstructured domain's corners' dimension (nvertex_name), as XIOS does.
+        corners = "nv" if kind == "unstructured" else "axis_nbounds" if kind == "rectilinear" else "nvertex"
+        assert ds["bounds_" + lat_name].dimensions[-1] == corners
         if kind != "rectilinear":
             assert ds["ta"].coordinates.endswith(f"{lat_name} {lon_name}")
             bl, bt = ds["bounds_" + lon_name][:].reshape(-1, nvertex), ds["bounds_" + lat_name][:].reshape(-1, nvertex)

@@ -201,7 +201,8 @@ void NetcdfWriter::define_domain(const ContextPlan& plan, int index, const std::
   dimid_[{1, index}] = id;
   int nbounds = -1;
   if (dom.nvertex > 0) {
-    const std::string nv = rect ? "axis_nbounds" : "nvertex" + suffix;
+    // nvertex_name as given (no suffix), for 1-D domains as XIOS does for unstructured ones.
+    const std::string nv = rect ? "axis_nbounds" : one_d && !dom.nvertex_name.empty() ? dom.nvertex_name : "nvertex" + suffix;
     nbounds = ds_.find_dim(nv).value_or(-1);
     if (nbounds < 0) nbounds = ds_.def_dim(nv, dom.nvertex);
     // XIOS's bounds_<coordinate>; bounds_lat_name and bounds_lon_name as
