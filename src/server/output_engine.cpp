@@ -532,8 +532,13 @@ void OutputEngine::fail_writing(const formats::IoError& e) {
   // whose last record failed on some writer are named apart.
   failure_ = e.what();
   deferred_.clear();
-  if (agree_)
-    MPI_Allreduce(MPI_IN_PLACE, broken_.data(), static_cast<int>(broken_.size()), MPI_CHAR, MPI_MAX, role_.comm);
+  if (agree_) {  // only the shared files' flags spread: an own file failed here or not at all
+    std::vector<char> flags(broken_.size());
+    for (std::size_t i = 0; i < flags.size(); ++i) flags[i] = shared(static_cast<int>(i)) ? broken_[i] : 0;
+    MPI_Allreduce(MPI_IN_PLACE, flags.data(), static_cast<int>(flags.size()), MPI_CHAR, MPI_MAX, role_.comm);
+    for (std::size_t i = 0; i < flags.size(); ++i)
+      if (shared(static_cast<int>(i))) broken_[i] = flags[i];
+  }
   std::string closed, damaged;
   const std::string errors = close_files(&closed, &damaged);
   if (!errors.empty()) failure_ += "; closing: " + errors;
