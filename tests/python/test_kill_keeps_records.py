@@ -126,3 +126,29 @@ def test_next_run_removes_a_killed_runs_reserve(tmp_path, clients, servers):
     assert not list(tmp_path.glob(".*foehn-reserve"))
     # A new file of this run's 54 steps: 3 records of 3 h, exact.
     assert check_records(tmp_path / "demo_atm_3h.nc", at_least=3) == 3
+
+
+def test_append_after_a_kill_removes_the_reserve(tmp_path):
+    # The same, continuing the killed run's file (append="true") with one
+    # writer: its segment starts where the flushed records end.
+    iodef_with(tmp_path, 0.2)
+    assert run_and_kill(tmp_path, 2, "server", every=True) != 0
+    reserve = tmp_path / ".demo_atm_3h.nc.foehn-reserve"
+    assert reserve.exists()
+    kept = flushed_records(tmp_path / "demo_atm_3h.nc")
+    text = (tmp_path / "iodef.xml").read_text()
+    text = text.replace('start_date="2000-01-01 00:00:00"',
+                        f'start_date="2000-01-01 00:00:00" time_origin="2000-01-01 00:00:00"')
+    text = re.sub(r'start_date="2000-01-01 00:00:00"', f'start_date="2000-01-01 {3 * kept:02d}:00:00"'
+                  if 3 * kept < 24 else f'start_date="2000-01-{1 + 3 * kept // 24:02d} {3 * kept % 24:02d}:00:00"',
+                  text, count=1)
+    text = text.replace('name="demo_atm_3h"', 'name="demo_atm_3h" append="true"')
+    (tmp_path / "iodef.xml").write_text(text)
+    cmd = ["mpiexec", "--oversubscribe", "-n", "1", str(MODEL), "iodef.xml", "54", str(NI), str(NJ), str(NLEV), "2",
+           ":", "-n", "1", str(SERVER)]
+    done = subprocess.run(cmd, cwd=tmp_path, env=dict(os.environ, **MPI_ENV), capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert not reserve.exists()
+    # The killed run's flushed records, then this segment's 3, on one time axis.
+    assert check_records(tmp_path / "demo_atm_3h.nc", at_least=kept + 3) == kept + 3
