@@ -44,8 +44,8 @@ void expect_everyone_says(const std::string& mine, const std::string& want) {
 TEST(WriteAgreement, OnOnlyWithSeveralWritersOfASharedFile) {
   EXPECT_TRUE(three_files().on());
   EXPECT_FALSE(WriteAgreement(MPI_COMM_WORLD, {0, 0}, true).on());  // own files only
-  EXPECT_FALSE(WriteAgreement(MPI_COMM_WORLD, {1}, false).on());     // a level-1 server
-  EXPECT_FALSE(WriteAgreement(MPI_COMM_SELF, {1}, true).on());       // one writer
+  EXPECT_FALSE(WriteAgreement(MPI_COMM_WORLD, {1}, false).on());    // a level-1 server
+  EXPECT_FALSE(WriteAgreement(MPI_COMM_SELF, {1}, true).on());      // one writer
 }
 
 TEST(WriteAgreement, NoErrorAgreesOnNothing) {
@@ -58,7 +58,8 @@ TEST(WriteAgreement, ErrorOnOneWriterAtARecordStart) {
   const int last = ranks - 1;
   WriteAgreement a = three_files();
   const std::string here = rank == last ? "full.nc: record 3: No space left on device" : "";
-  expect_everyone_says(a.agree(here), "writer " + std::to_string(last) + ": full.nc: record 3: No space left on device");
+  expect_everyone_says(a.agree(here),
+                       "writer " + std::to_string(last) + ": full.nc: record 3: No space left on device");
   // Not kept: a start's error wrote no value; nothing is broken.
   EXPECT_TRUE(a.deferred().empty());
   for (int f = 0; f < 3; ++f) EXPECT_FALSE(a.broken(f));
@@ -71,7 +72,8 @@ TEST(WriteAgreement, ErrorKeptUntilClose) {
   if (rank == last) a.defer(0, "shared.nc: put ts: second error");  // the first is kept
   EXPECT_EQ(a.dropped(1), rank == last);
   EXPECT_FALSE(a.dropped(0));  // a shared file's collective calls go on
-  const std::string want = "writer " + std::to_string(last) + ": own_" + std::to_string(last) + ".nc: put ts: HDF error";
+  const std::string want =
+      "writer " + std::to_string(last) + ": own_" + std::to_string(last) + ".nc: put ts: HDF error";
   expect_everyone_says(a.agree(), want);
   // Still kept (spread_broken spends it); a lower writer's start error comes first.
   expect_everyone_says(a.agree(rank == 0 ? "a start's error" : ""), "writer 0: a start's error");
@@ -109,12 +111,13 @@ TEST(WriteAgreement, SharedFlagSpreadsOwnFlagDoesNot) {
   // The message after closing: the shared file damaged on every writer,
   // an own file only on the writer whose write failed.
   const std::string own = "own_" + std::to_string(rank) + ".nc";
-  const std::string got = a.ended("writer " + std::to_string(last) + ": shared part failed",
-                                  {{0, "shared.nc"}, {1, own}, {2, "other.nc"}}, "");
   const std::string head = "writer " + std::to_string(last) + ": shared part failed";
+  const std::string got = a.ended(head, {{0, "shared.nc"}, {1, own}, {2, "other.nc"}}, "");
   if (rank == last)
-    EXPECT_EQ(got, head + "; closed, with the records written before: other.nc; closed, its last record incomplete: "
-                          "shared.nc, " + own);
+    EXPECT_EQ(got, head +
+                       "; closed, with the records written before: other.nc; closed, its last record incomplete: "
+                       "shared.nc, " +
+                       own);
   else
     EXPECT_EQ(got, head + "; closed, with the records written before: " + own +
                        ", other.nc; closed, its last record incomplete: shared.nc");
@@ -131,8 +134,9 @@ TEST(WriteAgreement, OwnFlagAloneSpreadsNowhere) {
   EXPECT_FALSE(a.broken(0));
   EXPECT_FALSE(a.broken(2));
   const std::string got = a.ended("E", {{1, "own.nc"}}, "shared.nc: close: HDF error");
-  EXPECT_EQ(got, rank == 0 ? "E; closing: shared.nc: close: HDF error; closed, its last record incomplete: own.nc"
-                           : "E; closing: shared.nc: close: HDF error; closed, with the records written before: own.nc");
+  EXPECT_EQ(got, rank == 0
+                     ? "E; closing: shared.nc: close: HDF error; closed, its last record incomplete: own.nc"
+                     : "E; closing: shared.nc: close: HDF error; closed, with the records written before: own.nc");
 }
 
 }  // namespace
