@@ -72,13 +72,11 @@ OutputEngine::OutputEngine(output::ContextPlan plan, WriterRole role)
   init_periods();
   MPI_Comm_size(role_.comm, &writers_);
   if (!plan_.server_state.empty() && role_.pool < 0) restore_state();  // level 2 reduces nothing
-  bool shared = false;
-  for (const auto& f : plan_.files) {
-    shared = shared || writes_together(f);
+  for (const auto& f : plan_.files)
     files_on_disk_ += writes_together(f) ? 1 : writers_;  // a shared file once, an own file per writer
-  }
-  agree_ = shared && writers_ > 1 && !role_.forward;
-  broken_.assign(plan_.files.size(), 0);
+  std::vector<char> together(plan_.files.size());
+  for (std::size_t i = 0; i < together.size(); ++i) together[i] = writes_together(plan_.files[i]) && writers_ > 1;
+  agreement_ = WriteAgreement(role_.comm, std::move(together), !role_.forward);
   files_.resize(plan_.files.size());
   closed_.resize(plan_.files.size());
   for (std::size_t i = 0; i < plan_.files.size(); ++i)
@@ -175,7 +173,7 @@ bool OutputEngine::define_next() {
     try {
       files_[file]->finish_definition();
     } catch (const formats::IoError& e) {
-      if (!agree_) fail_writing(e);
+      if (!agreement_.on()) fail_writing(e);
       defer(file, e);  // an own file: the shared ones learn of it at the next record
     }
     return true;
@@ -215,7 +213,7 @@ void OutputEngine::start_record(int file, std::int64_t record, double time) {
 
 void OutputEngine::sync_files() {
   for (std::size_t i = 0; i < files_.size(); ++i) {
-    if (!files_[i] || (broken_[i] && !shared(static_cast<int>(i)))) continue;
+    if (!files_[i] || agreement_.dropped(static_cast<int>(i))) continue;
     try {
       files_[i]->sync();
     } catch (const formats::IoError& e) { defer(static_cast<int>(i), e); }
@@ -486,7 +484,7 @@ void OutputEngine::write_block(int var, std::int64_t record, const std::byte* da
     return;
   }
   const output::VariableInfo& v = plan_.variables[var];
-  if (broken_[v.file] && !shared(v.file)) return;  // its write failed here: dropped until all agree
+  if (agreement_.dropped(v.file)) return;  // its write failed here: dropped until all agree
   formats::Writer& writer = *files_[v.file];
   // A failed put of a shared file is kept (defer): the others go on with
   // the file's collective calls, and so must this writer.
@@ -529,16 +527,11 @@ bool OutputEngine::write_front(bool closing) {
 void OutputEngine::fail_writing(const formats::IoError& e) {
   // With shared files every writer comes here together (the error agreed
   // at a record's start or at close), so all close them together; files
-  // whose last record failed on some writer are named apart.
-  failure_ = e.what();
-  deferred_.clear();
-  if (agree_)
-    MPI_Allreduce(MPI_IN_PLACE, broken_.data(), static_cast<int>(broken_.size()), MPI_CHAR, MPI_MAX, role_.comm);
-  std::string closed, damaged;
-  const std::string errors = close_files(&closed, &damaged);
-  if (!errors.empty()) failure_ += "; closing: " + errors;
-  if (!closed.empty()) failure_ += "; closed, with the records written before: " + closed;
-  if (!damaged.empty()) failure_ += "; closed, its last record incomplete: " + damaged;
+  // whose last record failed are named apart (a shared one: on any writer).
+  agreement_.spread_broken();
+  std::vector<WriteAgreement::ClosedFile> closed;
+  const std::string errors = close_files(&closed);
+  failure_ = agreement_.ended(e.what(), closed, errors);
   announced_.clear();
   front_vars_ready_ = 0;
   pending_.clear();
@@ -546,68 +539,43 @@ void OutputEngine::fail_writing(const formats::IoError& e) {
   throw formats::IoError(failure_);
 }
 
-bool OutputEngine::shared(int file) const { return writes_together(plan_.files[file]) && writers_ > 1; }
-
 void OutputEngine::defer(int file, const formats::IoError& e) {
-  if (!agree_) throw;  // called inside the handler: the error goes on
-  broken_[file] = 1;
-  if (deferred_.empty()) deferred_ = e.what();
-}
-
-// Whether any writer of the shared files failed: the first one's error
-// (naming that writer), or empty. Collective over role_.comm.
-std::string OutputEngine::agreed(std::string error) const {
-  int rank = 0;
-  MPI_Comm_rank(role_.comm, &rank);
-  int first = error.empty() ? std::numeric_limits<int>::max() : rank;  // the first writer that failed
-  MPI_Allreduce(MPI_IN_PLACE, &first, 1, MPI_INT, MPI_MIN, role_.comm);
-  if (first == std::numeric_limits<int>::max()) return {};
-  unsigned long long length = error.size();
-  MPI_Bcast(&length, 1, MPI_UNSIGNED_LONG_LONG, first, role_.comm);
-  error.resize(length);
-  MPI_Bcast(error.data(), static_cast<int>(length), MPI_CHAR, first, role_.comm);
-  return first == rank ? error : "writer " + std::to_string(first) + ": " + error;
+  if (!agreement_.on()) throw;  // called inside the handler: the error goes on
+  agreement_.defer(file, e.what());
 }
 
 // A record's start (a new split file, the time, the space check: where a
 // full disk is found). With shared files every writer meets this point at
 // every record in one order, and agrees whether any failed, here or in an
-// earlier write (deferred_): one that closed the shared files alone would
+// earlier write (deferred): one that closed the shared files alone would
 // leave the others waiting in their next collective call.
 void OutputEngine::start_and_agree(const Announce& a) {
-  std::string error = deferred_;
-  if (!broken_[a.file] || shared(a.file)) {
+  std::string error;
+  if (!agreement_.dropped(a.file)) {
     try {
       start_record(a.file, a.record, a.time);
       files_[a.file]->write_time(a.record - periods_[a.file].first_record, a.time, a.time_start);
     } catch (const formats::IoError& e) {
-      if (!agree_) throw;  // (not broken_: no value of the record was written)
-      if (error.empty()) error = e.what();
+      if (!agreement_.on()) throw;  // (not deferred: no value of the record was written)
+      error = e.what();
     }
   }
-  if (!agree_) return;
-  if (std::string e = agreed(std::move(error)); !e.empty()) throw formats::IoError(e);
-}
-
-// The last agreement point: an error kept since the last record's start.
-void OutputEngine::agree_at_close() {
-  if (!agree_) return;
-  if (std::string e = agreed(deferred_); !e.empty()) fail_writing(formats::IoError(e));
+  if (!agreement_.on()) return;
+  if (std::string e = agreement_.agree(error); !e.empty()) throw formats::IoError(e);
 }
 
 // Shared files first (every writer in one order, each freeing its file's
 // reserve just before: NetcdfWriter::release_room), then this writer's own
 // ones, whose caches may fill what room is left. Every file is closed
 // whatever the others do; the errors are returned, joined.
-std::string OutputEngine::close_files(std::string* closed, std::string* damaged) {
+std::string OutputEngine::close_files(std::vector<WriteAgreement::ClosedFile>* closed) {
   std::string errors;
   for (const bool first_pass : {true, false})
     for (std::size_t i = 0; i < files_.size(); ++i) {
-      if (!files_[i] || shared(static_cast<int>(i)) != first_pass) continue;
+      if (!files_[i] || agreement_.shared(static_cast<int>(i)) != first_pass) continue;
       try {
         files_[i]->close();
-        std::string* list = broken_[i] ? damaged : closed;
-        if (list) *list += (list->empty() ? "" : ", ") + files_[i]->path();
+        if (closed) closed->push_back({static_cast<int>(i), files_[i]->path()});
       } catch (const std::exception& c) { errors += (errors.empty() ? "" : "; ") + std::string(c.what()); }
     }
   return errors;
@@ -644,7 +612,7 @@ bool OutputEngine::write_front_unguarded(bool closing) {
     write_record_of(var, a.record, closing);
     ++next_in_file_;
   }
-  if (!role_.forward && (!broken_[a.file] || shared(a.file))) {
+  if (!role_.forward && !agreement_.dropped(a.file)) {
     try {
       after_record(a.file, a.time);
     } catch (const formats::IoError& e) { defer(a.file, e); }
@@ -724,7 +692,8 @@ void OutputEngine::advance(bool closing) {
 void OutputEngine::close() {
   if (failed()) throw formats::IoError(failure_);  // the files were closed then
   advance(true);
-  agree_at_close();
+  if (agreement_.on())  // the last agreement point: an error kept since the last record's start
+    if (std::string e = agreement_.agree(); !e.empty()) fail_writing(formats::IoError(e));
   for (auto& [key, p] : pending_) {
     // An open window kept by the last checkpoint: the next run continues it.
     if (auto kept = kept_windows_.find(key); kept != kept_windows_.end() && kept->second == p.received) continue;
@@ -733,7 +702,7 @@ void OutputEngine::close() {
   }
   pending_.clear();
   pending_bytes_ = 0;
-  if (const std::string errors = close_files(nullptr, nullptr); !errors.empty()) throw formats::IoError(errors);
+  if (const std::string errors = close_files(nullptr); !errors.empty()) throw formats::IoError(errors);
 }
 
 // A map node of pending_ beside its values: with records of a few hundred

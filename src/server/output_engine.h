@@ -29,6 +29,7 @@
 #include "formats/writer.h"
 #include "output/output_plan.h"
 #include "report/details.h"
+#include "server/write_agreement.h"
 #include "transport/event.h"
 
 namespace foehn::server {
@@ -277,19 +278,14 @@ class OutputEngine {
   mutable std::size_t front_vars_ready_ = 0;  // leading variables of the front record found complete
   bool external_order_ = false;               // position in the front announce: -1 time not yet written
   std::vector<char> client_closed_;
-  // Files shared by several writers: a write error of one writer alone
-  // (its own file, or its part of a shared write) is kept in deferred_
-  // while it goes on taking part in the shared files' collective calls;
-  // at the next record's start (start_and_agree) or at close (agree_at_close)
-  // every writer hears of it, and all close their files together.
-  bool agree_ = false;
-  std::string deferred_;                            // the first such error here, not yet agreed
-  std::vector<char> broken_;                        // by file: a write failed here (own files: no more writes)
-  bool shared(int file) const;                      // written by several writers together
-  void defer(int file, const formats::IoError& e);  // or throws, without shared files
-  std::string agreed(std::string error) const;      // collective: the first writer's error, or empty
-  void agree_at_close();
-  std::string close_files(std::string* closed, std::string* damaged);  // the errors, if any
+  // Files shared by several writers: a write error of one writer alone is
+  // kept (defer) while it goes on taking part in the shared files' collective
+  // calls; at the next record's start or at close every writer hears of it
+  // and all close their files together (write_agreement.h).
+  WriteAgreement agreement_;
+  void defer(int file, const formats::IoError& e);  // or throws (inside a handler) when not agreeing
+  // Shared files first, then own ones; the files closed, if asked; the errors, if any.
+  std::string close_files(std::vector<WriteAgreement::ClosedFile>* closed);
   bool constructing_ = true;              // open_file called by the constructor (on every writer at once)
   int writers_ = 1;                       // ranks of role_.comm: the writers of each shared file
   int files_on_disk_ = 0;                 // the context's files filling the disk at once (WriterTarget::sharers)

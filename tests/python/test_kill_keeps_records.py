@@ -1,7 +1,9 @@
 """A killed run keeps the records written before its last flush (issue 18
 item 7): files without sync_freq are flushed by the wall clock (the context
 variable sync_seconds), so after kill -9 of a server or a model rank the
-files open, hold records, and those records are exact."""
+files open, hold records, and those records are exact. The 1 MiB reserve a
+killed run leaves beside a shared file is removed by the next run that
+writes the file (docs/failures.md)."""
 import os
 import re
 import signal
@@ -33,10 +35,10 @@ def flushed_records(path):
         return len(ds.dimensions["time_counter"])
 
 
-def run_and_kill(tmp_path, servers, victim, records_before_kill=3):
+def run_and_kill(tmp_path, servers, victim, records_before_kill=3, every=False):
     """Runs the demo (endless), waits until the shared file holds flushed
-    records, kills one process of `victim` with SIGKILL, and waits for the
-    job to end."""
+    records, kills one process of `victim` (or all of them) with SIGKILL,
+    and waits for the job to end."""
     cmd = ["mpiexec", "--oversubscribe", "-n", "2", str(MODEL), "iodef.xml", "100000000", str(NI), str(NJ), str(NLEV),
            "2"]
     if servers:
@@ -61,7 +63,8 @@ def run_and_kill(tmp_path, servers, victim, records_before_kill=3):
         assert proc.poll() is None, proc.communicate()
         targets = pids_of(SERVER if victim == "server" else MODEL, tmp_path)
         assert targets, "no process to kill"
-        os.kill(targets[-1], signal.SIGKILL)
+        for pid in targets if every else targets[-1:]:
+            os.kill(pid, signal.SIGKILL)
         proc.communicate(timeout=30)
         return proc.returncode
     finally:
@@ -102,3 +105,50 @@ def test_killed_run_keeps_flushed_records(tmp_path, servers, victim):
     for part in parts:
         with netCDF4.Dataset(part) as ds:
             assert len(ds.dimensions["time_counter"]) >= 1, part.name
+
+
+@pytest.mark.parametrize("clients,servers", [(1, 1), (2, 2)], ids=["again-1+1", "again-2+2"])
+def test_next_run_removes_a_killed_runs_reserve(tmp_path, clients, servers):
+    # Killed with the shared file open, 2+2: its first writer's reserve
+    # for the close stays. The next run creating the file removes it, also
+    # with one writer, which keeps no reserve of its own.
+    iodef_with(tmp_path, 0.2)
+    assert run_and_kill(tmp_path, 2, "server", every=True) != 0
+    reserve = tmp_path / ".demo_atm_3h.nc.foehn-reserve"
+    assert reserve.exists(), sorted(p.name for p in tmp_path.iterdir())
+    assert reserve.stat().st_size == 1 << 20
+    cmd = ["mpiexec", "--oversubscribe", "-n", str(clients), str(MODEL), "iodef.xml", "54", str(NI), str(NJ),
+           str(NLEV), "2", ":", "-n", str(servers), str(SERVER)]
+    done = subprocess.run(cmd, cwd=tmp_path, env=dict(os.environ, **MPI_ENV), capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert not reserve.exists()
+    assert not list(tmp_path.glob(".*foehn-reserve"))
+    # A new file of this run's 54 steps: 3 records of 3 h, exact.
+    assert check_records(tmp_path / "demo_atm_3h.nc", at_least=3) == 3
+
+
+def test_append_after_a_kill_removes_the_reserve(tmp_path):
+    # The same, continuing the killed run's file (append="true") with one
+    # writer: its segment starts where the flushed records end.
+    iodef_with(tmp_path, 0.2)
+    assert run_and_kill(tmp_path, 2, "server", every=True) != 0
+    reserve = tmp_path / ".demo_atm_3h.nc.foehn-reserve"
+    assert reserve.exists()
+    kept = flushed_records(tmp_path / "demo_atm_3h.nc")
+    text = (tmp_path / "iodef.xml").read_text()
+    text = text.replace('start_date="2000-01-01 00:00:00"',
+                        f'start_date="2000-01-01 00:00:00" time_origin="2000-01-01 00:00:00"')
+    text = re.sub(r'start_date="2000-01-01 00:00:00"', f'start_date="2000-01-01 {3 * kept:02d}:00:00"'
+                  if 3 * kept < 24 else f'start_date="2000-01-{1 + 3 * kept // 24:02d} {3 * kept % 24:02d}:00:00"',
+                  text, count=1)
+    text = text.replace('name="demo_atm_3h"', 'name="demo_atm_3h" append="true"')
+    (tmp_path / "iodef.xml").write_text(text)
+    cmd = ["mpiexec", "--oversubscribe", "-n", "1", str(MODEL), "iodef.xml", "54", str(NI), str(NJ), str(NLEV), "2",
+           ":", "-n", "1", str(SERVER)]
+    done = subprocess.run(cmd, cwd=tmp_path, env=dict(os.environ, **MPI_ENV), capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert not reserve.exists()
+    # The killed run's flushed records, then this segment's 3, on one time axis.
+    assert check_records(tmp_path / "demo_atm_3h.nc", at_least=kept + 3) == kept + 3

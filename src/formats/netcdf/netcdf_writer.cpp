@@ -35,6 +35,12 @@ namespace netcdf {
 
 namespace {
 
+// Where the root of a shared file keeps room for its close (reserve_room).
+std::string reserve_path_of(const std::string& path) {
+  const std::filesystem::path p(path);
+  return (p.parent_path() / ("." + p.filename().string() + ".foehn-reserve")).string();
+}
+
 // XIOS's timeStamp and uuid of a new file: the time now (UTC, strftime's
 // format) and a random uuid, placed at each %uuid% of uuid_format if given.
 // The file's writers take its root's values: netCDF wants the same
@@ -91,6 +97,9 @@ NetcdfWriter::NetcdfWriter(const ContextPlan& plan, int file_index, WriterTarget
   block_of_ = std::move(target.block_of);
   ugrid_ = f.has_convention("UGRID");
   cdi_ = f.has_convention("CDI");
+  // A run killed with the file open left its reserve: the next run that
+  // creates or continues the file removes it, whatever its writer count.
+  if (is_root_) std::remove(reserve_path_of(target.path).c_str());
   // A file of no record at the checkpoint (a split period that had just
   // begun) may be missing: it is created as the unbroken run did.
   if (f.resume_file_records > 0 && !std::filesystem::exists(target.path))
@@ -129,8 +138,7 @@ NetcdfWriter::~NetcdfWriter() {
 // whoever filled the disk. Best effort: no room now, no reserve.
 void NetcdfWriter::reserve_room() {
   if (writers_ < 2 || !is_root_) return;
-  const std::filesystem::path p(ds_.path());
-  const std::string reserve = (p.parent_path() / ("." + p.filename().string() + ".foehn-reserve")).string();
+  const std::string reserve = reserve_path_of(ds_.path());
   const int fd = ::open(reserve.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
   if (fd < 0) return;
   const bool held = posix_fallocate(fd, 0, static_cast<off_t>(kCloseReserveBytes)) == 0;
