@@ -334,18 +334,20 @@ PlanBuilder::GridShape PlanBuilder::resolve_grid(const config::FieldDef& f, cons
   }
   shape.dims.assign(fortran_dims.rbegin(), fortran_dims.rend());
   if (shape.text.empty()) shape.text = "1";  // scalars only
+  shape.masked = masked_positions(components, f.grid_ref, id, f.where);
   return shape;
 }
 
 int PlanBuilder::register_field(const config::FieldDef& def, const GridShape& shape) {
   auto [it, inserted] = field_index_.try_emplace(def.id, static_cast<int>(fields_.size()));
-  if (inserted) fields_.push_back(Field{def.id, -1, "", {}, -1, std::numeric_limits<double>::quiet_NaN()});
+  if (inserted) fields_.push_back(Field{def.id, -1, "", {}, -1, std::numeric_limits<double>::quiet_NaN(), {}});
   Field& field = fields_[it->second];
   if (field.local_size >= 0 && field.local_size != shape.local)
     config_error(def.where, "field '" + def.id + "' is used on two grids of different sizes (" + field.shape_text +
                                 " and " + shape.text + ")");
   field.local_size = shape.local;
   field.shape_text = shape.text;
+  field.masked = shape.masked;
   if (def.detect_missing_value && def.default_value) field.missing = *def.default_value;
   return it->second;
 }
@@ -464,6 +466,12 @@ void PlanBuilder::resolve_field(int file_index, const config::FieldDef& f, const
   const bool reduce_here = filters::reduces(op) && !out.on_server;
   filters::TemporalStage stage(op, reduce_here ? static_cast<std::size_t>(shape.local) : 0, missing, start_);
   out.node = graph_.add_output(input, std::move(stage), std::move(sampling));
+  const auto w = field_index_.find(source);  // grid and scalar masks hide points (NaN): a fill value is needed
+  if (!shape.masked.empty() || (w != field_index_.end() && !fields_[w->second].masked.empty())) {
+    auto& var = plan_.variables[vi];
+    var.fill_value = var.has_fill ? var.fill_value : (f.prec == 8 ? 9.9692099683868690e+36 : 9.96921e+36);
+    var.has_fill = true;
+  }
   outputs_.push_back(std::move(out));
 }
 
