@@ -696,6 +696,18 @@ void Context::close_definition(const std::vector<const Context*>& others) {
     check_grid_children();
     resolve_definitions();
   });
+  // Grid and scalar masks may differ by rank (XIOS's generic_testcase masks
+  // a scalar on some ranks only): a variable any rank masks has a fill value
+  // on every rank, so that the files are defined alike.
+  std::vector<std::uint8_t> fill(built_.plan.variables.size());
+  for (std::size_t v = 0; v < fill.size(); ++v) fill[v] = built_.plan.variables[v].has_fill ? 1 : 0;
+  MPI_Allreduce(MPI_IN_PLACE, fill.data(), static_cast<int>(fill.size()), MPI_UINT8_T, MPI_MAX, comm_);
+  for (std::size_t v = 0; v < fill.size(); ++v) {
+    output::VariableInfo& info = built_.plan.variables[v];
+    if (!fill[v] || info.has_fill) continue;
+    info.has_fill = true;
+    info.fill_value = info.prec == 8 ? 9.9692099683868690e+36 : 9.96921e+36;
+  }
   exchange_axes();  // first: whether the domains' points may be shared
   exchange_domains();
   collectively(comm_, [&] {
