@@ -630,7 +630,7 @@ void PlanBuilder::resolve_definitions() {
   for (const config::FieldDef& f : def_.fields)
     if (!field_index_.count(f.id)) {
       field_index_.emplace(f.id, static_cast<int>(fields_.size()));
-      fields_.push_back(Field{f.id, -1, "", {}, -1, std::numeric_limits<double>::quiet_NaN()});
+      fields_.push_back(Field{f.id, -1, "", {}, -1, std::numeric_limits<double>::quiet_NaN(), {}});
     }
 }
 
