@@ -147,7 +147,7 @@ int PlanBuilder::plan_domain(const std::string& id, const config::Location& wher
   if (it != plan_domain_ids_.end()) return static_cast<int>(it - plan_domain_ids_.begin());
   const config::DomainDef* d = def_.find_domain(id);
   if (!d) config_error(where, "unknown domain '" + id + "'");
-  if (!domains_.count(id))
+  if (!domains_.count(id) && !inherit_domain_setting(id))
     config_error(where,
                  "domain '" + id +
                      "' is used by an output field but the model never described it "

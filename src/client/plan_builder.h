@@ -192,6 +192,10 @@ class PlanBuilder {
   transform::Component source_component(const config::GridComponent& c);
   void store_target(const config::GridComponent& c, const transform::Component& target, bool block_source);
   void ignore_model_setting(const config::GridComponent& c, const std::string& what) const;
+  // A domain the model did not describe that only names another
+  // (domain_ref, e.g. a grid's <domain domain_ref="d" id="d2"/>) takes what
+  // the model said of that one; false if none of its chain was described.
+  bool inherit_domain_setting(const std::string& id);
   // Adds step k of `tr` to the graph after `input`, with the nodes of its
   // coordinate fields (interpolate_axis coordinate=...) in its layouts.
   int add_transform_step(const Transformations& tr, std::size_t k, int input);
