@@ -416,5 +416,24 @@ TEST(ClientPlanBuilder, GridAndScalarMasksHideDataPositions) {
   }
 }
 
+// A grid's <domain domain_ref="d" id="d2"/> is a new domain d2 naming d
+// (XIOS's generic_testcase): the model described only d, and d2 takes that
+// description, as XIOS's inheritance at close of definition gives it.
+TEST(ClientPlanBuilder, ADomainNamingAnotherTakesItsDescription) {
+  const Built b = build(xml(std::string(kFields) + R"(      <field id="q" grid_ref="g2"/>
+)",
+                            R"(      <file id="h" output_freq="6h"><field field_ref="q"/></file>
+)",
+                            R"(    <grid_definition><grid id="g2"><domain domain_ref="d" id="d2"/></grid></grid_definition>
+)"));
+  ASSERT_EQ(b.plan.plan.domains.size(), 1u);
+  const output::DomainInfo& d2 = b.plan.plan.domains[0];
+  EXPECT_EQ(d2.id, "d2");
+  EXPECT_EQ(d2.ni_glo, 4);
+  EXPECT_EQ(d2.nj_glo, 3);
+  EXPECT_EQ(b.plan.fields[b.plan.field_index.at("q")].local_size, 12);
+  EXPECT_EQ(b.settings.domains.at("d2").owned.size(), 12u);
+}
+
 }  // namespace
 }  // namespace foehn::client
