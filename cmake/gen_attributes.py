@@ -107,7 +107,7 @@ class Attr:
 
     @property
     def keep(self):  # (member, member rank) in the Fortran state, or None
-        if self.route == "-":
+        if self.route in ("-", "mask"):
             return None
         parts = self.route.split(":")
         return parts[1], int(parts[2]) if len(parts) > 2 else self.rank
@@ -137,8 +137,10 @@ def read_table(path):
                 fail(f"{where}: status '{status}' is not one of {', '.join(STATUSES)}")
             if fortran != "-" and not set(fortran) <= VERBS:
                 fail(f"{where}: fortran '{fortran}' is not made of s, x, g, d")
-            if route != "-" and not re.fullmatch(r"keep:[a-z_0-9]+(:[0-3])?", route):
-                fail(f"{where}: route '{route}' is not - or keep:<member>[:<rank>]")
+            if route not in ("-", "mask") and not re.fullmatch(r"keep:[a-z_0-9]+(:[0-3])?", route):
+                fail(f"{where}: route '{route}' is not -, mask or keep:<member>[:<rank>]")
+            if route == "mask" and type_ != "bool":
+                fail(f"{where}: route mask takes a bool")
             if a.base not in ("string", "bool", "int", "double", "duration", "date", "enum", "prec", "calendar",
                               "vartype"):
                 fail(f"{where}: unknown type '{type_}'")
@@ -311,7 +313,10 @@ def set_routine(kind, attrs, ckind=None):
         elif "x" in a.fortran:
             out.append(wrap_fortran(f'    call unsupported(call, {kind}_id, present({a.name}), "{a.name}", "{a.note}")'))
     for a in args:
-        if "s" in a.fortran and not a.keep:
+        if "s" in a.fortran and a.route == "mask":  # flags to foehn_set_mask at once, flattened
+            flags = f"[{a.name}]" if a.rank == 0 else f"reshape({a.name}, [size({a.name})])"
+            out.append(wrap_fortran(f'    if (present({a.name})) call set_mask(call, "{ckind}", {kind}_id, {flags})'))
+        elif "s" in a.fortran and not a.keep:
             if a.base not in TO_TEXT:
                 fail(f"line {a.line}: xios_set_{kind}_attr cannot pass a {a.base} to foehn yet")
             value = TO_TEXT[a.base].format(v=a.name)

@@ -28,7 +28,8 @@ module foehn
             foehn_field_is_active, foehn_field_handle, foehn_write, foehn_read, foehn_context_close
   ! Domains of every kind (foehn_domain.inc, docs/grids.md)
   public :: foehn_set_domain_type, foehn_set_domain_block, foehn_set_domain_index, foehn_set_domain_data, &
-            foehn_set_domain_data_index, foehn_set_domain_coordinates, foehn_set_domain_mask, foehn_set_domain_healpix
+            foehn_set_domain_data_index, foehn_set_domain_coordinates, foehn_set_domain_mask, foehn_set_domain_healpix, &
+            foehn_set_mask
   ! Attributes, variables and dates at run time (foehn_runtime.inc)
   public :: foehn_get_attribute, foehn_set_attribute, foehn_get_variable, foehn_date_add, foehn_field_is_used
   public :: foehn_has_element, foehn_add_child, foehn_calendar_query, foehn_serve, foehn_field_component
@@ -353,6 +354,14 @@ module foehn
       integer(c_int), value :: n
       integer(c_int), intent(in) :: mask(*)
     end function c_set_domain_mask
+    integer(c_int) function c_set_mask(ctx, kind, id, n, mask) bind(C, name="foehn_set_mask")
+      import :: c_int, c_char, c_ptr
+      implicit none
+      type(c_ptr), value :: ctx
+      character(kind=c_char), intent(in) :: kind(*), id(*)
+      integer(c_int), value :: n
+      integer(c_int), intent(in) :: mask(*)
+    end function c_set_mask
     integer(c_int) function c_set_axis_decomposition(ctx, axis_id, n_glo, begin, n) &
         bind(C, name="foehn_set_axis_decomposition")
       import :: c_int, c_char, c_ptr

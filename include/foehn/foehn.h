@@ -171,6 +171,13 @@ int foehn_set_domain_coordinates(foehn_context ctx, const char* domain_id, int n
                                  const double* lat, int nvertex, const double* bounds_lon, const double* bounds_lat);
 /* One flag per local point (i fastest for blocks): 0 masks the point. */
 int foehn_set_domain_mask(foehn_context ctx, const char* domain_id, int n, const int* mask);
+/* A mask of a domain, grid or scalar (kind "domain", "grid", "scalar"), 0
+ * masking a point: a domain's as foehn_set_domain_mask; a grid's one flag
+ * per point of its local shape (a domain's local points, i fastest, then
+ * each axis's local values; scalars count one), first component fastest
+ * (XIOS's mask_1d..mask_7d flattened); a scalar's one flag (n = 1). Points
+ * masked by a grid or scalar are written as the fill value (docs/grids.md). */
+int foehn_set_mask(foehn_context ctx, const char* kind, const char* id, int n, const int* mask);
 /* A HEALPix domain (docs/kmscale.md) in one call, instead of
  * foehn_set_domain_type and foehn_set_domain_index: this rank holds the n
  * cells `cells` (HEALPix indices in `indexing_scheme`, "nested" or "ring"),

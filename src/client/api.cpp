@@ -618,12 +618,16 @@ int foehn_set_domain_coordinates(foehn_context ctx, const char* domain_id, int n
 }
 
 int foehn_set_domain_mask(foehn_context ctx, const char* domain_id, int n, const int* mask) {
+  return foehn_set_mask(ctx, "domain", domain_id, n, mask);
+}
+
+int foehn_set_mask(foehn_context ctx, const char* kind, const char* id, int n, const int* mask) {
   return api_call([&] {
-    Context& c = context_of(ctx, "foehn_set_domain_mask");
-    const std::string id = text(domain_id, "foehn_set_domain_mask: domain_id");
+    Context& c = context_of(ctx, "foehn_set_mask");
+    const std::string k = text(kind, "foehn_set_mask: kind"), name = text(id, "foehn_set_mask: id");
     std::vector<std::uint8_t> flags;
-    for (int m : domain_values<int>(mask, n, "foehn_set_domain_mask: mask")) flags.push_back(m != 0);
-    c.set_domain_mask(id, std::move(flags));
+    for (int m : domain_values<int>(mask, n, "foehn_set_mask: " + k + " '" + name + "': mask")) flags.push_back(m != 0);
+    c.set_mask(k, name, std::move(flags));
   });
 }
 

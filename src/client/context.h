@@ -61,6 +61,8 @@ class Context {
   void set_domain_coordinates(const std::string& id, std::vector<double> lon, std::vector<double> lat, int nvertex,
                               std::vector<double> bounds_lon, std::vector<double> bounds_lat);
   void set_domain_mask(const std::string& id, std::vector<std::uint8_t> mask);
+  // foehn_set_mask: kind domain, grid or scalar (one flag).
+  void set_mask(const std::string& kind, const std::string& id, std::vector<std::uint8_t> mask);
   // foehn_set_domain_healpix: type, size and local cells at once (level < 0,
   // scheme NULL: the XML's).
   void set_domain_healpix(const std::string& id, int level, const char* scheme, std::vector<std::int64_t> cells);

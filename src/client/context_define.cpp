@@ -290,6 +290,27 @@ void Context::set_domain_mask(const std::string& id, std::vector<std::uint8_t> m
   domain_setting(id, "foehn_set_domain_mask").layout.mask = std::move(mask);
 }
 
+void Context::set_mask(const std::string& kind, const std::string& id, std::vector<std::uint8_t> mask) {
+  if (kind == "domain") return set_domain_mask(id, std::move(mask));
+  const std::string call = "foehn_set_mask: " + kind + " '" + id + "'";
+  check_open(call.c_str());
+  if (closed_definition_) fail(FOEHN_ERR_STATE, call + ": context '" + id_ + "' is already defined");
+  if (kind == "grid") {
+    if (!def_.find_grid(id)) fail(FOEHN_ERR_ARGUMENT, call + ": no such grid in context '" + id_ + "' of the XML");
+    settings_.grid_masks[id] = std::move(mask);  // its size is checked against the grid at close of definition
+  } else if (kind == "scalar") {
+    if (!def_.find_scalar(id)) fail(FOEHN_ERR_ARGUMENT, call + ": no such scalar in context '" + id_ + "' of the XML");
+    if (mask.size() != 1)
+      fail(FOEHN_ERR_ARGUMENT, call + ": a scalar's mask is one flag, given " + std::to_string(mask.size()));
+    if (mask[0])
+      settings_.masked_scalars.erase(id);
+    else
+      settings_.masked_scalars.insert(id);
+  } else {
+    fail(FOEHN_ERR_ARGUMENT, "foehn_set_mask: kind '" + kind + "' is not domain, grid or scalar");
+  }
+}
+
 void Context::set_domain_healpix(const std::string& id, int level, const char* scheme,
                                  std::vector<std::int64_t> cells) {
   const std::string call = "foehn_set_domain_healpix";
@@ -675,6 +696,18 @@ void Context::close_definition(const std::vector<const Context*>& others) {
     check_grid_children();
     resolve_definitions();
   });
+  // Grid and scalar masks may differ by rank (XIOS's generic_testcase masks
+  // a scalar on some ranks only): a variable any rank masks has a fill value
+  // on every rank, so that the files are defined alike.
+  std::vector<std::uint8_t> fill(built_.plan.variables.size());
+  for (std::size_t v = 0; v < fill.size(); ++v) fill[v] = built_.plan.variables[v].has_fill ? 1 : 0;
+  MPI_Allreduce(MPI_IN_PLACE, fill.data(), static_cast<int>(fill.size()), MPI_UINT8_T, MPI_MAX, comm_);
+  for (std::size_t v = 0; v < fill.size(); ++v) {
+    output::VariableInfo& info = built_.plan.variables[v];
+    if (!fill[v] || info.has_fill) continue;
+    info.has_fill = true;
+    info.fill_value = info.prec == 8 ? 9.9692099683868690e+36 : 9.96921e+36;
+  }
   exchange_axes();  // first: whether the domains' points may be shared
   exchange_domains();
   collectively(comm_, [&] {

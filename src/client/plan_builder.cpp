@@ -143,7 +143,7 @@ int PlanBuilder::plan_domain(const std::string& id, const config::Location& wher
   if (it != plan_domain_ids_.end()) return static_cast<int>(it - plan_domain_ids_.begin());
   const config::DomainDef* d = def_.find_domain(id);
   if (!d) config_error(where, "unknown domain '" + id + "'");
-  if (!domains_.count(id))
+  if (!domains_.count(id) && !inherit_domain_setting(id))
     config_error(where,
                  "domain '" + id +
                      "' is used by an output field but the model never described it "
@@ -331,18 +331,20 @@ PlanBuilder::GridShape PlanBuilder::resolve_grid(const config::FieldDef& f, cons
   }
   shape.dims.assign(fortran_dims.rbegin(), fortran_dims.rend());
   if (shape.text.empty()) shape.text = "1";  // scalars only
+  shape.masked = masked_positions(components, f.grid_ref, id, f.where);
   return shape;
 }
 
 int PlanBuilder::register_field(const config::FieldDef& def, const GridShape& shape) {
   auto [it, inserted] = field_index_.try_emplace(def.id, static_cast<int>(fields_.size()));
-  if (inserted) fields_.push_back(Field{def.id, -1, "", {}, -1, std::numeric_limits<double>::quiet_NaN()});
+  if (inserted) fields_.push_back(Field{def.id, -1, "", {}, -1, std::numeric_limits<double>::quiet_NaN(), {}});
   Field& field = fields_[it->second];
   if (field.local_size >= 0 && field.local_size != shape.local)
     config_error(def.where, "field '" + def.id + "' is used on two grids of different sizes (" + field.shape_text +
                                 " and " + shape.text + ")");
   field.local_size = shape.local;
   field.shape_text = shape.text;
+  field.masked = shape.masked;
   if (def.detect_missing_value && def.default_value) field.missing = *def.default_value;
   return it->second;
 }
@@ -479,6 +481,12 @@ void PlanBuilder::resolve_field(int file_index, const config::FieldDef& f, const
   const bool reduce_here = filters::reduces(op) && !out.on_server;
   filters::TemporalStage stage(op, reduce_here ? static_cast<std::size_t>(shape.local) : 0, missing, start_);
   out.node = graph_.add_output(input, std::move(stage), std::move(sampling));
+  const auto w = field_index_.find(source);  // grid and scalar masks hide points (NaN): a fill value is needed
+  if (!shape.masked.empty() || (w != field_index_.end() && !fields_[w->second].masked.empty())) {
+    auto& var = plan_.variables[vi];
+    var.fill_value = var.has_fill ? var.fill_value : (f.prec == 8 ? 9.9692099683868690e+36 : 9.96921e+36);
+    var.has_fill = true;
+  }
   outputs_.push_back(std::move(out));
 }
 
@@ -637,7 +645,7 @@ void PlanBuilder::resolve_definitions() {
   for (const config::FieldDef& f : def_.fields)
     if (!field_index_.count(f.id)) {
       field_index_.emplace(f.id, static_cast<int>(fields_.size()));
-      fields_.push_back(Field{f.id, -1, "", {}, -1, std::numeric_limits<double>::quiet_NaN()});
+      fields_.push_back(Field{f.id, -1, "", {}, -1, std::numeric_limits<double>::quiet_NaN(), {}});
     }
 }
 

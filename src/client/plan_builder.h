@@ -16,6 +16,7 @@
 #include <memory>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "calendar/calendar.h"
@@ -77,6 +78,10 @@ struct ModelSettings {
   std::unordered_map<std::string, DomainSetting> domains;
   std::unordered_map<std::string, AxisSetting> axes;
   std::unordered_map<std::string, ScalarSetting> scalars;
+  // foehn_set_mask: grid masks (one flag per point of the grid's local
+  // shape, first component fastest) and the scalars masked on this rank.
+  std::unordered_map<std::string, std::vector<std::uint8_t>> grid_masks;
+  std::unordered_set<std::string> masked_scalars;
 };
 
 // Where the context runs.
@@ -97,6 +102,9 @@ struct Field {
   std::vector<int> outputs;      // output vars fed directly by its writes
   int source = -1;               // its source node in the graph, when expressions use it
   double missing = std::numeric_limits<double>::quiet_NaN();
+  // The data positions a grid or scalar mask hides (foehn_set_mask): they
+  // become NaN before anything else sees the values, and so the fill value.
+  std::vector<std::int64_t> masked;
 };
 
 // An output variable as the client feeds it.
@@ -163,7 +171,12 @@ class PlanBuilder {
     std::vector<std::int32_t> scalars;  // plan scalars: coordinates without a dimension
     std::int64_t local = 1;
     std::string text;
+    std::vector<std::int64_t> masked;  // data positions hidden by a grid or scalar mask, ascending
   };
+  // The data positions of `components` a grid mask or a masked scalar hides.
+  std::vector<std::int64_t> masked_positions(const std::vector<config::GridComponent>& components,
+                                             const std::string& grid_id, const std::string& field_id,
+                                             const config::Location& where) const;
   // A field's spatial transformations (plan_transforms.cpp): the maps from
   // its source field's grid to its own, in order, and the source's grid.
   struct Transformations {
@@ -179,6 +192,10 @@ class PlanBuilder {
   transform::Component source_component(const config::GridComponent& c);
   void store_target(const config::GridComponent& c, const transform::Component& target, bool block_source);
   void ignore_model_setting(const config::GridComponent& c, const std::string& what) const;
+  // A domain the model did not describe that only names another
+  // (domain_ref, e.g. a grid's <domain domain_ref="d" id="d2"/>) takes what
+  // the model said of that one; false if none of its chain was described.
+  bool inherit_domain_setting(const std::string& id);
   // Adds step k of `tr` to the graph after `input`, with the nodes of its
   // coordinate fields (interpolate_axis coordinate=...) in its layouts.
   int add_transform_step(const Transformations& tr, std::size_t k, int input);

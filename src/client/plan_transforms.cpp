@@ -166,6 +166,20 @@ transform::Component PlanBuilder::source_component(const config::GridComponent& 
 // XIOS recomputes a transformation's result from its source, resetting the
 // sizes, indices, coordinates and masks the model set on it (its extract and
 // zoom algorithms do so): foehn does the same, and says so once (first rank).
+bool PlanBuilder::inherit_domain_setting(const std::string& id) {
+  // As XIOS's inheritance at close of definition (the axes: plan_axis).
+  const config::DomainDef* d = def_.find_domain(id);
+  for (int hops = 0; d && d->transformations.empty() && !d->ref.empty() && hops < 1000; ++hops) {
+    if (auto f = domains_.find(d->ref); f != domains_.end()) {
+      DomainSetting copy = f->second;
+      domains_[id] = std::move(copy);
+      return true;
+    }
+    d = def_.find_domain(d->ref);
+  }
+  return false;
+}
+
 void PlanBuilder::ignore_model_setting(const config::GridComponent& c, const std::string& what) const {
   int rank = 0;
   if (placement_.comm != MPI_COMM_NULL) MPI_Comm_rank(placement_.comm, &rank);

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstring>
 #include <iostream>
+#include <limits>
 #include <map>
 #include <tuple>
 
@@ -136,6 +137,11 @@ void StepDriver::prepare(const ModelSettings& settings) {
       largest_local = std::max(largest_local, static_cast<std::size_t>(out.local_size) * sizeof(double));
   }
   scratch_.resize(largest_local);
+  std::size_t largest_masked = 0;
+  for (const Field& f : fields_)
+    if (!f.masked.empty())
+      largest_masked = std::max(largest_masked, static_cast<std::size_t>(f.local_size) * sizeof(double));
+  masked_copy_.resize(largest_masked);
   if (attached) return;
   size_channels(bytes_per_server);
 }
@@ -387,7 +393,7 @@ bool StepDriver::feed(OutputVar& out, const T* data, bool& all_finite) {
 }
 
 template <class T>
-void StepDriver::write(int handle, const T* data, std::size_t n) {
+void StepDriver::write(int handle, const T* model_data, std::size_t n) {
   if (handle < 0 || handle >= static_cast<int>(fields_.size()))
     fail(FOEHN_ERR_ARGUMENT,
          "foehn_write: invalid field handle " + std::to_string(handle) + " in context '" + id_ + "'");
@@ -404,7 +410,14 @@ void StepDriver::write(int handle, const T* data, std::size_t n) {
     fail(FOEHN_ERR_ARGUMENT, "field '" + field.id + "' in context '" + id_ + "': expected " +
                                  std::to_string(field.local_size) + " values (local grid " + field.shape_text +
                                  "), given " + std::to_string(n));
-  if (n > 0 && data == nullptr) fail(FOEHN_ERR_ARGUMENT, "field '" + field.id + "': data is NULL");
+  if (n > 0 && model_data == nullptr) fail(FOEHN_ERR_ARGUMENT, "field '" + field.id + "': data is NULL");
+  const T* data = model_data;
+  if (!field.masked.empty()) {  // grid and scalar masks (plan_masks.cpp): a copy with the hidden points NaN
+    T* copy = reinterpret_cast<T*>(masked_copy_.data());
+    std::copy(model_data, model_data + n, copy);
+    for (const std::int64_t k : field.masked) copy[k] = std::numeric_limits<T>::quiet_NaN();
+    data = copy;
+  }
   bool taken = false, kept = false, all_finite = false;
   for (int o : field.outputs) {
     bool finite = false;
@@ -423,7 +436,8 @@ void StepDriver::write(int handle, const T* data, std::size_t n) {
   // The report's count, over what foehn took (the data are still in cache
   // from the copies above, for fields up to the cache's size); an
   // accumulation that found every value finite has counted them already.
-  if (taken && !all_finite) count_non_finite(data, n, non_finite_[static_cast<std::size_t>(handle)]);
+  // Masked copies hold NaN, so all_finite is false for them: the model's own values are counted.
+  if (taken && !all_finite) count_non_finite(model_data, n, non_finite_[static_cast<std::size_t>(handle)]);
 }
 
 template void StepDriver::write<float>(int, const float*, std::size_t);

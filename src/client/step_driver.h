@@ -231,6 +231,7 @@ class StepDriver {
   std::unique_ptr<transport::ProgressThread> progress_;  // variable progress_thread
   std::unique_ptr<server::OutputEngine> attached_;       // attached mode only
   std::vector<std::byte> scratch_;                       // attached packing, staged pack plans
+  std::vector<std::byte> masked_copy_;  // a write of a field with a grid or scalar mask, masked points NaN
   std::vector<double> result_;  // client-side temporal results with per-point weights (sized when first needed)
 
   // Time.

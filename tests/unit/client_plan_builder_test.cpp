@@ -394,5 +394,86 @@ TEST(ClientPlanBuilder, AssembleTheGatheredParts) {
   EXPECT_EQ(p.domains[0].lat, (std::vector<double>{-45, 0, 45}));
 }
 
+// Grid and scalar masks from code (foehn_set_mask, plan_masks.cpp): the mask
+// is over the grid's local shape (4 x 3 points x 2 levels), the data carry a
+// halo column on each side (data_ni 6, data_ibegin -1), so local point
+// (i, j, k) is data position (i + 1) + 6 j + 18 k.
+TEST(ClientPlanBuilder, GridAndScalarMasksHideDataPositions) {
+  const std::string files = R"(      <file id="h" output_freq="6h">
+        <field field_ref="t"/>
+        <field field_ref="ps"/>
+        <field field_ref="th"/>
+      </file>
+)";
+  const std::string extra = R"(    <scalar_definition><scalar id="h2" value="2"/></scalar_definition>
+    <grid_definition><grid id="gs"><domain domain_ref="d"/><scalar scalar_ref="h2"/></grid></grid_definition>
+)";
+  const config::Simulation sim =
+      config::parse_string(xml(std::string(kFields) + R"(      <field id="th" grid_ref="gs"/>
+)", files, extra),
+                           "inline.xml", ".");
+  const config::ContextDef def = *sim.find_context("atm");
+  auto plan_with = [&](const std::vector<std::uint8_t>& grid_mask, bool mask_scalar) {
+    ModelSettings s = whole_domain(def);
+    grid::DomainLayout& l = s.domains["d"].layout;
+    l.data_dim = 2, l.data_ibegin = -1, l.data_ni = 6, l.data_jbegin = 0, l.data_nj = 3;
+    s.grid_masks["g3"] = grid_mask;
+    if (mask_scalar) s.masked_scalars.insert("h2");
+    Placement where;
+    where.context_id = "atm";
+    where.client_ranks = {0};
+    where.server_ranks = 1;
+    return PlanBuilder(def, s, where).build();
+  };
+  std::vector<std::uint8_t> mask(24, 1);
+  for (int l : {0 + 4 * 0 + 12 * 0, 1 + 4 * 1 + 12 * 0, 3 + 4 * 2 + 12 * 1}) mask[static_cast<std::size_t>(l)] = 0;
+  const BuiltPlan b = plan_with(mask, true);
+  const Field& t = b.fields[b.field_index.at("t")];
+  EXPECT_EQ(t.local_size, 36);
+  EXPECT_EQ(t.masked, (std::vector<std::int64_t>{1, 8, 34}));
+  EXPECT_TRUE(b.fields[b.field_index.at("ps")].masked.empty());
+  std::vector<std::int64_t> all(18);
+  for (std::int64_t d = 0; d < 18; ++d) all[static_cast<std::size_t>(d)] = d;
+  EXPECT_EQ(b.fields[b.field_index.at("th")].masked, all);  // a masked scalar hides its whole grid
+  // Masked points need a fill value; the unmasked field keeps none.
+  EXPECT_TRUE(variable(b, "t").has_fill);
+  EXPECT_FLOAT_EQ(static_cast<float>(variable(b, "t").fill_value), 9.96921e+36f);
+  EXPECT_TRUE(variable(b, "th").has_fill);
+  EXPECT_FALSE(variable(b, "ps").has_fill);
+  // An all-true mask and an unmasked scalar hide nothing.
+  const BuiltPlan none = plan_with(std::vector<std::uint8_t>(24, 1), false);
+  EXPECT_TRUE(none.fields[none.field_index.at("t")].masked.empty());
+  EXPECT_FALSE(variable(none, "t").has_fill);
+  // A mask of the wrong size names the grid, the field and both sizes.
+  try {
+    plan_with(std::vector<std::uint8_t>(5, 1), false);
+    ADD_FAILURE() << "no error";
+  } catch (const ApiError& e) {
+    EXPECT_NE(std::string(e.what()).find(
+                  "field 't': the mask of grid 'g3' has 5 flags, expected one per point of the grid's local shape (24)"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+// A grid's <domain domain_ref="d" id="d2"/> is a new domain d2 naming d
+// (XIOS's generic_testcase): the model described only d, and d2 takes that
+// description, as XIOS's inheritance at close of definition gives it.
+TEST(ClientPlanBuilder, ADomainNamingAnotherTakesItsDescription) {
+  const Built b = build(xml(std::string(kFields) + R"(      <field id="q" grid_ref="g2"/>
+)",
+                            R"(      <file id="h" output_freq="6h"><field field_ref="q"/></file>
+)",
+                            R"(    <grid_definition><grid id="g2"><domain domain_ref="d" id="d2"/></grid></grid_definition>
+)"));
+  ASSERT_EQ(b.plan.plan.domains.size(), 1u);
+  const output::DomainInfo& d2 = b.plan.plan.domains[0];
+  EXPECT_EQ(d2.id, "d2");
+  EXPECT_EQ(d2.ni_glo, 4);
+  EXPECT_EQ(d2.nj_glo, 3);
+  EXPECT_EQ(b.plan.fields[b.plan.field_index.at("q")].local_size, 12);
+  EXPECT_EQ(b.settings.domains.at("d2").owned.size(), 12u);
+}
+
 }  // namespace
 }  // namespace foehn::client
